@@ -1,0 +1,96 @@
+"""smista: decide what kind of work a coding-agent request is, and which model serves it.
+
+The public names below are imported lazily (PEP 562) so that ``import smista``
+and the ``smista`` command start in milliseconds: the pydantic models load
+only when first used. This is a deliberate departure from eager re-exports;
+``tests/test_public_api.py`` checks that every name in ``__all__`` resolves.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "Classification": "smista.result",
+    "ClassificationConfig": "smista.rules",
+    "ClassificationRule": "smista.rules",
+    "Classifier": "smista.classifier",
+    "Confidence": "smista.intent",
+    "ConfigError": "smista.errors",
+    "Explanation": "smista.explain",
+    "IntentSource": "smista.intent",
+    "KeywordHit": "smista.fuzzy",
+    "NoRouteError": "smista.errors",
+    "SmistaError": "smista.errors",
+    "TaskIntent": "smista.intent",
+    "UnknownIntentError": "smista.errors",
+    "Workspace": "smista.workspace",
+    "classify": "smista.api",
+    "context_kinds": "smista.workspace",
+    "default_classifier": "smista.defaults",
+    "default_config": "smista.defaults",
+    "fuzzy_cap": "smista.fuzzy",
+    "load_config": "smista.config",
+    "match_keyword": "smista.fuzzy",
+    "parse_config": "smista.config",
+    "tokenize": "smista.tokenize",
+    "touched_files": "smista.workspace",
+}
+
+__all__ = [
+    "Classification",
+    "ClassificationConfig",
+    "ClassificationRule",
+    "Classifier",
+    "Confidence",
+    "ConfigError",
+    "Explanation",
+    "IntentSource",
+    "KeywordHit",
+    "NoRouteError",
+    "SmistaError",
+    "TaskIntent",
+    "UnknownIntentError",
+    "Workspace",
+    "__version__",
+    "classify",
+    "context_kinds",
+    "default_classifier",
+    "default_config",
+    "fuzzy_cap",
+    "load_config",
+    "match_keyword",
+    "parse_config",
+    "tokenize",
+    "touched_files",
+]
+
+if TYPE_CHECKING:
+    from smista.api import classify
+    from smista.classifier import Classifier
+    from smista.config import load_config, parse_config
+    from smista.defaults import default_classifier, default_config
+    from smista.errors import ConfigError, NoRouteError, SmistaError, UnknownIntentError
+    from smista.explain import Explanation
+    from smista.fuzzy import KeywordHit, fuzzy_cap, match_keyword
+    from smista.intent import Confidence, IntentSource, TaskIntent
+    from smista.result import Classification
+    from smista.rules import ClassificationConfig, ClassificationRule
+    from smista.tokenize import tokenize
+    from smista.workspace import Workspace, context_kinds, touched_files
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smista' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

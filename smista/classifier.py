@@ -1,0 +1,129 @@
+"""The intent classifier: a compiled :class:`ClassificationConfig` answering requests.
+
+Pure; never performs I/O or calls a model. ``Classifier.classify`` is the
+original's ``TaskNormalizer::classify``: explicit command override, then the
+first rule in ``(priority, index)`` order whose conditions all hold, else the
+default intent. ``Classifier.explain`` gives the same answer with the full
+decision trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from smista.engine import CompiledRules, RuleMatch, RuleSpec, confidence_of, reason_of
+from smista.explain import Explanation, explain_rules
+from smista.intent import Confidence, IntentSource, TaskIntent
+from smista.result import Classification
+from smista.rules import ClassificationConfig
+from smista.tokenize import tokenize
+from smista.workspace import Workspace, context_kinds
+
+__all__ = ["Classifier", "compile_rules"]
+
+
+def compile_rules(config: ClassificationConfig) -> CompiledRules:
+    """The matcher for ``config`` (labels are intent names)."""
+    return CompiledRules(
+        (
+            RuleSpec(r.intent.value, r.priority, r.keywords, r.requires_any_context)
+            for r in config.rules
+        ),
+        config.default_intent.value,
+    )
+
+
+def _contexts(contexts: Iterable[str], workspace: Workspace | None) -> frozenset[str]:
+    kinds = frozenset(contexts)
+    return kinds | context_kinds(workspace) if workspace is not None else kinds
+
+
+class Classifier:
+    """A classifier built once from a config: immutable, picklable, thread-safe."""
+
+    __slots__ = ("_results", "config", "rules")
+
+    def __init__(self, config: ClassificationConfig) -> None:
+        self.config = config
+        self.rules = compile_rules(self.config)
+        self._results: dict[RuleMatch, Classification] = {}
+
+    def __repr__(self) -> str:
+        return f"Classifier(<{len(self.config.rules)} rules>)"
+
+    def __getstate__(self) -> ClassificationConfig:
+        return self.config
+
+    def __setstate__(self, state: ClassificationConfig) -> None:
+        Classifier.__init__(self, state)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Classifier):
+            return NotImplemented
+        return self.config == other.config
+
+    def __hash__(self) -> int:
+        return hash(self.config)
+
+    def classify(
+        self,
+        text: str,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+        workspace: Workspace | None = None,
+    ) -> Classification:
+        """Classify one request.
+
+        ``command`` is an explicit intent (a ``TaskIntent`` or a name, read
+        case-insensitively); ``contexts`` names available context kinds
+        directly; ``workspace`` adds the kinds it provides.
+        """
+        if command is not None:
+            return explicit(command)
+        match = self.rules.match(tokenize(text), _contexts(contexts, workspace))
+        return self.result(match)
+
+    def result(self, match: RuleMatch) -> Classification:
+        """The (shared, immutable) :class:`Classification` for a matcher outcome."""
+        cached = self._results.get(match)
+        if cached is None:
+            cached = Classification(
+                intent=TaskIntent(match.label),
+                source=IntentSource.INFERRED,
+                reason=reason_of(match),
+                matched_rule=match.rule,
+                confidence=Confidence(confidence_of(match)),
+            )
+            self._results[match] = cached
+        return cached
+
+    def explain(
+        self,
+        text: str,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+        workspace: Workspace | None = None,
+    ) -> Explanation:
+        """The decision trace behind :meth:`classify` for the same inputs."""
+        kinds = _contexts(contexts, workspace)
+        tokens = tokenize(text)
+        result = self.classify(text, command=command, contexts=kinds)
+        return explain_rules(self.rules, tokens, kinds, result, explicit=command is not None)
+
+
+def explicit(command: TaskIntent | str) -> Classification:
+    """The result of an explicit command: no rule is evaluated."""
+    intent = command if isinstance(command, TaskIntent) else TaskIntent.parse(command)
+    return _EXPLICIT[intent]
+
+
+_EXPLICIT: dict[TaskIntent, Classification] = {
+    intent: Classification(
+        intent=intent,
+        source=IntentSource.EXPLICIT,
+        reason=f"explicit command '{intent.value}'",
+    )
+    for intent in TaskIntent
+}

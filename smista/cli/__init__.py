@@ -1,0 +1,116 @@
+"""The ``smista`` command line: dispatch to one subcommand module, imported lazily.
+
+I/O edge (argv, stdin, stdout, stderr). Each subcommand lives in its own module
+exposing ``run(argv) -> int``; only the one invoked is imported, so starting
+the command costs no more than the work it does. Every error a user can cause
+ends as one readable line on stderr and exit status 2; no tracebacks (set
+``SMISTA_DEBUG=1`` to see one for an unexpected failure).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+__all__ = ["COMMANDS", "main"]
+
+# name -> (module, one-line summary)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "classify": ("smista.cli.classify", "classify a prompt: intent, confidence, reason"),
+    "explain": ("smista.cli.classify", "show the decision trace behind a classification"),
+    "batch": ("smista.cli.batch", "classify JSONL records in bulk (streaming, all cores)"),
+    "check": ("smista.cli.check", "lint rule files for problems before shipping them"),
+    "test": ("smista.cli.golden", "run golden cases against a rule file"),
+    "eval": ("smista.cli.evaluate", "accuracy, per-intent scores and confusion matrix"),
+    "schema": ("smista.cli.schema", "print the JSON Schema of the config file"),
+    "preview": ("smista.cli.preview", "classification, decision and routing for a prompt"),
+    "tier": ("smista.cli.tier", "choose a model tier for a delegated sub-agent task"),
+    "ground": ("smista.cli.ground", "score tool-call parameters for missing or placeholder values"),
+    "serve": ("smista.cli.serve", "run the HTTP service"),
+}
+
+
+def _usage() -> str:
+    width = max(len(name) for name in COMMANDS)
+    lines = [
+        "usage: smista <command> [options]",
+        "",
+        "Deterministic intent classification and model routing for coding-agent requests.",
+        "",
+        "commands:",
+    ]
+    lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in COMMANDS.items()]
+    lines += ["", "Run 'smista <command> --help' for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in {"-h", "--help", "help"}:
+        print(_usage())
+        return 0 if args else 2
+    if args[0] in {"-V", "--version"}:
+        from smista import __version__
+
+        print(f"smista {__version__}")
+        return 0
+    name = args[0]
+    entry = COMMANDS.get(name)
+    if entry is None:
+        print(f"smista: error: unknown command {name!r} (see 'smista --help')", file=sys.stderr)
+        return 2
+    try:
+        module = importlib.import_module(entry[0])
+    except ModuleNotFoundError as exc:
+        return _missing_module(name, exc)
+    try:
+        return int(module.run(args))
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except ModuleNotFoundError as exc:
+        return _missing_module(name, exc)
+    except Exception as exc:
+        from smista.errors import SmistaError
+
+        if isinstance(exc, SmistaError):
+            print(f"smista {name}: error: {exc}", file=sys.stderr)
+            return 2
+        if os.environ.get("SMISTA_DEBUG"):
+            raise
+        print(
+            f"smista {name}: internal error: {type(exc).__name__}: {exc} "
+            "(set SMISTA_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+_EXTRAS = {"httpx": "llm", "starlette": "server", "uvicorn": "server", "hypothesis": "testing", "ray": "ray"}
+
+
+def _missing_module(name: str, exc: ModuleNotFoundError) -> int:
+    top = (exc.name or "").split(".")[0]
+    extra = _EXTRAS.get(top)
+    if extra:
+        hint = f"pip install 'smista[{extra}]'"
+        print(f"smista {name}: error: needs {top}; install it with: {hint}", file=sys.stderr)
+    else:
+        print(f"smista {name}: error: not available in this build ({exc})", file=sys.stderr)
+    return 2
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout at exit; point it at devnull so a closed pipe stays quiet.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass

@@ -1,0 +1,37 @@
+"""Helpers shared by the subcommand modules: argument parsing and input reading.
+
+I/O edge. ``ArgumentParser`` here reports usage errors as one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+from smista.errors import SmistaError
+
+__all__ = ["ArgumentParser", "UsageError", "read_text_arg"]
+
+
+class UsageError(SmistaError):
+    """The command line itself is wrong."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one readable line (exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def read_text_arg(text: str) -> str:
+    """``-`` reads all of stdin as strict UTF-8; anything else is the text itself."""
+    if text != "-":
+        return text
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"stdin is not valid UTF-8 (invalid byte at offset {exc.start})") from None

@@ -1,0 +1,108 @@
+"""``smista classify`` and ``smista explain``.
+
+I/O edge. ``classify`` stays off pydantic: it reads compiled rules through
+:mod:`smista.rulecache` and renders the wire JSON itself (identical to
+``Classification.model_dump_json(exclude_none=True)``), so a hook calling it per
+prompt pays only for the work.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+
+from smista.cli._common import ArgumentParser, read_text_arg
+from smista.engine import confidence_of, reason_of
+from smista.intent import TaskIntent
+from smista.rulecache import load_rules
+from smista.tokenize import tokenize
+
+__all__ = ["run"]
+
+
+def _parser(name: str) -> ArgumentParser:
+    explain = name == "explain"
+    parser = ArgumentParser(
+        prog=f"smista {name}",
+        description=(
+            "Show why a prompt gets its intent: tokens, every rule in evaluation order, "
+            "which keyword hit which token, and which rule won."
+            if explain
+            else "Classify a prompt: print its intent, confidence and reason."
+        ),
+    )
+    parser.add_argument("text", metavar="TEXT", help="the prompt ('-' reads stdin)")
+    parser.add_argument("--rules", metavar="FILE", help="rules file (default: the shipped pack)")
+    parser.add_argument("--command", metavar="INTENT", help="explicit intent (overrides rules)")
+    parser.add_argument(
+        "--context",
+        metavar="KIND",
+        action="append",
+        default=[],
+        help="an available context kind, e.g. git_diff (repeatable)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def wire(
+    intent: str,
+    source: str,
+    reason: str,
+    matched_rule: int | None,
+    confidence: str | None,
+) -> dict[str, object]:
+    """The original's classification JSON object."""
+    out: dict[str, object] = {"intent": intent, "source": source, "reason": reason}
+    if matched_rule is not None:
+        out["matched_rule"] = matched_rule
+    if confidence is not None:
+        out["confidence"] = confidence
+    return out
+
+
+def run(argv: Sequence[str]) -> int:
+    name = argv[0]
+    args = _parser(name).parse_args(argv[1:])
+    text = read_text_arg(args.text)
+    command = TaskIntent.parse(args.command) if args.command is not None else None
+    if name == "explain":
+        return _explain(args.rules, text, command, args.context, args.json)
+    if command is not None:
+        result = wire(command.value, "explicit", f"explicit command '{command.value}'", None, None)
+    else:
+        rules = load_rules(args.rules)
+        match = rules.match(tokenize(text), frozenset(args.context))
+        result = wire(match.label, "inferred", reason_of(match), match.rule, confidence_of(match))
+    out = sys.stdout
+    if args.json:
+        out.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
+    else:
+        out.write(f"intent:     {result['intent']} ({result['source']})\n")
+        if "confidence" in result:
+            out.write(f"confidence: {result['confidence']}\n")
+        out.write(f"reason:     {result['reason']}\n")
+    return 0
+
+
+def _explain(
+    rules_path: str | None,
+    text: str,
+    command: TaskIntent | None,
+    contexts: list[str],
+    as_json: bool,
+) -> int:
+    from smista.classifier import Classifier
+    from smista.config import load_config
+    from smista.defaults import default_config
+
+    config = default_config() if rules_path is None else load_config(rules_path)
+    explanation = Classifier(config).explain(text, command=command, contexts=contexts)
+    if as_json:
+        print(explanation.model_dump_json(indent=2))
+        return 0
+    from smista.cli._render import render_explanation
+
+    print(render_explanation(explanation))
+    return 0

@@ -1,0 +1,59 @@
+"""Shared test fixtures: CLI runner, hypothesis profiles, paths."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """Environment for running the real CLI from this checkout."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+RunCli = Callable[..., subprocess.CompletedProcess[bytes]]
+
+
+@pytest.fixture
+def run_cli() -> RunCli:
+    """Run ``python -m smista ARGS`` in a subprocess; returns the completed process."""
+
+    def run(
+        args: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float = 120,
+    ) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-m", "smista", *args],
+            input=stdin,
+            capture_output=True,
+            env=env or cli_env(),
+            timeout=timeout,
+            check=False,
+        )
+
+    return run
