@@ -81,8 +81,11 @@ class Classifier:
         """
         if command is not None:
             return explicit(command)
-        match = self.rules.match(tokenize(text), _contexts(contexts, workspace))
-        return self.result(match)
+        if workspace is not None:
+            contexts = _contexts(contexts, workspace)
+        match = self.rules.match_text(text, contexts)
+        cached = self._results.get(match)
+        return cached if cached is not None else self.result(match)
 
     def result(self, match: RuleMatch) -> Classification:
         """The (shared, immutable) :class:`Classification` for a matcher outcome."""

@@ -1,38 +1,54 @@
 """The compiled rule matcher: first-match-wins over priority-ordered rules.
 
-Pure; standard library plus rapidfuzz, no pydantic (the fast CLI path and the
-tier router use it directly). Rules are plain tuples whose labels are strings
-(task intents for the classifier, tier ids for the tier router). The matcher
-gives exactly the answer of evaluating every rule in ``(priority, index)``
-order with :func:`smista.fuzzy.match_keyword`, without scanning every rule:
+Pure; standard library only at import time (rapidfuzz is imported on first
+heavy use, so the command line starts fast). Rules are plain tuples whose
+labels are strings (task intents for the classifier, tier ids for the tier
+router). The matcher gives exactly the answer of evaluating every rule in
+``(priority, index)`` order with :func:`smista.fuzzy.match_keyword`, without
+scanning rules or keywords:
 
-* keywords are lowercased once and indexed to the rules that list them;
-* each distinct prompt token is looked up once in a bounded memo that maps it
-  to the ``(rank, rule, keyword position, fuzzy)`` entries it satisfies; a
-  miss finds exact entries by dictionary lookup and typo entries by comparing
-  only keywords whose length is within their typo cap of the token's;
-* the winner is the lowest-ranked candidate whose context condition holds.
+* every keyword is lowercased once and indexed to the ``(rank, position,
+  rule)`` places that list it (``rank`` = place in evaluation order);
+* typo candidates come from a deletion-neighbourhood index (SymSpell style):
+  a token within OSA distance ``d`` of a keyword shares with it a string
+  reached by at most ``d`` deletions from each, so a token's few deletion
+  variants find every candidate whatever the number of keywords; each
+  candidate is then verified with the exact rules (length cap, containment,
+  OSA distance);
+* each distinct token is resolved once into its sorted entries
+  ``(rank, fuzzy, position, rule, match)`` and remembered in a bounded memo
+  (vocabulary repeats), so a prompt of known tokens costs a few set
+  operations in C plus work proportional to the tokens that hit a keyword;
+* the winner is the smallest entry whose rule's context condition holds,
+  compared with the first keyword-less rule whose context condition holds.
 
 Must never perform I/O, read the environment, or consult a model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Collection, Iterable
+from itertools import combinations
+from typing import Any, NamedTuple
 
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
+from smista.tokenize import ASCII_TABLE, rust_lower, tokenize
 
-from smista.fuzzy import fuzzy_cap
-from smista.tokenize import rust_lower
-
-__all__ = ["MEMO_LIMIT", "CompiledRules", "RuleMatch", "RuleSpec", "confidence_of", "reason_of"]
+__all__ = [
+    "FORMAT",
+    "MEMO_LIMIT",
+    "CompiledRules",
+    "RuleMatch",
+    "RuleSpec",
+    "confidence_of",
+    "osa_within",
+    "reason_of",
+]
 
 MEMO_LIMIT = 1 << 16
-"""Most distinct tokens remembered per compiled rule set (oldest evicted first)."""
+"""Most distinct tokens remembered per compiled rule set (then the memo restarts)."""
 
-_OSA = OSA.distance
+FORMAT = 1
+"""Version of :meth:`CompiledRules.to_data`'s layout (bump on any change)."""
 
 
 class RuleSpec(NamedTuple):
@@ -87,9 +103,113 @@ def confidence_of(match: RuleMatch) -> str:
     return "low"
 
 
-# (rank, rule index, keyword position in the rule, matched only by a typo)
-_Entry = tuple[int, int, int, bool]
-_NO_ENTRIES: tuple[_Entry, ...] = ()
+def _cap(length: int) -> int:
+    """The original's typo cap for a keyword of ``length`` characters (0, 1 or 2)."""
+    return 0 if length < 5 else (1 if length < 9 else 2)
+
+
+# ---------------------------------------------------------------------------
+# OSA distance: pure Python for the first few checks (a one-shot command never
+# pays for importing rapidfuzz), rapidfuzz's C implementation after that.
+
+
+def osa_within(a: str, b: str, cap: int) -> int:
+    """OSA distance of ``a`` and ``b`` if at most ``cap``, else ``cap + 1`` (pure Python)."""
+    la, lb = len(a), len(b)
+    if abs(la - lb) > cap:
+        return cap + 1
+    over = cap + 1
+    before: list[int] = []
+    prev = list(range(lb + 1))
+    for i in range(1, la + 1):
+        ai = a[i - 1]
+        cur = [i] * (lb + 1)
+        for j in range(1, lb + 1):
+            bj = b[j - 1]
+            v = prev[j - 1] + (ai != bj)
+            if prev[j] + 1 < v:
+                v = prev[j] + 1
+            if cur[j - 1] + 1 < v:
+                v = cur[j - 1] + 1
+            if (
+                i > 1
+                and j > 1
+                and ai == b[j - 2]
+                and a[i - 2] == bj
+                and before[j - 2] + 1 < v
+            ):
+                v = before[j - 2] + 1
+            cur[j] = v
+        if min(cur) > cap:
+            return over
+        before, prev = prev, cur
+    return prev[lb] if prev[lb] <= cap else over
+
+
+_PURE_CHECKS = 64
+"""OSA checks done in pure Python before switching to rapidfuzz."""
+
+
+class _Osa:
+    """The OSA checker in use: pure Python first, then rapidfuzz (same answers)."""
+
+    __slots__ = ("fast", "left")
+
+    def __init__(self) -> None:
+        self.fast: Callable[..., Any] | None = None
+        self.left = _PURE_CHECKS
+
+    def within(self, a: str, b: str, cap: int) -> int:
+        fast = self.fast
+        if fast is not None:
+            return int(fast(a, b, score_cutoff=cap))
+        self.left -= 1
+        if self.left <= 0:
+            from rapidfuzz.distance import OSA
+
+            self.fast = OSA.distance
+        return osa_within(a, b, cap)
+
+
+_OSA = _Osa()
+
+
+# ---------------------------------------------------------------------------
+# Deletion neighbourhoods
+
+
+def _deletions(word: str, depth: int) -> set[str]:
+    """``word`` and every string reached from it by 1..``depth`` single deletions."""
+    out = {word}
+    n = len(word)
+    if depth >= 1:
+        out.update(word[:i] + word[i + 1 :] for i in range(n))
+    if depth >= 2:
+        out.update(
+            word[:i] + word[i + 1 : j] + word[j + 1 :]
+            for i, j in combinations(range(n), 2)
+        )
+    return out
+
+
+def _token_variants(token: str, levels: tuple[bool, bool, bool]) -> set[str]:
+    """The deletion variants of ``token`` at the depths some keyword needs."""
+    n = len(token)
+    out: set[str] = {token} if levels[0] else set()
+    if levels[1]:
+        out.update(token[:i] + token[i + 1 :] for i in range(n))
+    if levels[2]:
+        out.update(
+            token[:i] + token[i + 1 : j] + token[j + 1 :]
+            for i, j in combinations(range(n), 2)
+        )
+    return out
+
+
+# (rank, fuzzy 0/1, keyword position in the rule, rule index, match when no context is needed)
+_Entry = tuple[int, int, int, int, RuleMatch | None]
+# (tokens that satisfy no rule, token -> (best entry needing no context, all entries))
+_State = tuple[dict[str, None], dict[str, tuple[_Entry | None, tuple[_Entry, ...]]]]
 
 
 class CompiledRules:
@@ -100,28 +220,40 @@ class CompiledRules:
     """
 
     __slots__ = (
-        "_bands",
-        "_default",
         "_exact",
+        "_free_default",
+        "_free_rank",
         "_keywordless",
-        "_max_band",
-        "_memo",
+        "_levels",
+        "_matches",
+        "_needs_context",
+        "_state",
+        "_typo",
         "contexts",
+        "default_label",
         "keywords",
         "labels",
         "order",
         "specs",
     )
 
-    def __init__(self, specs: Iterable[RuleSpec], default_label: str) -> None:
+    def __init__(
+        self,
+        specs: Iterable[RuleSpec],
+        default_label: str,
+        *,
+        typo_index: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
         self.specs: tuple[RuleSpec, ...] = tuple(specs)
-        self._default = default_label
+        self.default_label = default_label
         self.labels = tuple(s.label for s in self.specs)
         self.keywords = tuple(s.keywords for s in self.specs)
         self.contexts = tuple(s.contexts for s in self.specs)
         self.order: tuple[int, ...] = tuple(
             sorted(range(len(self.specs)), key=lambda i: (self.specs[i].priority, i))
         )
+        self._needs_context = tuple(bool(c) for c in self.contexts)
+        self._matches: dict[tuple[int, int, int], RuleMatch] = {}
         exact: dict[str, list[tuple[int, int, int]]] = {}
         keywordless: list[tuple[int, int]] = []
         for rank, index in enumerate(self.order):
@@ -129,29 +261,53 @@ class CompiledRules:
             if not spec.keywords:
                 keywordless.append((rank, index))
             for pos, keyword in enumerate(spec.keywords):
-                exact.setdefault(rust_lower(keyword), []).append((rank, index, pos))
+                exact.setdefault(rust_lower(keyword), []).append((rank, pos, index))
         self._exact: dict[str, tuple[tuple[int, int, int], ...]] = {
             k: tuple(v) for k, v in exact.items()
         }
         self._keywordless = tuple(keywordless)
-        # Typo candidates by token length: keyword k is a candidate for tokens of
-        # length n when |len(k) - n| <= cap(len(k)).
-        bands: dict[int, list[str]] = {}
-        for keyword in self._exact:
-            cap = fuzzy_cap(len(keyword))
-            for n in range(max(1, len(keyword) - cap), len(keyword) + cap + 1):
-                if cap:
-                    bands.setdefault(n, []).append(keyword)
-        self._bands: dict[int, tuple[str, ...]] = {n: tuple(v) for n, v in bands.items()}
-        self._max_band = max(self._bands, default=0)
-        self._memo: dict[str, tuple[_Entry, ...]] = {}
+        free = next(((r, i) for r, i in keywordless if not self.contexts[i]), None)
+        if free is None:
+            self._free_rank = len(self.order)
+            self._free_default = RuleMatch(None, default_label)
+        else:
+            self._free_rank = free[0]
+            self._free_default = RuleMatch(free[1], self.labels[free[1]])
+        self._typo = typo_index if typo_index is not None else self._build_typo_index()
+        self._levels = self._depth_levels()
+        self._state: _State = ({}, {})
 
-    @property
-    def default_label(self) -> str:
-        return self._default
+    # -- construction ---------------------------------------------------------
+
+    def _build_typo_index(self) -> dict[str, tuple[str, ...]]:
+        index: dict[str, list[str]] = {}
+        for keyword in self._exact:
+            cap = _cap(len(keyword))
+            if cap:
+                for variant in _deletions(keyword, cap):
+                    index.setdefault(variant, []).append(keyword)
+        return {v: tuple(k) for v, k in index.items()}
+
+    def _depth_levels(self) -> tuple[tuple[bool, bool, bool], ...]:
+        """Per token length: which deletion depths of the token can meet a keyword's."""
+        lengths = {(len(k), _cap(len(k))) for k in self._exact if _cap(len(k))}
+        longest = max((n for n, _ in lengths), default=0) + 2
+        levels: list[tuple[bool, bool, bool]] = []
+        for n in range(longest + 1):
+            # token depth t meets keyword depth d when n - t == len(k) - d, d <= cap
+            meets = [
+                any(
+                    t <= cap and 0 <= length - (n - t) <= cap for length, cap in lengths
+                )
+                for t in (0, 1, 2)
+            ]
+            levels.append((meets[0], meets[1], meets[2]))
+        return tuple(levels)
+
+    # -- pickling, equality, cache data ----------------------------------------
 
     def __getstate__(self) -> tuple[tuple[RuleSpec, ...], str]:
-        return (self.specs, self._default)
+        return (self.specs, self.default_label)
 
     def __setstate__(self, state: tuple[tuple[RuleSpec, ...], str]) -> None:
         specs, default = state
@@ -160,97 +316,208 @@ class CompiledRules:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CompiledRules):
             return NotImplemented
-        return self.specs == other.specs and self._default == other._default
+        return self.specs == other.specs and self.default_label == other.default_label
 
     def __hash__(self) -> int:
-        return hash((self.specs, self._default))
+        return hash((self.specs, self.default_label))
+
+    def to_data(self) -> tuple[object, ...]:
+        """Plain nested tuples (str/int only) for a marshal/JSON cache; see :meth:`from_data`."""
+        specs = tuple(
+            (s.label, s.priority, tuple(s.keywords), tuple(s.contexts))
+            for s in self.specs
+        )
+        return (FORMAT, self.default_label, specs, tuple(self._typo.items()))
+
+    @classmethod
+    def from_data(cls, data: object) -> CompiledRules:
+        """Rebuild from :meth:`to_data` output; ``ValueError`` if its shape is wrong."""
+        if not (isinstance(data, tuple) and len(data) == 4 and data[0] == FORMAT):
+            raise ValueError("not compiled rules data of this format")
+        _, default, raw_specs, raw_typo = data
+        if not isinstance(default, str) or not isinstance(raw_specs, tuple):
+            raise ValueError("bad compiled rules header")
+        specs: list[RuleSpec] = []
+        for raw in raw_specs:
+            if not (isinstance(raw, tuple) and len(raw) == 4):
+                raise ValueError("bad rule")
+            label, priority, keywords, contexts = raw
+            if not (
+                isinstance(label, str)
+                and type(priority) is int
+                and _str_tuple(keywords)
+                and _str_tuple(contexts)
+            ):
+                raise ValueError("bad rule")
+            specs.append(RuleSpec(label, priority, keywords, contexts))
+        if not isinstance(raw_typo, tuple):
+            raise ValueError("bad typo index")
+        typo: dict[str, tuple[str, ...]] = {}
+        for item in raw_typo:
+            if not (
+                isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+            ):
+                raise ValueError("bad typo index")
+            if not _str_tuple(item[1]):
+                raise ValueError("bad typo index")
+            typo[item[0]] = item[1]
+        rules = cls(specs, default, typo_index=typo)
+        if not all(k in rules._exact for ks in typo.values() for k in ks):
+            raise ValueError("typo index does not belong to these rules")
+        return rules
+
+    # -- matching ------------------------------------------------------------
+
+    def match_text(self, text: str, contexts: Collection[str] = ()) -> RuleMatch:
+        """The winning rule for prompt ``text`` given the available ``contexts``."""
+        if text.isascii():
+            return self.match(
+                set(text.encode().translate(ASCII_TABLE).decode().split()), contexts
+            )
+        return self.match(set(tokenize(text)), contexts)
 
     def match(self, tokens: Iterable[str], contexts: Collection[str] = ()) -> RuleMatch:
         """The winning rule for a prompt's ``tokens`` given the available ``contexts``."""
-        memo = self._memo
+        state = self._state
         distinct = tokens if isinstance(tokens, (set, frozenset)) else set(tokens)
-        found = list(map(memo.get, distinct))
-        if None in found:
-            found = [
-                entries if entries is not None else self._entries(token)
-                for token, entries in zip(distinct, found, strict=True)
-            ]
-        candidates = [entries for entries in found if entries]
-        best_rank = len(self.order)
-        best_rule = -1
+        # Tokens known to satisfy no rule drop out in one C pass; what is left
+        # are the tokens that hit a keyword and the tokens never seen before.
+        rest = distinct.difference(state[0])
+        if not rest:
+            return self._free_default if not contexts else self._decide((), contexts)
+        hits = state[1]
+        if contexts:
+            return self._decide(self._learn(rest), contexts)
+        best: _Entry | None = None
+        for token in rest:
+            hit = hits.get(token)
+            if hit is None:
+                return self._decide(self._learn(rest), contexts)
+            entry = hit[0]
+            if entry is not None and (best is None or entry < best):
+                best = entry
+        if best is not None and best[0] < self._free_rank:
+            return best[4]  # type: ignore[return-value]
+        return self._free_default
+
+    def _decide(
+        self, entry_lists: Iterable[tuple[_Entry, ...]], contexts: Collection[str]
+    ) -> RuleMatch:
+        """The winner among ``entry_lists`` (each sorted) and the keyword-less rules."""
         contexts_of = self.contexts
+        needs = self._needs_context
+        limit = len(self.order)
+        fallback = -1
         for rank, index in self._keywordless:
             wanted = contexts_of[index]
             if not wanted or any(c in contexts for c in wanted):
-                best_rank, best_rule = rank, index
+                limit = rank
+                fallback = index
                 break
-        if candidates:
-            ranked: dict[int, int] = {}
-            for entries in candidates:
-                for rank, index, _pos, _fuzzy in entries:
-                    if rank < best_rank:
-                        ranked[rank] = index
-            for rank in sorted(ranked):
-                index = ranked[rank]
-                wanted = contexts_of[index]
-                if not wanted or any(c in contexts for c in wanted):
-                    best_rank, best_rule = rank, index
+        best: _Entry | None = None
+        for entries in entry_lists:
+            for entry in entries:
+                if entry[0] >= limit or (best is not None and entry[:3] >= best[:3]):
                     break
-        if best_rule < 0:
-            return RuleMatch(None, self._default)
-        return self._evidence(best_rule, candidates, contexts)
+                index = entry[3]
+                if not needs[index] or any(c in contexts for c in contexts_of[index]):
+                    best = entry
+                    break
+        if best is not None:
+            if not needs[best[3]]:
+                return best[4]  # type: ignore[return-value]
+            index = best[3]
+            context = next(c for c in contexts_of[index] if c in contexts)
+            return RuleMatch(
+                index,
+                self.labels[index],
+                self.keywords[index][best[2]],
+                bool(best[1]),
+                context,
+            )
+        if fallback < 0:
+            return RuleMatch(None, self.default_label)
+        context = next((c for c in contexts_of[fallback] if c in contexts), None)
+        return RuleMatch(fallback, self.labels[fallback], None, False, context)
 
-    def _evidence(
-        self,
-        index: int,
-        candidates: Sequence[tuple[_Entry, ...]],
-        contexts: Collection[str],
-    ) -> RuleMatch:
-        keywords = self.keywords[index]
-        keyword: str | None = None
-        fuzzy = False
-        if keywords:
-            exact_pos = len(keywords)
-            fuzzy_pos = len(keywords)
-            for entries in candidates:
-                for _rank, rule, pos, is_fuzzy in entries:
-                    if rule != index:
-                        continue
-                    if is_fuzzy:
-                        fuzzy_pos = min(fuzzy_pos, pos)
-                    else:
-                        exact_pos = min(exact_pos, pos)
-            if exact_pos < len(keywords):
-                keyword = keywords[exact_pos]
+    # -- learning tokens -------------------------------------------------------
+
+    def _learn(self, tokens: Iterable[str]) -> list[tuple[_Entry, ...]]:
+        """The non-empty entries of ``tokens``, resolving (and remembering) unseen ones."""
+        plain, hits = self._state
+        found: list[tuple[_Entry, ...]] = []
+        for token in tokens:
+            hit = hits.get(token)
+            if hit is not None:
+                found.append(hit[1])
+                continue
+            if token in plain:
+                continue
+            entries = self._entries(token)
+            if len(plain) + len(hits) >= MEMO_LIMIT:
+                self._state = ({}, {})
+                plain, hits = self._state
+            if entries:
+                found.append(entries)
+                free = next((e for e in entries if e[4] is not None), None)
+                hits[token] = (free, entries)
             else:
-                keyword, fuzzy = keywords[fuzzy_pos], True
-        context = next((c for c in self.contexts[index] if c in contexts), None)
-        return RuleMatch(index, self.labels[index], keyword, fuzzy, context)
+                plain[token] = None
+        return found
 
     def _entries(self, token: str) -> tuple[_Entry, ...]:
-        """Every (rank, rule, position, fuzzy) entry ``token`` satisfies; memoised."""
-        entries: list[_Entry] = [
-            (rank, index, pos, False) for rank, index, pos in self._exact.get(token, ())
+        """Every rule ``token`` satisfies, as sorted entries (best evidence per rule)."""
+        places: list[tuple[int, int, int, int]] = [
+            (rank, 0, pos, index) for rank, pos, index in self._exact.get(token, ())
         ]
-        band = self._bands.get(len(token)) if len(token) <= self._max_band else None
-        if band:
-            for keyword, distance, _ in process.extract(
-                token, band, scorer=_OSA, score_cutoff=2, limit=None
-            ):
-                if (
-                    0 < distance <= fuzzy_cap(len(keyword))
-                    and keyword not in token
-                    and token not in keyword
-                ):
-                    entries.extend(
-                        (rank, index, pos, True) for rank, index, pos in self._exact[keyword]
-                    )
-        result = tuple(entries) if entries else _NO_ENTRIES
-        memo = self._memo
-        if len(memo) >= MEMO_LIMIT:
-            try:
-                del memo[next(iter(memo))]
-            except (StopIteration, KeyError, RuntimeError):  # raced with another thread
-                pass
-        memo[token] = result
-        return result
+        n = len(token)
+        levels = self._levels
+        if n < len(levels) and self._typo:
+            level = levels[n]
+            if level[0] or level[1] or level[2]:
+                typo = self._typo
+                candidates: set[str] = set()
+                for variant in typo.keys() & _token_variants(token, level):
+                    candidates.update(typo[variant])
+                for keyword in candidates:
+                    cap = _cap(len(keyword))
+                    if (
+                        keyword == token
+                        or abs(len(keyword) - n) > cap
+                        or keyword in token
+                        or token in keyword
+                    ):
+                        continue
+                    if _OSA.within(keyword, token, cap) <= cap:
+                        places.extend(
+                            (rank, 1, pos, index)
+                            for rank, pos, index in self._exact[keyword]
+                        )
+        if not places:
+            return ()
+        places.sort()
+        out: list[_Entry] = []
+        last_rank = -1
+        for rank, fuzzy, pos, index in places:
+            if rank == last_rank:
+                continue  # a better (exact, or earlier) keyword of this rule came first
+            last_rank = rank
+            out.append((rank, fuzzy, pos, index, self._free_match(index, pos, fuzzy)))
+        return tuple(out)
+
+    def _free_match(self, index: int, pos: int, fuzzy: int) -> RuleMatch | None:
+        """The shared result for rule ``index`` won by keyword ``pos`` with no context."""
+        if self._needs_context[index]:
+            return None
+        key = (index, pos, fuzzy)
+        match = self._matches.get(key)
+        if match is None:
+            match = RuleMatch(
+                index, self.labels[index], self.keywords[index][pos], bool(fuzzy)
+            )
+            self._matches[key] = match
+        return match
+
+
+def _str_tuple(value: object) -> bool:
+    return isinstance(value, tuple) and all(isinstance(v, str) for v in value)

@@ -11,24 +11,49 @@ code points outside the generated override tables).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from functools import cache
 
-__all__ = ["rust_lower", "tokenize"]
+__all__ = ["ASCII_TABLE", "rust_lower", "tokenize"]
 
-_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 _CAPITAL_SIGMA = "\u03a3"
+
+ASCII_TABLE = bytes(
+    (ord(chr(b).lower()) if chr(b).isalnum() else 0x20) if b < 128 else 0x20
+    for b in range(256)
+)
+"""``bytes.translate`` table for ASCII text: letters lowercased, digits kept,
+everything else a space. ``text.encode().translate(ASCII_TABLE).decode().split()``
+tokenizes ASCII ``text`` in three C passes (no regex, no per-character lookups)."""
 
 
 def tokenize(text: str) -> list[str]:
     """Split ``text`` into lowercased alphanumeric tokens, in order, duplicates kept."""
     if text.isascii():
-        return _ASCII_TOKEN.findall(text.lower())
+        return text.encode().translate(ASCII_TABLE).decode().split()
     tables = _tables()
-    return [
-        tok.lower() if tok.isascii() else tables.lower(tok)
-        for tok in tables.token_re.findall(text)
-    ]
+    astral = set(tables.astral_re.findall(text))
+    pattern = tables.token_bmp_re
+    if astral:
+        # Astral characters are rare (mostly emoji): a non-alphanumeric one is a
+        # separator like a space; only alphanumeric ones need the slower pattern.
+        alnum = {c for c in astral if tables.astral_alnum(c)}
+        for c in astral - alnum:
+            text = text.replace(c, " ")
+        astral = alnum
+        if alnum:
+            pattern = tables.token_re
+    tokens = pattern.findall(text)
+    if not tokens:
+        return tokens
+    # Lowercase all tokens in one call when no character needs Rust's own rules.
+    # A space between tokens is neither cased nor case-ignorable, so final-sigma
+    # context never crosses it: joined lowering equals per-token lowering.
+    joined = " ".join(tokens)
+    if tables.plain(joined, astral):
+        return joined.lower().split(" ")
+    return [tok.lower() if tok.isascii() else tables.lower(tok) for tok in tokens]
 
 
 def rust_lower(text: str) -> str:
@@ -44,20 +69,54 @@ class _Tables:
     def __init__(self) -> None:
         from smista import _unicode_tables as data
 
-        self.token_re = re.compile("[" + data.ALNUM_CLASS + "]+")
+        # ``re`` tests a class of BMP characters in constant time (a bitmap) but a
+        # class holding astral characters by a linear scan of its ranges; so
+        # every class is split in two, and the astral half is only used for
+        # text that holds an astral character at all.
+        alnum = _class_ranges(data.ALNUM_CLASS)
+        self.astral_re = re.compile("[\U00010000-\U0010ffff]")
+        self.token_bmp_re = re.compile(_class(alnum, astral=False) + "+")
+        self.token_re = re.compile(
+            "(?:"
+            + _class(alnum, astral=False)
+            + "|(?=[\U00010000-\U0010ffff])"
+            + _class(alnum, astral=True)
+            + ")+"
+        )
         self.lower_overrides = {chr(cp): s for cp, s in data.LOWER_OVERRIDES.items()}
         self.sigma_overrides = {chr(cp): v for cp, v in data.SIGMA_OVERRIDES.items()}
-        self.special_re = re.compile(
-            "[" + "".join(re.escape(c) for c in self.lower_overrides) + "]"
-        )
-        self.sigma_special_re = re.compile(
-            "[" + "".join(re.escape(c) for c in self.sigma_overrides) + "]"
+        self.astral_starts = [a for a, b in alnum if b > _BMP_END]
+        self.astral_ends = [b for a, b in alnum if b > _BMP_END]
+        lower = [(c, c) for c in data.LOWER_OVERRIDES]
+        sigma = [(c, c) for c in data.SIGMA_OVERRIDES]
+        self.special_re = re.compile(_class(lower, astral=False))
+        self.special_astral = {chr(c) for c in data.LOWER_OVERRIDES if c > _BMP_END}
+        self.sigma_re = re.compile(_class(sigma, astral=False))
+        self.sigma_astral = {chr(c) for c in data.SIGMA_OVERRIDES if c > _BMP_END}
+
+    def astral_alnum(self, ch: str) -> bool:
+        """Whether the astral character ``ch`` is a token character."""
+        cp = ord(ch)
+        i = bisect_right(self.astral_starts, cp) - 1
+        return i >= 0 and cp <= self.astral_ends[i]
+
+    def plain(self, text: str, astral: set[str] | None = None) -> bool:
+        """Whether Python's ``str.lower`` gives Rust's answer for ``text``.
+
+        ``astral`` is the set of astral characters in ``text`` if known.
+        """
+        if astral is None:
+            astral = set(self.astral_re.findall(text))
+        if self.special_re.search(text) or not astral.isdisjoint(self.special_astral):
+            return False
+        if _CAPITAL_SIGMA not in text:
+            return True
+        return not (
+            self.sigma_re.search(text) or not astral.isdisjoint(self.sigma_astral)
         )
 
     def lower(self, token: str) -> str:
-        if self.special_re.search(token) is None and (
-            _CAPITAL_SIGMA not in token or self.sigma_special_re.search(token) is None
-        ):
+        if self.plain(token):
             return token.lower()
         return self._rust_lower(token)
 
@@ -79,6 +138,39 @@ class _Tables:
     def _sigma_class(self, ch: str) -> int:
         override = self.sigma_overrides.get(ch)
         return override if override is not None else _python_sigma_class(ch)
+
+
+def _class_ranges(cls: str) -> list[tuple[int, int]]:
+    """The inclusive code point ranges of a character class body such as ``a-z0``."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(cls):
+        if i + 2 < len(cls) and cls[i + 1] == "-":
+            out.append((ord(cls[i]), ord(cls[i + 2])))
+            i += 3
+        else:
+            out.append((ord(cls[i]), ord(cls[i])))
+            i += 1
+    return out
+
+
+_BMP_END = 0xFFFF
+
+
+def _class(ranges: Iterable[tuple[int, int]], *, astral: bool) -> str:
+    """A one-character class of the BMP (or astral) part of ``ranges``."""
+    lo, hi = (_BMP_END + 1, 0x10FFFF) if astral else (0, _BMP_END)
+    parts = [(max(a, lo), min(b, hi)) for a, b in ranges if a <= hi and b >= lo]
+    if not parts:
+        return "(?!)"
+    return (
+        "["
+        + "".join(
+            re.escape(chr(a)) if a == b else re.escape(chr(a)) + "-" + re.escape(chr(b))
+            for a, b in parts
+        )
+        + "]"
+    )
 
 
 def _ignorable_then_cased(classes: Iterable[int]) -> bool:
