@@ -41,11 +41,12 @@ def _contexts(contexts: Iterable[str], workspace: Workspace | None) -> frozenset
 class Classifier:
     """A classifier built once from a config: immutable, picklable, thread-safe."""
 
-    __slots__ = ("_results", "config", "rules")
+    __slots__ = ("_match_text", "_results", "config", "rules")
 
     def __init__(self, config: ClassificationConfig) -> None:
         self.config = config
         self.rules = compile_rules(self.config)
+        self._match_text = self.rules.match_text
         self._results: dict[RuleMatch, Classification] = {}
 
     def __repr__(self) -> str:
@@ -83,7 +84,7 @@ class Classifier:
             return explicit(command)
         if workspace is not None:
             contexts = _contexts(contexts, workspace)
-        match = self.rules.match_text(text, contexts)
+        match = self._match_text(text, contexts)
         cached = self._results.get(match)
         return cached if cached is not None else self.result(match)
 

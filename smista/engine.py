@@ -209,7 +209,8 @@ def _token_variants(token: str, levels: tuple[bool, bool, bool]) -> set[str]:
 # (rank, fuzzy 0/1, keyword position in the rule, rule index, match when no context is needed)
 _Entry = tuple[int, int, int, int, RuleMatch | None]
 # (tokens that satisfy no rule, token -> (best entry needing no context, all entries))
-_State = tuple[dict[str, None], dict[str, tuple[_Entry | None, tuple[_Entry, ...]]]]
+_Hits = dict[str, tuple[_Entry | None, tuple[_Entry, ...]]]
+_State = tuple[dict[str, None], _Hits]
 
 
 class CompiledRules:
@@ -370,22 +371,37 @@ class CompiledRules:
 
     def match_text(self, text: str, contexts: Collection[str] = ()) -> RuleMatch:
         """The winning rule for prompt ``text`` given the available ``contexts``."""
-        if text.isascii():
-            return self.match(
-                set(text.encode().translate(ASCII_TABLE).decode().split()), contexts
-            )
-        return self.match(set(tokenize(text)), contexts)
+        if text.isascii():  # tokenize() inlined: this is the hot path
+            distinct = set(text.encode().translate(ASCII_TABLE).decode().split())
+        else:
+            distinct = set(tokenize(text))
+        # Tokens known to satisfy no rule drop out in one C pass; what is left
+        # are the tokens that hit a keyword and the tokens never seen before.
+        state = self._state
+        rest = distinct.difference(state[0])
+        if not rest:
+            return self._decide((), contexts) if contexts else self._free_default
+        if contexts or len(rest) != 1:
+            return self._from_rest(rest, state[1], contexts)
+        # the common case: one token hits a keyword, no context is given
+        hit = state[1].get(rest.pop())
+        if hit is None:
+            return self._from_rest(distinct.difference(state[0]), state[1], contexts)
+        entry = hit[0]
+        if entry is not None and entry[0] < self._free_rank:
+            return entry[4]  # type: ignore[return-value]
+        return self._free_default
 
     def match(self, tokens: Iterable[str], contexts: Collection[str] = ()) -> RuleMatch:
         """The winning rule for a prompt's ``tokens`` given the available ``contexts``."""
-        state = self._state
         distinct = tokens if isinstance(tokens, (set, frozenset)) else set(tokens)
-        # Tokens known to satisfy no rule drop out in one C pass; what is left
-        # are the tokens that hit a keyword and the tokens never seen before.
+        state = self._state
         rest = distinct.difference(state[0])
-        if not rest:
-            return self._free_default if not contexts else self._decide((), contexts)
-        hits = state[1]
+        if rest:
+            return self._from_rest(rest, state[1], contexts)
+        return self._decide((), contexts) if contexts else self._free_default
+
+    def _from_rest(self, rest: set[str] | frozenset[str], hits: _Hits, contexts: Collection[str]) -> RuleMatch:
         if contexts:
             return self._decide(self._learn(rest), contexts)
         best: _Entry | None = None
