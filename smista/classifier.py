@@ -16,7 +16,7 @@ from smista.explain import Explanation, explain_rules
 from smista.intent import Confidence, IntentSource, TaskIntent
 from smista.result import Classification
 from smista.rules import ClassificationConfig
-from smista.tokenize import tokenize
+from smista.tokenizer import tokenize
 from smista.workspace import Workspace, context_kinds
 
 __all__ = ["Classifier", "compile_rules"]

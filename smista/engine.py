@@ -25,7 +25,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from smista.fuzzy import fuzzy_cap
-from smista.tokenize import rust_lower
+from smista.tokenizer import rust_lower
 
 __all__ = ["MEMO_LIMIT", "CompiledRules", "RuleMatch", "RuleSpec", "confidence_of", "reason_of"]
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from smista.engine import CompiledRules
 from smista.fuzzy import MAX_FUZZY_DISTANCE, fuzzy_cap, osa_distance
 from smista.result import Classification
-from smista.tokenize import rust_lower
+from smista.tokenizer import rust_lower
 
 __all__ = ["Explanation", "KeywordTrace", "RuleTrace", "TokenEvidence", "explain_rules"]
 
