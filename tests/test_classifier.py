@@ -249,6 +249,13 @@ def test_contexts_and_workspace_are_united() -> None:
     )
 
 
+def test_a_single_string_is_one_context_kind() -> None:
+    """contexts="git_diff" means the kind git_diff, not its letters."""
+    rules = [{"intent": "review", "requires_any_context": ["git_diff"]}]
+    assert make(rules).classify("x", contexts="git_diff").intent == "review"
+    assert make([{"intent": "review", "requires_any_context": ["g"]}]).classify("x", contexts="git_diff").intent == "chat"
+
+
 def test_context_names_are_case_sensitive() -> None:
     """'Git_Diff' is not 'git_diff'."""
     assert (
