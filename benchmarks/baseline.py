@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from rapidfuzz.distance import OSA
 
 from smista.engine import RuleMatch, RuleSpec
-from smista.tokenize import rust_lower, tokenize
+from smista.tokenizer import rust_lower, tokenize
 
 __all__ = ["BaselineClassifier"]
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Collection, Iterable
 from itertools import combinations
 from typing import Any, NamedTuple
 
-from smista.tokenize import ASCII_TABLE, rust_lower, tokenize
+from smista.tokenizer import ASCII_TABLE, rust_lower, tokenize
 
 __all__ = [
     "FORMAT",
