@@ -83,7 +83,7 @@ class Classifier:
         """
         if command is not None:
             return explicit(command)
-        if workspace is not None:
+        if workspace is not None or isinstance(contexts, str):
             contexts = _contexts(contexts, workspace)
         match = self._match_text(text, contexts)
         cached = self._results.get(match)
