@@ -47,9 +47,7 @@ class BaselineClassifier:
     def __init__(self, specs: Sequence[RuleSpec], default_label: str) -> None:
         self.specs = list(specs)
         self.default = default_label
-        self.order = sorted(
-            range(len(self.specs)), key=lambda i: (self.specs[i].priority, i)
-        )
+        self.order = sorted(range(len(self.specs)), key=lambda i: (self.specs[i].priority, i))
 
     def match(self, text: str, contexts: Collection[str] = ()) -> RuleMatch:
         tokens = tokenize(text)

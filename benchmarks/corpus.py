@@ -26,18 +26,67 @@ __all__ = [
     "typo",
 ]
 
-FILLER: tuple[str, ...] = tuple(
-    ["the", "a", "an", "and", "or", "but", "if", "then", "else", "when", "while", "for", "to", "of", "in", "on", "at", "by", "with", "from", "into", "about", "over", "under", "after", "before", "this", "that", "these", "those", "it", "its", "is", "are", "was", "were", "be", "been", "can", "could", "should", "would", "will", "may", "might", "must", "please", "thanks", "hello", "hi", "ok", "yes", "no", "not", "what", "why", "how", "where", "which", "who", "whose", "whom", "i", "you", "we", "they", "he", "she", "me", "my", "our", "your", "their", "code", "function", "method", "class", "module", "package", "file", "files", "line", "lines", "test", "tests", "error", "errors", "exception", "stack", "trace", "log", "logs", "value", "values", "variable", "variables", "type", "types", "string", "number", "list", "dict", "map", "set", "array", "object", "field", "fields", "key", "keys", "index", "user", "users", "login", "logout", "session", "token", "tokens", "password", "auth", "api", "endpoint", "request", "response", "server", "client", "database", "query", "table", "column", "row", "schema", "migration", "cache", "config", "settings", "env", "build", "deploy", "release", "version", "branch", "commit", "merge", "pull", "push", "tag", "repo", "repository", "docker", "container", "image", "service", "worker", "queue", "job", "jobs", "task", "tasks", "thread", "async", "await", "promise", "callback", "handler", "event", "events", "timeout", "retry", "loop", "memory", "leak", "performance", "slow", "fast", "latency", "throughput", "cpu", "disk", "network", "socket", "port", "host", "url", "path", "route", "router", "middleware", "controller", "view", "model", "template", "component", "state", "props", "hook", "hooks", "style", "css", "html", "javascript", "typescript", "python", "rust", "go", "java", "kotlin", "swift", "ruby", "shell", "bash", "script", "scripts", "command", "line", "terminal", "output", "input", "format", "parse", "parser", "json", "yaml", "toml", "xml", "csv", "regex", "pattern", "match", "search", "find", "sort", "filter", "group", "count", "sum", "unit", "integration", "coverage", "mock", "fixture", "assert", "assertion", "ci", "pipeline", "workflow", "lint", "warning", "deprecated", "upgrade", "dependency", "dependencies", "library", "framework", "runtime", "compile", "compiler", "binary", "crash", "panic", "segfault", "null", "undefined", "nan", "overflow", "bounds", "readme", "docs", "documentation", "comment", "comments", "example", "examples", "tutorial", "guide", "think", "thought", "idea", "ideas", "question", "questions", "answer", "explain", "explanation", "understand", "help", "need", "want", "like", "just", "also", "only", "still", "really", "very", "much", "more", "most", "less", "some", "any", "every", "each", "all", "none", "other", "another", "same", "different", "new", "old", "first", "last", "next", "previous", "small", "large", "big", "little", "long", "short", "good", "bad", "better", "best", "worse", "worst", "right", "wrong", "today", "tomorrow", "yesterday", "now", "later", "soon", "again", "always", "never", "sometimes", "often"]
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+FILLER: tuple[str, ...] = _words(
+    """
+    the a an and or but if then else when while for to of in on at by with from into
+    about over under after before this that these those it its is are was were be
+    been can could should would will may might must please thanks hello hi ok yes no
+    not what why how where which who whose whom i you we they he she me my our your
+    their code function method class module package file files line lines test tests
+    error errors exception stack trace log logs value values variable variables type
+    types string number list dict map set array object field fields key keys index
+    user users login logout session token tokens password auth api endpoint request
+    response server client database query table column row schema migration cache
+    config settings env build deploy release version branch commit merge pull push
+    tag repo repository docker container image service worker queue job jobs task
+    tasks thread async await promise callback handler event events timeout retry
+    loop memory leak performance slow fast latency throughput cpu disk network
+    socket port host url path route router middleware controller view model template
+    component state props hook hooks style css html javascript typescript python
+    rust go java kotlin swift ruby shell bash script scripts command line terminal
+    output input format parse parser json yaml toml xml csv regex pattern match
+    search find sort filter group count sum unit integration coverage mock fixture
+    assert assertion ci pipeline workflow lint warning deprecated upgrade dependency
+    dependencies library framework runtime compile compiler binary crash panic
+    segfault null undefined nan overflow bounds readme docs documentation comment
+    comments example examples tutorial guide think thought idea ideas question
+    questions answer explain explanation understand help need want like just also
+    only still really very much more most less some any every each all none other
+    another same different new old first last next previous small large big little
+    long short good bad better best worse worst right wrong today tomorrow yesterday
+    now later soon again always never sometimes often
+    """
 )
 """Everyday words of coding requests that no default rule lists."""
 
-_KEYWORD_FORMS: tuple[str, ...] = tuple(
-    ["review", "reviews", "reviewing", "audit", "critique", "inspect", "feedback", "lgtm", "plan", "plans", "planning", "roadmap", "design", "architecture", "strategy", "approach", "outline", "breakdown", "steps", "fix", "fixes", "fixing", "edit", "change", "modify", "refactor", "refactoring", "implement", "implementing", "add", "remove", "rename", "update", "rewrite", "write", "create", "delete", "replace", "migrate", "optimize", "convert", "bug", "summarize", "summarise", "summary", "tldr", "recap", "condense", "digest", "prompt", "prompts", "skill", "skills", "reviewed", "fixed", "changes", "changed", "implemented", "designs", "refactored", "summarized", "planned"]
+_KEYWORD_FORMS: tuple[str, ...] = _words(
+    """
+    review reviews reviewing audit critique inspect feedback lgtm plan plans
+    planning roadmap design architecture strategy approach outline breakdown steps
+    fix fixes fixing edit change modify refactor refactoring implement implementing
+    add remove rename update rewrite write create delete replace migrate optimize
+    convert bug summarize summarise summary tldr recap condense digest prompt
+    prompts skill skills reviewed fixed changes changed implemented designs
+    refactored summarized planned
+    """
 )
 """Default-pack keywords and their inflections (inflections never match)."""
 
-NON_ASCII: tuple[str, ...] = tuple(
-    ["café", "naïve", "résumé", "über", "straße", "größe", "façade", "piñata", "señor", "jalapeño", "ñandú", "Ærø", "smørrebrød", "Ångström", "Łódź", "Škoda", "Čeština", "Dvořák", "İstanbul", "ıi", "ǅemal", "ΟΔΥΣΣΕΥΣ", "σοφός", "Σίσυφος", "καλημέρα", "λόγος", "ΑΣΣΟΣ", "привет", "ошибка", "исправить", "функция", "Проверка", "кода", "сервер", "日本語", "コード", "レビュー", "修正", "テスト", "中文", "代码", "审查", "한국어", "코드리뷰", "हिन्दी", "कोड", "समीक्षा", "עברית", "קוד", "العربية", "مراجعة", "ⓐⓑⓒ", "Ⓡeview", "ﬁx", "ｆｕｌｌｗｉｄｔｈ", "²³", "ⅻ", "Ⅻ", "½", "🚀", "✨", "👍🏽", "🐛fix", "réview"]
+NON_ASCII: tuple[str, ...] = _words(
+    """
+    café naïve résumé über straße größe façade piñata señor jalapeño ñandú Ærø
+    smørrebrød Ångström Łódź Škoda Čeština Dvořák İstanbul ıi ǅemal ΟΔΥΣΣΕΥΣ σοφός
+    Σίσυφος καλημέρα λόγος ΑΣΣΟΣ привет ошибка исправить функция Проверка кода
+    сервер 日本語 コード レビュー 修正 テスト 中文 代码
+    审查 한국어 코드리뷰 हिन्दी कोड समीक्षा עברית קוד
+    العربية مراجعة ⓐⓑⓒ Ⓡeview ﬁx ｆｕｌｌｗｉｄｔｈ ²³
+    ⅻ Ⅻ ½ 🚀 ✨ 👍🏽 🐛fix re\u0301view
+    """
 )
 """Non-ASCII words: accents, final sigma, dotted I, CJK, RTL, circled letters, emoji."""
 
@@ -104,7 +153,7 @@ def _word(
 
 def _length(rng: random.Random, low: int, high: int) -> int:
     """Log-uniform prompt length: many short prompts, a tail of long ones."""
-    value = int(round(low * (high / low) ** rng.random()))
+    value = int(low * (high / low) ** rng.random() + 0.5)
     return max(low, min(high, value))
 
 
@@ -117,8 +166,7 @@ def _prompt(
     non_ascii_rate: float,
 ) -> str:
     return " ".join(
-        _word(rng, keywords, keyword_rate, typo_rate, non_ascii_rate)
-        for _ in range(n_words)
+        _word(rng, keywords, keyword_rate, typo_rate, non_ascii_rate) for _ in range(n_words)
     )
 
 
@@ -163,9 +211,7 @@ class SyntheticRule:
 
 _INTENTS = ("plan", "edit", "review", "summarize", "prompt", "skill")
 _SYLLABLES = tuple(
-    c + v
-    for c in "bcdfghjklmnprstvwxz"
-    for v in ("a", "e", "i", "o", "u", "ai", "ou", "ei")
+    c + v for c in "bcdfghjklmnprstvwxz" for v in ("a", "e", "i", "o", "u", "ai", "ou", "ei")
 )
 
 
@@ -178,9 +224,7 @@ def _pseudo_word(rng: random.Random) -> str:
     return word[:target]
 
 
-def synthetic_rules(
-    n_rules: int, n_keywords: int, *, seed: int = 7
-) -> list[SyntheticRule]:
+def synthetic_rules(n_rules: int, n_keywords: int, *, seed: int = 7) -> list[SyntheticRule]:
     """``n_rules`` rules sharing ``n_keywords`` made-up keywords; some need a context."""
     rng = random.Random(seed)
     vocab: list[str] = []
@@ -201,9 +245,7 @@ def synthetic_rules(
             SyntheticRule(
                 intent=rng.choice(_INTENTS),
                 priority=rng.randrange(0, 5000),
-                keywords=tuple(
-                    w.capitalize() if rng.random() < 0.1 else w for w in words
-                ),
+                keywords=tuple(w.capitalize() if rng.random() < 0.1 else w for w in words),
                 contexts=contexts,
             )
         )
@@ -267,9 +309,7 @@ def rules_toml(rules: Sequence[SyntheticRule], default_intent: str = "chat") -> 
         lines.append("[[classification.rules]]")
         lines.append(f'intent = "{rule.intent}"')
         lines.append(f"priority = {rule.priority}")
-        lines.append(
-            f"keywords = {json.dumps(list(rule.keywords), ensure_ascii=False)}"
-        )
+        lines.append(f"keywords = {json.dumps(list(rule.keywords), ensure_ascii=False)}")
         if rule.contexts:
             lines.append(f"requires_any_context = {json.dumps(list(rule.contexts))}")
         lines.append("")

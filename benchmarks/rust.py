@@ -63,8 +63,7 @@ def write_prompts(
     ctx = contexts if contexts is not None else [()] * len(prompts)
     path.write_text(
         "".join(
-            f"{_hex(p) or '-'} {_hex_list(sorted(c))}\n"
-            for p, c in zip(prompts, ctx, strict=True)
+            f"{_hex(p) or '-'} {_hex_list(sorted(c))}\n" for p, c in zip(prompts, ctx, strict=True)
         ),
         encoding="utf-8",
     )
@@ -112,15 +111,10 @@ def tokenize(binary: Path, prompts_file: Path) -> list[list[str]]:
     out = subprocess.run(
         [str(binary), "tokenize", str(prompts_file)], capture_output=True, check=True
     ).stdout.decode()
-    return [
-        [_unhex(t) for t in line.split(",")] if line else []
-        for line in out.split("\n")[:-1]
-    ]
+    return [[_unhex(t) for t in line.split(",")] if line else [] for line in out.split("\n")[:-1]]
 
 
-def run_bench(
-    binary: Path, rules_file: Path, prompts_file: Path, reps: int
-) -> dict[str, int]:
+def run_bench(binary: Path, rules_file: Path, prompts_file: Path, reps: int) -> dict[str, int]:
     """``total_ns`` (all prompts, best of the repetitions' average) and ``median_ns``."""
     out = subprocess.run(
         [str(binary), "bench", str(rules_file), str(prompts_file), str(reps)],

@@ -9,7 +9,7 @@ decision trace.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from smista.engine import CompiledRules, RuleMatch, RuleSpec, confidence_of, reason_of
 from smista.explain import Explanation, explain_rules
@@ -83,9 +83,12 @@ class Classifier:
         """
         if command is not None:
             return explicit(command)
-        if workspace is not None or isinstance(contexts, str):
-            contexts = _contexts(contexts, workspace)
-        match = self._match_text(text, contexts)
+        kinds: Collection[str] = ()
+        if isinstance(contexts, (set, frozenset)) and workspace is None:
+            kinds = contexts
+        elif contexts or workspace is not None:
+            kinds = _contexts(contexts, workspace)
+        match = self._match_text(text, kinds)
         cached = self._results.get(match)
         return cached if cached is not None else self.result(match)
 

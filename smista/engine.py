@@ -79,10 +79,7 @@ def reason_of(match: RuleMatch) -> str:
     if match.rule is None:
         return f"no rule matched; default intent '{match.label}'"
     if match.keyword is not None and match.context is not None:
-        return (
-            f"keyword '{match.keyword}' and context '{match.context}' "
-            f"matched rule {match.rule}"
-        )
+        return f"keyword '{match.keyword}' and context '{match.context}' matched rule {match.rule}"
     if match.keyword is not None:
         return f"keyword '{match.keyword}' matched rule {match.rule}"
     if match.context is not None:
@@ -131,13 +128,7 @@ def osa_within(a: str, b: str, cap: int) -> int:
                 v = prev[j] + 1
             if cur[j - 1] + 1 < v:
                 v = cur[j - 1] + 1
-            if (
-                i > 1
-                and j > 1
-                and ai == b[j - 2]
-                and a[i - 2] == bj
-                and before[j - 2] + 1 < v
-            ):
+            if i > 1 and j > 1 and ai == b[j - 2] and a[i - 2] == bj and before[j - 2] + 1 < v:
                 v = before[j - 2] + 1
             cur[j] = v
         if min(cur) > cap:
@@ -185,10 +176,7 @@ def _deletions(word: str, depth: int) -> set[str]:
     if depth >= 1:
         out.update(word[:i] + word[i + 1 :] for i in range(n))
     if depth >= 2:
-        out.update(
-            word[:i] + word[i + 1 : j] + word[j + 1 :]
-            for i, j in combinations(range(n), 2)
-        )
+        out.update(word[:i] + word[i + 1 : j] + word[j + 1 :] for i, j in combinations(range(n), 2))
     return out
 
 
@@ -200,8 +188,7 @@ def _token_variants(token: str, levels: tuple[bool, bool, bool]) -> set[str]:
         out.update(token[:i] + token[i + 1 :] for i in range(n))
     if levels[2]:
         out.update(
-            token[:i] + token[i + 1 : j] + token[j + 1 :]
-            for i, j in combinations(range(n), 2)
+            token[:i] + token[i + 1 : j] + token[j + 1 :] for i, j in combinations(range(n), 2)
         )
     return out
 
@@ -297,9 +284,7 @@ class CompiledRules:
         for n in range(longest + 1):
             # token depth t meets keyword depth d when n - t == len(k) - d, d <= cap
             meets = [
-                any(
-                    t <= cap and 0 <= length - (n - t) <= cap for length, cap in lengths
-                )
+                any(t <= cap and 0 <= length - (n - t) <= cap for length, cap in lengths)
                 for t in (0, 1, 2)
             ]
             levels.append((meets[0], meets[1], meets[2]))
@@ -325,8 +310,7 @@ class CompiledRules:
     def to_data(self) -> tuple[object, ...]:
         """Plain nested tuples (str/int only) for a marshal/JSON cache; see :meth:`from_data`."""
         specs = tuple(
-            (s.label, s.priority, tuple(s.keywords), tuple(s.contexts))
-            for s in self.specs
+            (s.label, s.priority, tuple(s.keywords), tuple(s.contexts)) for s in self.specs
         )
         return (FORMAT, self.default_label, specs, tuple(self._typo.items()))
 
@@ -355,9 +339,7 @@ class CompiledRules:
             raise ValueError("bad typo index")
         typo: dict[str, tuple[str, ...]] = {}
         for item in raw_typo:
-            if not (
-                isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
-            ):
+            if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
                 raise ValueError("bad typo index")
             if not _str_tuple(item[1]):
                 raise ValueError("bad typo index")
@@ -401,7 +383,9 @@ class CompiledRules:
             return self._from_rest(rest, state[1], contexts)
         return self._decide((), contexts) if contexts else self._free_default
 
-    def _from_rest(self, rest: set[str] | frozenset[str], hits: _Hits, contexts: Collection[str]) -> RuleMatch:
+    def _from_rest(
+        self, rest: set[str] | frozenset[str], hits: _Hits, contexts: Collection[str]
+    ) -> RuleMatch:
         if contexts:
             return self._decide(self._learn(rest), contexts)
         best: _Entry | None = None
@@ -453,8 +437,8 @@ class CompiledRules:
             )
         if fallback < 0:
             return RuleMatch(None, self.default_label)
-        context = next((c for c in contexts_of[fallback] if c in contexts), None)
-        return RuleMatch(fallback, self.labels[fallback], None, False, context)
+        found = next((c for c in contexts_of[fallback] if c in contexts), None)
+        return RuleMatch(fallback, self.labels[fallback], None, False, found)
 
     # -- learning tokens -------------------------------------------------------
 
@@ -506,8 +490,7 @@ class CompiledRules:
                         continue
                     if _OSA.within(keyword, token, cap) <= cap:
                         places.extend(
-                            (rank, 1, pos, index)
-                            for rank, pos, index in self._exact[keyword]
+                            (rank, 1, pos, index) for rank, pos, index in self._exact[keyword]
                         )
         if not places:
             return ()
@@ -528,9 +511,7 @@ class CompiledRules:
         key = (index, pos, fuzzy)
         match = self._matches.get(key)
         if match is None:
-            match = RuleMatch(
-                index, self.labels[index], self.keywords[index][pos], bool(fuzzy)
-            )
+            match = RuleMatch(index, self.labels[index], self.keywords[index][pos], bool(fuzzy))
             self._matches[key] = match
         return match
 
