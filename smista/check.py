@@ -68,11 +68,13 @@ def _info(file: str, code: str, message: str, key: str = "") -> Finding:
 def check_text(
     text: str, file: str, *, known_contexts: Collection[str] = ()
 ) -> list[Finding]:
-    """Findings for the TOML ``text`` of ``file`` (a config/rules file or a case file)."""
+    """Findings for the TOML ``text`` of ``file`` (a config or a golden case file)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return [Finding(file, None, "", Severity.ERROR, "invalid", f"invalid TOML: {exc}")]
+        return [
+            Finding(file, None, "", Severity.ERROR, "invalid", f"invalid TOML: {exc}")
+        ]
     return check_document(data, file, known_contexts=known_contexts)
 
 
@@ -90,8 +92,13 @@ def check_document(
         expected = ", ".join(f"[{s}]" for s in SECTIONS)
         return [
             Finding(
-                file, None, key, Severity.ERROR, "invalid",
-                f"unknown table; expected one of {expected} (or [[cases]] in a case file)",
+                file,
+                None,
+                key,
+                Severity.ERROR,
+                "invalid",
+                f"unknown table; expected one of {expected} "
+                "(or [[cases]] in a case file)",
             )
             for key in unknown
         ]
@@ -104,7 +111,8 @@ def check_document(
         if model is None:
             findings.append(
                 _info(
-                    file, "unchecked-section",
+                    file,
+                    "unchecked-section",
                     f"[{section}] is not validated by this version of smista check",
                     section,
                 )
@@ -123,7 +131,8 @@ def check_document(
     elif "classification" not in data:
         findings.append(
             _info(
-                file, "no-classification",
+                file,
+                "no-classification",
                 "no [classification] table: classification lints skipped",
             )
         )
@@ -137,7 +146,13 @@ def _check_cases(data: Mapping[str, Any], file: str) -> list[Finding]:
         cases = cases_from_data(data, file)
     except ConfigError as exc:
         return _from_config_error(exc, file)
-    return [_info(file, "case-file", f"golden case file: {len(cases)} case(s), structure valid")]
+    return [
+        _info(
+            file,
+            "case-file",
+            f"golden case file: {len(cases)} case(s), structure valid",
+        )
+    ]
 
 
 def failed(findings: Iterable[Finding], *, strict: bool = False) -> bool:

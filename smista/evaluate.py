@@ -21,7 +21,7 @@ __all__ = ["Evaluation", "IntentScore", "Miss", "evaluate_cases", "evaluate_labe
 
 
 class IntentScore(NamedTuple):
-    """Scores of one intent: ``support`` = expected count, ``predicted`` = predicted count."""
+    """Scores of one intent; ``support``/``predicted``: expected/predicted counts."""
 
     intent: str
     precision: float
@@ -94,25 +94,31 @@ def evaluate_labels(
     names = tuple(labels)
     position = {name: i for i, name in enumerate(names)}
     counts = [[0] * len(names) for _ in names]
-    for expected, predicted in pairs:
-        counts[position[expected]][position[predicted]] += 1
+    for expected, got in pairs:
+        counts[position[expected]][position[got]] += 1
     scores: list[IntentScore] = []
     for i, name in enumerate(names):
         hit = counts[i][i]
         support = sum(counts[i])
         predicted = sum(row[i] for row in counts)
         precision, recall = _ratio(hit, predicted), _ratio(hit, support)
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        f1 = (
+            2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        )
         scores.append(IntentScore(name, precision, recall, f1, support, predicted))
-    return Evaluation(names, tuple(tuple(r) for r in counts), tuple(scores), tuple(misses))
+    return Evaluation(
+        names, tuple(tuple(r) for r in counts), tuple(scores), tuple(misses)
+    )
 
 
 def evaluate_cases(classifier: Classifier, cases: Iterable[LabelledCase]) -> Evaluation:
-    """Classify every case and score the intents (``matched_rule``/``confidence`` ignored)."""
+    """Classify every case and score the intents (only ``intent`` is compared)."""
     pairs: list[tuple[str, str]] = []
     misses: list[Miss] = []
     for where, case in cases:
-        result = classifier.classify(case.text, command=case.command, contexts=case.contexts)
+        result = classifier.classify(
+            case.text, command=case.command, contexts=case.contexts
+        )
         expected, got = case.intent.value, result.intent.value
         pairs.append((expected, got))
         if expected != got:

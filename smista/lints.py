@@ -1,9 +1,9 @@
-"""Semantic lints of a classification config: problems the loader accepts but a user
-would want to know about before shipping rules.
+"""Semantic lints of a classification config: what the loader accepts but an author
+would want to know before shipping rules.
 
-Pure: takes a validated :class:`ClassificationConfig`, returns :class:`Lint`
+Pure: takes a validated :class:`ClassificationConfig` and returns :class:`Lint`
 records (rule index, key path, severity, code, message); never performs I/O and
-never changes how rules behave. Each lint follows from the matcher's semantics
+never changes how rules behave. Every lint follows from the matcher's semantics
 (:mod:`smista.fuzzy`): whole-token matching, inflections and truncations never
 matching, exact-only short keywords, first match wins in ``(priority, index)``
 order.
@@ -11,11 +11,12 @@ order.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 from enum import StrEnum
 from typing import NamedTuple
 
 from smista.fuzzy import fuzzy_cap, is_typo, osa_distance
+from smista.inflect import inflections
 from smista.rules import ClassificationConfig, ClassificationRule
 from smista.tokenize import rust_lower, tokenize
 from smista.workspace import WORKSPACE_CONTEXT_KINDS
@@ -23,16 +24,16 @@ from smista.workspace import WORKSPACE_CONTEXT_KINDS
 __all__ = [
     "Lint",
     "Severity",
+    "can_match",
     "covers",
     "evaluation_order",
-    "inflections",
     "lint_classification",
     "unreachable_rules",
 ]
 
 
 class Severity(StrEnum):
-    """``error`` always fails ``smista check``; ``warning`` fails it with ``--strict``."""
+    """``error`` always fails a check; ``warning`` fails it under ``--strict``."""
 
     ERROR = "error"
     WARNING = "warning"
@@ -53,19 +54,18 @@ def _key(rule: int, field: str | None = None, item: int | None = None) -> str:
     key = f"classification.rules[{rule}]"
     if field is not None:
         key += f".{field}"
-    if item is not None:
-        key += f"[{item}]"
-    return key
+    return key if item is None else key + f"[{item}]"
 
 
 def evaluation_order(config: ClassificationConfig) -> list[int]:
-    """Rule indices in the order the classifier tries them: priority, then file order."""
-    return sorted(range(len(config.rules)), key=lambda i: (config.rules[i].priority, i))
+    """Rule indices in the order the classifier tries them (priority, file order)."""
+    rules = config.rules
+    return sorted(range(len(rules)), key=lambda i: (rules[i].priority, i))
 
 
 def _matchable(keyword: str) -> bool:
     """Whether ``keyword`` can equal a prompt token (non-empty, one token)."""
-    return tokenize(keyword) == [rust_lower(keyword)] and keyword != ""
+    return keyword != "" and tokenize(keyword) == [rust_lower(keyword)]
 
 
 def _keyword_set(rule: ClassificationRule) -> set[str]:
@@ -77,25 +77,31 @@ def can_match(rule: ClassificationRule) -> bool:
     return not rule.keywords or any(k != "" for k in rule.keywords)
 
 
+def _contexts_within(inner: ClassificationRule, outer: ClassificationRule) -> bool:
+    """Whether ``outer``'s context condition holds whenever ``inner``'s does."""
+    if not outer.requires_any_context:
+        return True
+    wanted = set(inner.requires_any_context)
+    return bool(wanted) and wanted <= set(outer.requires_any_context)
+
+
 def covers(earlier: ClassificationRule, later: ClassificationRule) -> bool:
     """Whether every request matching ``later`` also matches ``earlier``.
 
-    True when ``earlier`` can match at all and each of its conditions is absent
-    or listed (at least) wholly in ``later``'s: its keywords include all of
-    ``later``'s, its contexts include all of ``later``'s.
+    True when ``earlier`` can match and each of its conditions is absent or
+    includes all of ``later``'s: keywords (ignoring case) and contexts.
     """
     if not can_match(earlier) or not can_match(later):
         return False
-    if earlier.keywords and not (later.keywords and _keyword_set(later) <= _keyword_set(earlier)):
+    if earlier.keywords and not (
+        later.keywords and _keyword_set(later) <= _keyword_set(earlier)
+    ):
         return False
-    return not earlier.requires_any_context or bool(
-        later.requires_any_context
-        and set(later.requires_any_context) <= set(earlier.requires_any_context)
-    )
+    return _contexts_within(later, earlier)
 
 
 def unreachable_rules(config: ClassificationConfig) -> dict[int, int]:
-    """Rules that can never win -> the earlier rule (evaluation order) that always wins first."""
+    """Rules that can never win -> the earlier rule that always matches first."""
     order = evaluation_order(config)
     out: dict[int, int] = {}
     for pos, index in enumerate(order):
@@ -106,121 +112,36 @@ def unreachable_rules(config: ClassificationConfig) -> dict[int, int]:
     return out
 
 
-# ---------------------------------------------------------------------------
-# English inflections (a heuristic, for the ``inflection`` note)
-
-_VOWELS = frozenset("aeiou")
-
-
-def _single_syllable_cvc(word: str) -> bool:
-    groups = sum(
-        1 for i, c in enumerate(word) if c in _VOWELS and (i == 0 or word[i - 1] not in _VOWELS)
-    )
-    return (
-        groups == 1
-        and len(word) >= 3
-        and word[-1] not in _VOWELS
-        and word[-1] not in "wxy"
-        and word[-2] in _VOWELS
-        and word[-3] not in _VOWELS
-    )
-
-
-_IRREGULAR: dict[str, tuple[str, ...]] = {
-    "write": ("writes", "writing", "wrote", "written"),
-    "rewrite": ("rewrites", "rewriting", "rewrote", "rewritten"),
-    "make": ("makes", "making", "made"),
-    "build": ("builds", "building", "built"),
-    "break": ("breaks", "breaking", "broke", "broken"),
-    "take": ("takes", "taking", "took", "taken"),
-    "give": ("gives", "giving", "gave", "given"),
-    "find": ("finds", "finding", "found"),
-    "think": ("thinks", "thinking", "thought"),
-    "split": ("splits", "splitting"),
-    "run": ("runs", "running", "ran"),
-    "set": ("sets", "setting"),
-    "get": ("gets", "getting", "got", "gotten"),
-}
-"""Verbs whose forms the suffix rules would get wrong."""
-
-_NOUN_ENDINGS = (
-    "tion", "sion", "ness", "ity", "ure", "ance", "ence", "ship", "ism", "ist",
-    "er", "or", "ary", "ory", "gy", "back", "shell",
-)
-"""Endings of words that are (almost always) nouns: only a plural is suggested."""
-
-
-def inflections(word: str) -> list[str]:
-    """Likely ``-s``, ``-ing`` and ``-ed`` forms of an English word (empty if unsure).
-
-    A heuristic for the ``inflection`` note: only plain lowercase ASCII words
-    of 4+ letters that do not already look inflected get forms, e.g.
-    ``review`` -> ``reviews``, ``reviewing``, ``reviewed``; likely nouns
-    (``architecture``) get only a plural; words ending in a, i, o or u (mostly
-    not English verbs) get none.
-    """
-    if word in _IRREGULAR:
-        return list(_IRREGULAR[word])
-    if len(word) < 4 or not (word.isascii() and word.isalpha() and word.islower()):
-        return []
-    if word.endswith(("ing", "ed", "s", "ly", "a", "i", "o", "u")):
-        return []
-    if word.endswith(("x", "z", "ch", "sh")):
-        plural = word + "es"
-    elif word.endswith("y") and word[-2] not in _VOWELS:
-        plural = word[:-1] + "ies"
-    else:
-        plural = word + "s"
-    if word.endswith(_NOUN_ENDINGS):
-        return [plural]
-    if word.endswith("ie"):
-        ing, ed = word[:-2] + "ying", word + "d"
-    elif word.endswith("e") and not word.endswith(("ee", "ye", "oe")):
-        ing, ed = word[:-1] + "ing", word + "d"
-    elif word.endswith("y") and word[-2] not in _VOWELS:
-        ing, ed = word + "ing", word[:-1] + "ied"
-    elif _single_syllable_cvc(word):
-        ing, ed = word + word[-1] + "ing", word + word[-1] + "ed"
-    else:
-        ing, ed = word + "ing", word + "ed"
-    return [plural, ing, ed]
-
-
-# ---------------------------------------------------------------------------
-# the lints
-
-
 def _keyword_lints(config: ClassificationConfig) -> Iterator[Lint]:
     for i, rule in enumerate(config.rules):
         seen: dict[str, int] = {}
         for j, keyword in enumerate(rule.keywords):
             key = _key(i, "keywords", j)
-            lowered = rust_lower(keyword)
             if keyword == "":
                 alone = all(k == "" for k in rule.keywords)
-                yield Lint(
-                    i, key, Severity.ERROR, "empty-keyword",
-                    "empty keyword never matches (no token is empty)"
-                    + ("; the rule has no other keyword, so it never matches" if alone else ""),
-                )
+                tail = "; the rule has no other keyword, so it never matches"
+                msg = "empty keyword never matches (no token is empty)"
+                yield Lint(i, key, Severity.ERROR, "empty-keyword", msg + tail * alone)
                 continue
             if not _matchable(keyword):
                 parts = tokenize(keyword)
-                joined = "".join(parts)
-                yield Lint(
-                    i, key, Severity.ERROR, "unmatchable-keyword",
-                    f"keyword {keyword!r} contains whitespace or punctuation, which separate "
-                    f"tokens, so it never matches as written: the prompt text {keyword!r} is "
-                    f"the tokens {parts}; it only matches the run-together typo {joined!r}. "
-                    "List single words as keywords instead",
+                msg = (
+                    f"keyword {keyword!r} contains whitespace or punctuation, which "
+                    "separate tokens, so it never matches as written: that text "
+                    f"is the tokens {parts}, and the keyword only matches the "
+                    "run-together typo "
+                    f"{''.join(parts)!r}. List single words as keywords instead"
                 )
+                yield Lint(i, key, Severity.ERROR, "unmatchable-keyword", msg)
                 continue
+            lowered = rust_lower(keyword)
             if lowered in seen:
-                yield Lint(
-                    i, key, Severity.WARNING, "duplicate-keyword",
-                    f"keyword {keyword!r} is already listed at keywords[{seen[lowered]}] "
-                    "(keywords ignore case); this copy changes nothing",
+                msg = (
+                    f"keyword {keyword!r} is already listed at "
+                    f"keywords[{seen[lowered]}] "
+                    "(keywords ignore case); this copy changes nothing"
                 )
+                yield Lint(i, key, Severity.WARNING, "duplicate-keyword", msg)
             else:
                 seen[lowered] = j
 
@@ -234,31 +155,35 @@ def _inflection_lints(config: ClassificationConfig) -> Iterator[Lint]:
         for j, keyword in enumerate(rule.keywords):
             missing = [f for f in inflections(rust_lower(keyword)) if f not in listed]
             if missing:
-                forms = ", ".join(repr(f) for f in missing)
-                yield Lint(
-                    i, _key(i, "keywords", j), Severity.INFO, "inflection",
-                    f"{keyword!r} does not match {forms}: a token that contains the keyword "
-                    "is a different word to the matcher; list the forms you mean to catch",
+                msg = (
+                    f"{keyword!r} does not match {', '.join(map(repr, missing))}: "
+                    "a token containing the keyword is a different word to the "
+                    "matcher; list the forms you mean to catch"
                 )
+                yield Lint(i, _key(i, "keywords", j), Severity.INFO, "inflection", msg)
 
 
-def _shadow_lints(config: ClassificationConfig, unreachable: dict[int, int]) -> Iterator[Lint]:
+def _shadow_lints(
+    config: ClassificationConfig, unreachable: dict[int, int]
+) -> Iterator[Lint]:
     for index, earlier in sorted(unreachable.items()):
         first = config.rules[earlier]
         if not first.keywords and not first.requires_any_context:
-            why = f"catch-all rule {earlier} (no conditions) matches every request first"
+            why = (
+                f"catch-all rule {earlier} (no conditions) matches every request first"
+            )
         else:
             why = (
-                f"rule {earlier} ({first.intent.value}, priority {first.priority}) is tried "
-                "first and its conditions include all of this rule's"
+                f"rule {earlier} ({first.intent.value}, priority {first.priority}) is "
+                "tried first, and its conditions hold whenever this rule's do"
             )
-        yield Lint(
-            index, _key(index), Severity.WARNING, "unreachable-rule",
-            f"rule can never win: {why}",
-        )
+        msg = f"rule can never win: {why}"
+        yield Lint(index, _key(index), Severity.WARNING, "unreachable-rule", msg)
 
 
-def _duplicate_lints(config: ClassificationConfig, unreachable: Collection[int]) -> Iterator[Lint]:
+def _duplicate_lints(
+    config: ClassificationConfig, unreachable: Collection[int]
+) -> Iterator[Lint]:
     order = evaluation_order(config)
     for pos, index in enumerate(order):
         rule = config.rules[index]
@@ -266,41 +191,39 @@ def _duplicate_lints(config: ClassificationConfig, unreachable: Collection[int])
             continue
         for j, keyword in enumerate(rule.keywords):
             lowered = rust_lower(keyword)
-            if not lowered:
+            first_index = next(
+                (
+                    e
+                    for e in order[:pos]
+                    if lowered and lowered in _keyword_set(config.rules[e])
+                ),
+                None,
+            )
+            if first_index is None:
                 continue
-            for earlier in order[:pos]:
-                first = config.rules[earlier]
-                if lowered not in _keyword_set(first):
-                    continue
-                dead = not first.requires_any_context or (
-                    bool(rule.requires_any_context)
-                    and set(rule.requires_any_context) <= set(first.requires_any_context)
-                )
-                same = first.intent == rule.intent
-                if dead and not same:
-                    yield Lint(
-                        index, _key(index, "keywords", j), Severity.WARNING, "duplicate-keyword",
-                        f"keyword {keyword!r} is also in rule {earlier} ({first.intent.value}), "
-                        f"which is tried first and always wins on it: here it never decides "
-                        f"{rule.intent.value}",
+            first = config.rules[first_index]
+            where = f"keyword {keyword!r} is also in rule {first_index}"
+            key = _key(index, "keywords", j)
+            if _contexts_within(rule, first):
+                if first.intent != rule.intent:
+                    msg = (
+                        f"{where} ({first.intent.value}), which is tried first and "
+                        f"always wins on it: here it never decides {rule.intent.value}"
                     )
-                elif dead:
-                    yield Lint(
-                        index, _key(index, "keywords", j), Severity.INFO, "duplicate-keyword",
-                        f"keyword {keyword!r} is also in rule {earlier} (same intent), which is "
-                        "tried first and always wins on it: this copy is redundant",
-                    )
-                elif not same:
-                    ctx = ", ".join(repr(c) for c in first.requires_any_context)
-                    yield Lint(
-                        index, _key(index, "keywords", j), Severity.INFO, "duplicate-keyword",
-                        f"keyword {keyword!r} is also in rule {earlier} ({first.intent.value}), "
-                        f"which wins on it whenever context {ctx} is available",
-                    )
-                break
+                    yield Lint(index, key, Severity.WARNING, "duplicate-keyword", msg)
+                else:
+                    msg = f"{where} (same intent), tried first: this copy is redundant"
+                    yield Lint(index, key, Severity.INFO, "duplicate-keyword", msg)
+            elif first.intent != rule.intent:
+                ctx = ", ".join(map(repr, first.requires_any_context))
+                msg = f"{where} ({first.intent.value}), which wins on it when {ctx} "
+                msg += "is available"
+                yield Lint(index, key, Severity.INFO, "duplicate-keyword", msg)
 
 
-def _tie_lints(config: ClassificationConfig, unreachable: Collection[int]) -> Iterator[Lint]:
+def _tie_lints(
+    config: ClassificationConfig, unreachable: Collection[int]
+) -> Iterator[Lint]:
     order = [i for i in evaluation_order(config) if i not in unreachable]
     for pos, index in enumerate(order):
         rule = config.rules[index]
@@ -312,90 +235,106 @@ def _tie_lints(config: ClassificationConfig, unreachable: Collection[int]) -> It
                 continue
             if not can_match(first):
                 continue
-            yield Lint(
-                index, _key(index, "priority"), Severity.WARNING, "priority-tie",
+            msg = (
                 f"rule {index} ({rule.intent.value}) and rule {earlier} "
-                f"({first.intent.value}) share priority {rule.priority} and can match the "
-                f"same request; rule {earlier} wins only because it comes first in the file. "
-                "Give them different priorities to make the order explicit",
+                f"({first.intent.value}) share priority {rule.priority} and can match "
+                f"the same request; rule {earlier} wins only because it comes first "
+                "in the file. Give them different priorities to make the order explicit"
+            )
+            yield Lint(
+                index, _key(index, "priority"), Severity.WARNING, "priority-tie", msg
             )
             break
 
 
-def _collision_lints(config: ClassificationConfig) -> Iterator[Lint]:
-    rank = {index: pos for pos, index in enumerate(evaluation_order(config))}
-    entries: list[tuple[str, str, int, int, str]] = []  # lowered, intent, rule, pos, spelling
+class _Entry(NamedTuple):
+    word: str
+    intent: str
+    rule: int
+    item: int
+    spelling: str
+
+
+def _entries(config: ClassificationConfig) -> list[_Entry]:
+    out: list[_Entry] = []
     seen: set[tuple[str, str]] = set()
     for i, rule in enumerate(config.rules):
         for j, keyword in enumerate(rule.keywords):
-            lowered = rust_lower(keyword)
-            if _matchable(keyword) and (lowered, rule.intent.value) not in seen:
-                seen.add((lowered, rule.intent.value))
-                entries.append((lowered, rule.intent.value, i, j, keyword))
-    reported: set[tuple[str, str]] = set()
-    for a, a_intent, a_rule, a_pos, a_kw in entries:
-        for b, b_intent, b_rule, _b_pos, b_kw in entries:
-            if a_intent == b_intent or a == b or (b, a) in reported:
+            word = rust_lower(keyword)
+            if _matchable(keyword) and (word, rule.intent.value) not in seen:
+                seen.add((word, rule.intent.value))
+                out.append(_Entry(word, rule.intent.value, i, j, keyword))
+    return out
+
+
+def _collision_lints(config: ClassificationConfig) -> Iterator[Lint]:
+    rank = {index: pos for pos, index in enumerate(evaluation_order(config))}
+    entries = _entries(config)
+    for n, a in enumerate(entries):
+        for b in entries[n + 1 :]:
+            if a.intent == b.intent or a.word in b.word or b.word in a.word:
                 continue
-            cap_a, cap_b = fuzzy_cap(len(a)), fuzzy_cap(len(b))
-            if a in b or b in a:
+            cap_a, cap_b = fuzzy_cap(len(a.word)), fuzzy_cap(len(b.word))
+            if not cap_a and not cap_b:
                 continue
-            distance = osa_distance(a, b)
-            winner = a_rule if rank[a_rule] < rank[b_rule] else b_rule
-            if is_typo(a, b, cap_a) or is_typo(b, a, cap_b):
-                reported.add((a, b))
-                yield Lint(
-                    a_rule, _key(a_rule, "keywords", a_pos), Severity.WARNING, "typo-collision",
-                    f"keyword {a_kw!r} ({a_intent}) and {b_kw!r} ({b_intent}, rule {b_rule}) "
-                    f"are {distance} edit(s) apart, within the typo cap: writing one "
-                    f"correctly also matches the other as a typo, and rule {winner} is tried "
-                    "first",
+            distance = osa_distance(a.word, b.word)
+            first = a.rule if rank[a.rule] < rank[b.rule] else b.rule
+            pair = (
+                f"keyword {a.spelling!r} ({a.intent}) and {b.spelling!r} "
+                f"({b.intent}, rule {b.rule}) are {distance} edit(s) apart"
+            )
+            key = _key(a.rule, "keywords", a.item)
+            if is_typo(a.word, b.word, cap_a) or is_typo(b.word, a.word, cap_b):
+                msg = (
+                    f"{pair}, within the typo cap: writing one correctly also matches "
+                    f"the other as a typo, and rule {first} is tried first"
                 )
+                yield Lint(a.rule, key, Severity.WARNING, "typo-collision", msg)
             elif cap_a and cap_b and distance <= cap_a + cap_b:
-                reported.add((a, b))
-                yield Lint(
-                    a_rule, _key(a_rule, "keywords", a_pos), Severity.INFO, "typo-collision",
-                    f"keyword {a_kw!r} ({a_intent}) and {b_kw!r} ({b_intent}, rule {b_rule}) "
-                    f"are {distance} edits apart: one misspelling may be a typo of both, "
-                    f"and then rule {winner} wins",
+                msg = (
+                    f"{pair}: one misspelling may be a typo of both; rule {first} wins"
                 )
+                yield Lint(a.rule, key, Severity.INFO, "typo-collision", msg)
 
 
-def _context_lints(config: ClassificationConfig, known: Collection[str]) -> Iterator[Lint]:
+def _context_lints(
+    config: ClassificationConfig, known: Collection[str]
+) -> Iterator[Lint]:
     allowed = set(WORKSPACE_CONTEXT_KINDS) | set(known)
+    produced = ", ".join(WORKSPACE_CONTEXT_KINDS)
     for i, rule in enumerate(config.rules):
         seen: set[str] = set()
         for j, kind in enumerate(rule.requires_any_context):
             key = _key(i, "requires_any_context", j)
             if kind in seen:
-                yield Lint(
-                    i, key, Severity.WARNING, "duplicate-context",
-                    f"context {kind!r} is listed twice; this copy changes nothing",
-                )
+                msg = f"context {kind!r} is listed twice; this copy changes nothing"
+                yield Lint(i, key, Severity.WARNING, "duplicate-context", msg)
             seen.add(kind)
             if kind not in allowed:
-                known_list = ", ".join(WORKSPACE_CONTEXT_KINDS)
                 only = len(rule.requires_any_context) == 1
-                yield Lint(
-                    i, key, Severity.WARNING, "unknown-context",
-                    f"context kind {kind!r} is not produced by the workspace ({known_list}) "
-                    "and was not declared (smista check --context-kind NAME); names are "
-                    "case-sensitive"
-                    + ("; unless the host supplies it, this rule never matches" if only else ""),
+                msg = (
+                    f"context kind {kind!r} is not produced by the workspace "
+                    f"({produced}) and was not declared (smista check --context-kind "
+                    "NAME); names are case-sensitive"
+                    + ("; unless the host supplies it, this rule never matches" * only)
                 )
+                yield Lint(i, key, Severity.WARNING, "unknown-context", msg)
+
+
+_SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 def lint_classification(
     config: ClassificationConfig, *, known_contexts: Collection[str] = ()
 ) -> list[Lint]:
-    """Every lint of ``config``, ordered by rule index then key path.
+    """Every lint of ``config``, by rule index, then severity, then key path.
 
     ``known_contexts`` declares context kinds the host supplies beyond the
     workspace's own (``git_diff``, ``git_branch``, ``active_file``,
     ``referenced_paths``).
     """
     unreachable = unreachable_rules(config)
-    found: list[Lint] = [
+    found = [
         *_keyword_lints(config),
         *_shadow_lints(config, unreachable),
         *_duplicate_lints(config, unreachable),
@@ -404,11 +343,11 @@ def lint_classification(
         *_context_lints(config, known_contexts),
         *_inflection_lints(config),
     ]
-    return sorted(found, key=_sort_key)
-
-
-_SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-
-
-def _sort_key(lint: Lint) -> tuple[int, int, str]:
-    return (-1 if lint.rule is None else lint.rule, _SEVERITY_RANK[lint.severity], lint.key)
+    return sorted(
+        found,
+        key=lambda x: (
+            -1 if x.rule is None else x.rule,
+            _SEVERITY_RANK[x.severity],
+            x.key,
+        ),
+    )

@@ -19,10 +19,13 @@ __all__ = ["render_html", "render_text"]
 def render_text(ev: Evaluation, *, max_misses: int | None = None) -> str:
     """The plain-text report ``smista eval`` prints."""
     lines = [f"accuracy: {ev.accuracy:.1%} ({ev.correct}/{ev.total})", ""]
-    lines.append(f"{'intent':<10} {'precision':>9} {'recall':>7} {'f1':>6} {'support':>8}")
+    lines.append(
+        f"{'intent':<10} {'precision':>9} {'recall':>7} {'f1':>6} {'support':>8}"
+    )
     for s in ev.scores:
         lines.append(
-            f"{s.intent:<10} {s.precision:>9.3f} {s.recall:>7.3f} {s.f1:>6.3f} {s.support:>8}"
+            f"{s.intent:<10} {s.precision:>9.3f} {s.recall:>7.3f} {s.f1:>6.3f} "
+            f"{s.support:>8}"
         )
     lines.append(f"{'macro F1':<10} {'':>9} {'':>7} {ev.macro_f1:>6.3f} {ev.total:>8}")
     lines += ["", "confusion matrix (rows: expected, columns: predicted)"]
@@ -62,7 +65,9 @@ def _cell_style(count: int, row_total: int, diagonal: bool) -> str:
     return f"background:hsl({hue},65%,{lightness:.0f}%);color:{color}"
 
 
-def render_html(ev: Evaluation, *, title: str = "smista evaluation", source: str = "") -> str:
+def render_html(
+    ev: Evaluation, *, title: str = "smista evaluation", source: str = ""
+) -> str:
     """A self-contained HTML report with the confusion-matrix heat map."""
     e = html.escape
     parts = [
@@ -79,9 +84,13 @@ def render_html(ev: Evaluation, *, title: str = "smista evaluation", source: str
         f"({ev.correct}/{ev.total}), macro F1 {ev.macro_f1:.3f}</p>"
     )
     parts.append("<h2>Confusion matrix</h2>")
-    parts.append('<p class="muted">rows: expected intent; columns: predicted intent; '
-                 "shade: share of the row</p>")
-    parts.append('<table class="matrix" id="confusion-matrix"><tr><th>expected \\ predicted</th>')
+    parts.append(
+        '<p class="muted">rows: expected intent; columns: predicted intent; '
+        "shade: share of the row</p>"
+    )
+    parts.append(
+        '<table class="matrix" id="confusion-matrix"><tr><th>expected \\ predicted</th>'
+    )
     parts += [f"<th>{e(label)}</th>" for label in ev.labels]
     parts.append("</tr>")
     for i, (label, row) in enumerate(zip(ev.labels, ev.matrix, strict=True)):
@@ -89,11 +98,16 @@ def render_html(ev: Evaluation, *, title: str = "smista evaluation", source: str
         parts.append(f"<tr><th>{e(label)}</th>")
         for j, count in enumerate(row):
             style = _cell_style(count, total, i == j)
-            parts.append(f'<td style="{style}" title="{e(label)} -> {e(ev.labels[j])}">{count}</td>')
+            parts.append(
+                f'<td style="{style}" title="{e(label)} -> {e(ev.labels[j])}">'
+                f"{count}</td>"
+            )
         parts.append("</tr>")
     parts.append("</table>")
-    parts.append("<h2>Per intent</h2><table><tr><th>intent</th><th>precision</th>"
-                 "<th>recall</th><th>F1</th><th>support</th><th>predicted</th></tr>")
+    parts.append(
+        "<h2>Per intent</h2><table><tr><th>intent</th><th>precision</th>"
+        "<th>recall</th><th>F1</th><th>support</th><th>predicted</th></tr>"
+    )
     for s in ev.scores:
         parts.append(
             f"<tr><th>{e(s.intent)}</th><td>{s.precision:.3f}</td><td>{s.recall:.3f}</td>"
@@ -102,11 +116,14 @@ def render_html(ev: Evaluation, *, title: str = "smista evaluation", source: str
     parts.append("</table>")
     parts.append(f"<h2>Misclassified ({len(ev.misses)})</h2>")
     if ev.misses:
-        parts.append("<table><tr><th>case</th><th>prompt</th><th>expected</th><th>got</th>"
-                     "<th>reason</th></tr>")
+        parts.append(
+            "<table><tr><th>case</th><th>prompt</th><th>expected</th><th>got</th>"
+            "<th>reason</th></tr>"
+        )
         for m in ev.misses:
             parts.append(
-                f'<tr><td class="text">{e(m.where)}</td><td class="text">{e(m.text)}</td>'
+                f'<tr><td class="text">{e(m.where)}</td>'
+                f'<td class="text">{e(m.text)}</td>'
                 f"<td>{e(m.expected)}</td><td>{e(m.got)}</td>"
                 f'<td class="text">{e(m.reason)}</td></tr>'
             )

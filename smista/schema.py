@@ -21,7 +21,9 @@ DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 DRAFT4 = "http://json-schema.org/draft-04/schema#"
 
 
-def _model_schemas(models: dict[str, type[BaseModel]]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _model_schemas(
+    models: dict[str, type[BaseModel]],
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """(property name -> ``$ref`` schema, shared ``$defs``) for ``models``."""
     defs: dict[str, Any] = {}
     props: dict[str, Any] = {}
@@ -45,7 +47,10 @@ def config_schema(*, draft4: bool = False) -> dict[str, Any]:
     for name in SECTIONS:
         properties[name] = props.get(
             name,
-            {"type": "object", "description": f"The [{name}] section (not described yet)."},
+            {
+                "type": "object",
+                "description": f"The [{name}] section (not described yet).",
+            },
         )
     schema: dict[str, Any] = {
         "$schema": DRAFT_2020_12,
@@ -101,7 +106,9 @@ def _draft4(node: Any) -> Any:
             out["$ref"] = value.replace("#/$defs/", "#/definitions/")
         elif key == "const":
             out["enum"] = [value]
-        elif key in ("exclusiveMinimum", "exclusiveMaximum") and not isinstance(value, bool):
+        elif key in ("exclusiveMinimum", "exclusiveMaximum") and not isinstance(
+            value, bool
+        ):
             out["minimum" if key == "exclusiveMinimum" else "maximum"] = value
             out[key] = True
         elif key == "prefixItems":

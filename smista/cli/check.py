@@ -30,8 +30,12 @@ def _parser() -> ArgumentParser:
             "typo collisions between intents and unknown context kinds."
         ),
     )
-    parser.add_argument("files", metavar="FILE", nargs="+", help="TOML file or directory")
-    parser.add_argument("--strict", action="store_true", help="warnings fail the check too")
+    parser.add_argument(
+        "files", metavar="FILE", nargs="+", help="TOML file or directory"
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="warnings fail the check too"
+    )
     parser.add_argument("--json", action="store_true", help="print findings as JSON")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print notes")
     parser.add_argument(
@@ -69,16 +73,32 @@ def run(argv: Sequence[str]) -> int:
         try:
             text = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
-            findings.append(Finding(name, None, "", Severity.ERROR, "invalid", "no such file"))
+            findings.append(
+                Finding(name, None, "", Severity.ERROR, "invalid", "no such file")
+            )
             continue
         except UnicodeDecodeError as exc:
             findings.append(
-                Finding(name, None, "", Severity.ERROR, "invalid", f"not valid UTF-8 (byte {exc.start})")
+                Finding(
+                    name,
+                    None,
+                    "",
+                    Severity.ERROR,
+                    "invalid",
+                    f"not valid UTF-8 (byte {exc.start})",
+                )
             )
             continue
         except OSError as exc:
             findings.append(
-                Finding(name, None, "", Severity.ERROR, "invalid", f"cannot read file: {exc.strerror or exc}")
+                Finding(
+                    name,
+                    None,
+                    "",
+                    Severity.ERROR,
+                    "invalid",
+                    f"cannot read file: {exc.strerror or exc}",
+                )
             )
             continue
         findings.extend(check_text(text, name, known_contexts=known))
@@ -98,6 +118,8 @@ def run(argv: Sequence[str]) -> int:
             continue
         out.write(finding.render() + "\n")
     line = summary(findings, len(paths))
-    hidden = sum(1 for f in findings if f.severity is Severity.INFO) and not args.verbose
+    hidden = (
+        sum(1 for f in findings if f.severity is Severity.INFO) and not args.verbose
+    )
     out.write(line + (" (notes hidden; use --verbose)" if hidden else "") + "\n")
     return 1 if bad else 0

@@ -1,4 +1,4 @@
-"""``smista eval DATA [--rules FILE] [--html report.html]``: score rules on labelled data.
+"""``smista eval DATA [--rules FILE] [--html FILE]``: score rules on labelled data.
 
 I/O edge. Reads labelled prompts (JSONL, one ``{"text": ..., "intent": ...}``
 object a line, or a TOML case file), classifies them with the rules, and prints
@@ -24,16 +24,28 @@ def _parser() -> ArgumentParser:
         prog="smista eval",
         description="Accuracy, per-intent precision/recall/F1 and confusion matrix.",
     )
-    parser.add_argument("data", metavar="DATA", help="labelled prompts (.jsonl or .toml)")
-    parser.add_argument("--rules", metavar="FILE", help="rules file (default: the shipped pack)")
-    parser.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report")
+    parser.add_argument(
+        "data", metavar="DATA", help="labelled prompts (.jsonl or .toml)"
+    )
+    parser.add_argument(
+        "--rules", metavar="FILE", help="rules file (default: the shipped pack)"
+    )
+    parser.add_argument(
+        "--html", metavar="FILE", help="also write a self-contained HTML report"
+    )
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
     parser.add_argument(
-        "--max-misses", metavar="N", type=int, default=None,
+        "--max-misses",
+        metavar="N",
+        type=int,
+        default=None,
         help="list at most N misclassified prompts",
     )
     parser.add_argument(
-        "--min-accuracy", metavar="RATE", type=float, default=None,
+        "--min-accuracy",
+        metavar="RATE",
+        type=float,
+        default=None,
         help="exit 1 when accuracy is below RATE (0..1)",
     )
     return parser
@@ -49,7 +61,9 @@ def run(argv: Sequence[str]) -> int:
 
     args = _parser().parse_args(argv[1:])
     if args.min_accuracy is not None and not 0.0 <= args.min_accuracy <= 1.0:
-        raise UsageError(f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}")
+        raise UsageError(
+            f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}"
+        )
     config = default_config() if args.rules is None else load_config(args.rules)
     evaluation = evaluate_cases(Classifier(config), load_cases(args.data))
     if args.html:
@@ -58,7 +72,9 @@ def run(argv: Sequence[str]) -> int:
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
-            raise UsageError(f"cannot write {args.html}: {exc.strerror or exc}") from None
+            raise UsageError(
+                f"cannot write {args.html}: {exc.strerror or exc}"
+            ) from None
     if args.json:
         print(json.dumps(evaluation.to_json(), ensure_ascii=False, indent=2))
     else:

@@ -21,18 +21,27 @@ def _parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="smista test",
         description=(
-            "Run golden cases (TOML [[cases]] or JSONL: text, intent, optional command, "
+            "Run golden cases (TOML [[cases]] or JSONL: text, intent, optional "
+            "command, "
             "contexts, matched_rule, confidence) and explain every failure."
         ),
     )
-    parser.add_argument("rules", metavar="RULES", help="rules file ('default': the shipped pack)")
     parser.add_argument(
-        "--cases", metavar="CASES", action="append", required=True,
+        "rules", metavar="RULES", help="rules file ('default': the shipped pack)"
+    )
+    parser.add_argument(
+        "--cases",
+        metavar="CASES",
+        action="append",
+        required=True,
         help="case file, .toml or .jsonl (repeatable)",
     )
     parser.add_argument(
-        "--min-accuracy", metavar="RATE", type=float, default=None,
-        help="pass when at least this share of cases passes (0..1; default: all must pass)",
+        "--min-accuracy",
+        metavar="RATE",
+        type=float,
+        default=None,
+        help="pass when this share of cases passes (0..1; default: all must)",
     )
     parser.add_argument("--json", action="store_true", help="print results as JSON")
     parser.add_argument("-q", "--quiet", action="store_true", help="no decision traces")
@@ -48,7 +57,9 @@ def run(argv: Sequence[str]) -> int:
 
     args = _parser().parse_args(argv[1:])
     if args.min_accuracy is not None and not 0.0 <= args.min_accuracy <= 1.0:
-        raise UsageError(f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}")
+        raise UsageError(
+            f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}"
+        )
     config = default_config() if args.rules == "default" else load_config(args.rules)
     classifier = Classifier(config)
     outcomes = []
@@ -87,7 +98,9 @@ def run(argv: Sequence[str]) -> int:
             out.write(f"  {problem}\n")
         if not args.quiet:
             explanation = classifier.explain(
-                outcome.case.text, command=outcome.case.command, contexts=outcome.case.contexts
+                outcome.case.text,
+                command=outcome.case.command,
+                contexts=outcome.case.contexts,
             )
             trace = render_explanation(explanation)
             out.write("".join(f"    {line}\n" for line in trace.splitlines()))

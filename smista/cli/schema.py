@@ -26,7 +26,7 @@ def render(*, draft4: bool = False, cases: bool = False) -> str:
 def run(argv: Sequence[str]) -> int:
     parser = ArgumentParser(
         prog="smista schema",
-        description="Print the JSON Schema of a smista config file (for editors and CI).",
+        description="Print the JSON Schema of a smista config file (editors, CI).",
     )
     parser.add_argument(
         "--draft4", action="store_true", help="Draft 4 form (Taplo / Even Better TOML)"
