@@ -99,8 +99,8 @@ def render_html(
         for j, count in enumerate(row):
             style = _cell_style(count, total, i == j)
             parts.append(
-                f'<td style="{style}" title="{e(label)} -> {e(ev.labels[j])}">'
-                f"{count}</td>"
+                f'<td style="{style}" title="expected {e(label)}, '
+                f'predicted {e(ev.labels[j])}">{count}</td>'
             )
         parts.append("</tr>")
     parts.append("</table>")
