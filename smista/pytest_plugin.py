@@ -32,7 +32,13 @@ from smista.cli._render import render_explanation
 from smista.config import load_config
 from smista.golden import CaseOutcome, GoldenCase, load_cases, run_case
 
-__all__ = ["GoldenCaseRun", "assert_golden", "golden_cases", "golden_params"]
+__all__ = [
+    "AssertGolden",
+    "GoldenCaseRun",
+    "assert_golden",
+    "golden_cases",
+    "golden_params",
+]
 
 
 @cache

@@ -1,8 +1,11 @@
-"""smista check: every lint fires on a file that has the problem and stays quiet on one that does not."""
+"""smista check: each lint fires on a file with the problem, and not on a clean one."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -10,7 +13,9 @@ import pytest
 from smista.check import Finding, Severity, check_text, failed, summary
 from smista.lints import covers, unreachable_rules
 from smista.rules import ClassificationConfig, ClassificationRule
-from tests.conftest import ROOT, RunCli, cli_env
+
+ROOT = Path(__file__).resolve().parent.parent
+RunCli = Callable[..., subprocess.CompletedProcess[bytes]]
 
 HEADER = '[classification]\ndefault_intent = "chat"\n'
 
@@ -35,7 +40,7 @@ CLEAN = (
 )
 
 
-def test_a_clean_file_has_no_errors_or_warnings():
+def test_a_clean_file_has_no_errors_or_warnings() -> None:
     """A well-formed pack passes even --strict; only notes may remain."""
     findings = lint(*CLEAN)
     assert codes(findings, Severity.ERROR) == []
@@ -43,9 +48,11 @@ def test_a_clean_file_has_no_errors_or_warnings():
     assert not failed(findings, strict=True)
 
 
-def test_structural_errors_reuse_the_loader_messages_with_rule_index():
+def test_structural_errors_reuse_the_loader_messages_with_rule_index() -> None:
     """Unknown keys, wrong types and unknown intents are errors naming the key path."""
-    findings = lint('intent = "deploy"\nkeywrods = ["x"]', 'intent = "edit"\npriority = -1')
+    findings = lint(
+        'intent = "deploy"\nkeywrods = ["x"]', 'intent = "edit"\npriority = -1'
+    )
     assert {f.key for f in findings} == {
         "classification.rules[0].intent",
         "classification.rules[0].keywrods",
@@ -56,10 +63,12 @@ def test_structural_errors_reuse_the_loader_messages_with_rule_index():
     assert by_key["classification.rules[0].keywrods"].rule == 0
     assert by_key["classification.rules[1].priority"].rule == 1
     assert "unknown key" in by_key["classification.rules[0].keywrods"].message
-    assert "expected a number >= 0" in by_key["classification.rules[1].priority"].message
+    assert (
+        "expected a number >= 0" in by_key["classification.rules[1].priority"].message
+    )
 
 
-def test_invalid_toml_and_unknown_tables_are_errors():
+def test_invalid_toml_and_unknown_tables_are_errors() -> None:
     """Broken TOML and tables smista does not know are reported, not raised."""
     assert codes(check_text("[classification\n", "x.toml")) == ["invalid"]
     findings = check_text("[clasification]\n", "x.toml")
@@ -67,88 +76,113 @@ def test_invalid_toml_and_unknown_tables_are_errors():
     assert "unknown table" in findings[0].message
 
 
-def test_empty_keyword_is_an_error_and_says_when_the_rule_is_dead():
+def test_empty_keyword_is_an_error_and_says_when_the_rule_is_dead() -> None:
     """An empty keyword never matches; alone, it makes its rule never match."""
     alone = lint('intent = "edit"\nkeywords = [""]')
     assert codes(alone, Severity.ERROR) == ["empty-keyword"]
-    assert "never matches" in alone[0].message and "no other keyword" in alone[0].message
-    mixed = [f for f in lint('intent = "edit"\nkeywords = ["fix", ""]') if f.code == "empty-keyword"]
+    assert "never matches" in alone[0].message
+    assert "no other keyword" in alone[0].message
+    mixed = [
+        f
+        for f in lint('intent = "edit"\nkeywords = ["fix", ""]')
+        if f.code == "empty-keyword"
+    ]
     assert mixed[0].key == "classification.rules[0].keywords[1]"
     assert "no other keyword" not in mixed[0].message
     assert "empty-keyword" not in codes(lint(*CLEAN))
 
 
 @pytest.mark.parametrize("keyword", ["security review", "code-review", "tl;dr", " fix"])
-def test_keywords_with_separators_are_errors_explaining_tokens(keyword: str):
+def test_keywords_with_separators_are_errors_explaining_tokens(keyword: str) -> None:
     """Whitespace or punctuation inside a keyword means it cannot match as written."""
     findings = lint(f'intent = "review"\nkeywords = [{json.dumps(keyword)}]')
     hits = [f for f in findings if f.code == "unmatchable-keyword"]
-    assert len(hits) == 1 and hits[0].severity is Severity.ERROR
+    assert len(hits) == 1
+    assert hits[0].severity is Severity.ERROR
     assert "separate tokens" in hits[0].message
     assert "unmatchable-keyword" not in codes(lint(*CLEAN))
 
 
-def test_inflection_note_names_the_missing_forms():
+def test_inflection_note_names_the_missing_forms() -> None:
     """A keyword without its -s/-ing/-ed forms gets a note (never a failure)."""
     findings = lint('intent = "review"\nkeywords = ["review"]')
     notes = [f for f in findings if f.code == "inflection"]
-    assert len(notes) == 1 and notes[0].severity is Severity.INFO
-    assert "'reviews'" in notes[0].message and "'reviewing'" in notes[0].message
+    assert len(notes) == 1
+    assert notes[0].severity is Severity.INFO
+    assert "'reviews'" in notes[0].message
+    assert "'reviewing'" in notes[0].message
     assert not failed(findings, strict=True)
-    listed = lint('intent = "review"\nkeywords = ["review", "reviews", "reviewing", "reviewed"]')
+    listed = lint(
+        'intent = "review"\nkeywords = ["review", "reviews", "reviewing", "reviewed"]'
+    )
     assert "inflection" not in codes(listed)
 
 
-def test_rule_after_a_catch_all_is_unreachable():
+def test_rule_after_a_catch_all_is_unreachable() -> None:
     """A conditionless rule tried first shadows every later rule."""
-    findings = lint('intent = "chat"\npriority = 1', 'intent = "edit"\nkeywords = ["fix"]')
+    findings = lint(
+        'intent = "chat"\npriority = 1', 'intent = "edit"\nkeywords = ["fix"]'
+    )
     hits = [f for f in findings if f.code == "unreachable-rule"]
     assert [(f.rule, f.severity) for f in hits] == [(1, Severity.WARNING)]
     assert "catch-all rule 0" in hits[0].message
-    assert failed(findings, strict=True) and not failed(findings)
+    assert failed(findings, strict=True)
+    assert not failed(findings)
     # the same catch-all placed last shadows nothing
     later = lint(
-        'intent = "chat"\npriority = 99', 'intent = "edit"\npriority = 1\nkeywords = ["fix"]'
+        'intent = "chat"\npriority = 99',
+        'intent = "edit"\npriority = 1\nkeywords = ["fix"]',
     )
     assert "unreachable-rule" not in codes(later)
 
 
-def test_rule_whose_conditions_include_an_earlier_rules_is_unreachable():
+def test_rule_whose_conditions_include_an_earlier_rules_is_unreachable() -> None:
     """Earlier rule with a superset of keywords and no narrower contexts always wins."""
     findings = lint(
         'intent = "plan"\npriority = 1\nkeywords = ["plan", "design"]',
-        'intent = "edit"\npriority = 2\nkeywords = ["DESIGN"]\nrequires_any_context = ["git_diff"]',
+        'intent = "edit"\npriority = 2\nkeywords = ["DESIGN"]\n'
+        'requires_any_context = ["git_diff"]',
     )
     hits = [f for f in findings if f.code == "unreachable-rule"]
     assert [f.rule for f in hits] == [1]
     assert "rule 0 (plan, priority 1)" in hits[0].message
     # an earlier rule needing a context the later one does not need covers nothing
     narrower = lint(
-        'intent = "plan"\npriority = 1\nkeywords = ["plan"]\nrequires_any_context = ["git_diff"]',
+        'intent = "plan"\npriority = 1\nkeywords = ["plan"]\n'
+        'requires_any_context = ["git_diff"]',
         'intent = "edit"\npriority = 2\nkeywords = ["plan"]',
     )
     assert "unreachable-rule" not in codes(narrower)
 
 
-def test_covers_is_exactly_the_subset_relation():
+def test_covers_is_exactly_the_subset_relation() -> None:
     """covers() on hand-built rules: keywords and contexts both must be included."""
     r = ClassificationRule
     assert covers(r(intent="plan"), r(intent="edit", keywords=("x",)))
-    assert covers(r(intent="plan", keywords=("a", "b")), r(intent="edit", keywords=("A",)))
+    assert covers(
+        r(intent="plan", keywords=("a", "b")), r(intent="edit", keywords=("A",))
+    )
     assert not covers(r(intent="plan", keywords=("a",)), r(intent="edit"))
-    assert not covers(r(intent="plan", keywords=("a",)), r(intent="edit", keywords=("a", "b")))
+    assert not covers(
+        r(intent="plan", keywords=("a",)), r(intent="edit", keywords=("a", "b"))
+    )
     assert covers(
         r(intent="plan", requires_any_context=("git_diff", "active_file")),
         r(intent="edit", requires_any_context=("git_diff",)),
     )
-    assert not covers(r(intent="plan", keywords=("",)), r(intent="edit", keywords=("x",)))
+    assert not covers(
+        r(intent="plan", keywords=("",)), r(intent="edit", keywords=("x",))
+    )
     config = ClassificationConfig(
-        rules=(r(intent="plan", priority=5), r(intent="edit", priority=1, keywords=("x",)))
+        rules=(
+            r(intent="plan", priority=5),
+            r(intent="edit", priority=1, keywords=("x",)),
+        )
     )
     assert unreachable_rules(config) == {}  # the catch-all is tried last
 
 
-def test_duplicate_keyword_within_a_rule_is_a_warning():
+def test_duplicate_keyword_within_a_rule_is_a_warning() -> None:
     """The same keyword twice in one rule (ignoring case) changes nothing."""
     findings = lint('intent = "edit"\nkeywords = ["fix", "Fix"]')
     hits = [f for f in findings if f.code == "duplicate-keyword"]
@@ -157,8 +191,8 @@ def test_duplicate_keyword_within_a_rule_is_a_warning():
     ]
 
 
-def test_duplicate_keyword_across_intents_says_which_rule_wins():
-    """A keyword also in an earlier rule of another intent never decides the later one."""
+def test_duplicate_keyword_across_intents_says_which_rule_wins() -> None:
+    """A keyword also in an earlier rule of another intent never decides the later."""
     findings = lint(
         'intent = "plan"\npriority = 1\nkeywords = ["design"]',
         'intent = "edit"\npriority = 2\nkeywords = ["design", "fix"]',
@@ -167,15 +201,17 @@ def test_duplicate_keyword_across_intents_says_which_rule_wins():
     assert [(f.key, f.severity) for f in hits] == [
         ("classification.rules[1].keywords[0]", Severity.WARNING)
     ]
-    assert "rule 0 (plan)" in hits[0].message and "always wins" in hits[0].message
+    assert "rule 0 (plan)" in hits[0].message
+    assert "always wins" in hits[0].message
 
 
-def test_layered_duplicates_behind_a_context_are_only_notes():
+def test_layered_duplicates_behind_a_context_are_only_notes() -> None:
     """The same keyword first with a context, then without, is a deliberate layering."""
     findings = lint(*CLEAN)
     assert "duplicate-keyword" not in codes(findings, Severity.WARNING)
     other = lint(
-        'intent = "review"\npriority = 1\nkeywords = ["fix"]\nrequires_any_context = ["git_diff"]',
+        'intent = "review"\npriority = 1\nkeywords = ["fix"]\n'
+        'requires_any_context = ["git_diff"]',
         'intent = "edit"\npriority = 2\nkeywords = ["fix"]',
     )
     notes = [f for f in other if f.code == "duplicate-keyword"]
@@ -183,7 +219,7 @@ def test_layered_duplicates_behind_a_context_are_only_notes():
     assert "'git_diff'" in notes[0].message
 
 
-def test_priority_ties_between_intents_that_can_overlap_are_warnings():
+def test_priority_ties_between_intents_that_can_overlap_are_warnings() -> None:
     """Two intents at one priority depend on file order."""
     findings = lint(
         'intent = "plan"\npriority = 5\nkeywords = ["plan"]',
@@ -193,13 +229,19 @@ def test_priority_ties_between_intents_that_can_overlap_are_warnings():
     assert [(f.rule, f.key) for f in hits] == [(1, "classification.rules[1].priority")]
     assert "comes first in the file" in hits[0].message
     # same intent, or a rule that can never match, is no tie worth reporting
-    same = lint('intent = "edit"\npriority = 5\nkeywords = ["a"]', 'intent = "edit"\npriority = 5\nkeywords = ["b"]')
+    same = lint(
+        'intent = "edit"\npriority = 5\nkeywords = ["a"]',
+        'intent = "edit"\npriority = 5\nkeywords = ["b"]',
+    )
     assert "priority-tie" not in codes(same)
-    dead = lint('intent = "plan"\npriority = 5\nkeywords = [""]', 'intent = "edit"\npriority = 5\nkeywords = ["b"]')
+    dead = lint(
+        'intent = "plan"\npriority = 5\nkeywords = [""]',
+        'intent = "edit"\npriority = 5\nkeywords = ["b"]',
+    )
     assert "priority-tie" not in codes(dead)
 
 
-def test_keywords_of_different_intents_within_typo_distance_collide():
+def test_keywords_of_different_intents_within_typo_distance_collide() -> None:
     """Writing one keyword correctly would match the other's typo: a warning."""
     findings = lint(
         'intent = "skill"\npriority = 1\nkeywords = ["skill"]',
@@ -207,7 +249,8 @@ def test_keywords_of_different_intents_within_typo_distance_collide():
     )
     hits = [f for f in findings if f.code == "typo-collision"]
     assert [(f.rule, f.severity) for f in hits] == [(0, Severity.WARNING)]
-    assert "'skill'" in hits[0].message and "'still'" in hits[0].message
+    assert "'skill'" in hits[0].message
+    assert "'still'" in hits[0].message
     # same intent, containment, or exact-only short keywords do not collide
     quiet = lint(
         'intent = "review"\npriority = 1\nkeywords = ["review", "reviews", "audit"]',
@@ -216,7 +259,7 @@ def test_keywords_of_different_intents_within_typo_distance_collide():
     assert "typo-collision" not in codes(quiet, Severity.WARNING)
 
 
-def test_keywords_two_typos_apart_get_a_note():
+def test_keywords_two_typos_apart_get_a_note() -> None:
     """One misspelling may sit within the cap of both keywords: a note."""
     findings = lint(
         'intent = "review"\npriority = 1\nkeywords = ["inspect"]',
@@ -226,9 +269,12 @@ def test_keywords_two_typos_apart_get_a_note():
     assert [f.severity for f in notes] == [Severity.INFO]
 
 
-def test_unknown_context_kinds_are_warnings_unless_declared():
+def test_unknown_context_kinds_are_warnings_unless_declared() -> None:
     """Context kinds must come from the workspace or be declared by the user."""
-    rule = 'intent = "review"\nkeywords = ["review"]\nrequires_any_context = ["pull_request"]'
+    rule = (
+        'intent = "review"\nkeywords = ["review"]\n'
+        'requires_any_context = ["pull_request"]'
+    )
     findings = lint(rule)
     hits = [f for f in findings if f.code == "unknown-context"]
     assert [(f.key, f.severity) for f in hits] == [
@@ -237,18 +283,20 @@ def test_unknown_context_kinds_are_warnings_unless_declared():
     assert "never matches" in hits[0].message
     assert "unknown-context" not in codes(lint(rule, known=("pull_request",)))
     assert "unknown-context" not in codes(lint(*CLEAN))
-    case = lint('intent = "review"\nrequires_any_context = ["Git_Diff", "git_diff", "git_diff"]')
+    case = lint(
+        'intent = "review"\nrequires_any_context = ["Git_Diff", "git_diff", "git_diff"]'
+    )
     assert codes(case, Severity.WARNING) == ["unknown-context", "duplicate-context"]
 
 
-def test_files_without_classification_are_reported_not_failed():
+def test_files_without_classification_are_reported_not_failed() -> None:
     """A [tiers]-only file gets notes (section unchecked, no classification lints)."""
-    findings = check_text('[tiers]\nfoo = 1\n', "tiers.toml")
+    findings = check_text("[tiers]\nfoo = 1\n", "tiers.toml")
     assert codes(findings) == ["unchecked-section", "no-classification"]
     assert not failed(findings, strict=True)
 
 
-def test_golden_case_files_are_validated_structurally():
+def test_golden_case_files_are_validated_structurally() -> None:
     """[[cases]] files are recognised; bad cases are errors with key paths."""
     good = check_text('[[cases]]\ntext = "hi"\nintent = "chat"\n', "c.toml")
     assert codes(good) == ["case-file"]
@@ -256,13 +304,13 @@ def test_golden_case_files_are_validated_structurally():
     assert [(f.key, f.code) for f in bad] == [("cases[0].intent", "invalid")]
 
 
-def test_summary_counts_by_severity():
+def test_summary_counts_by_severity() -> None:
     """The summary line counts errors, warnings and notes."""
     findings = lint('intent = "edit"\nkeywords = ["", "fix", "fix"]')
     assert summary(findings, 1).startswith("1 file(s): 1 error(s), 1 warning(s)")
 
 
-def test_shipped_packs_pass_check_strict(run_cli: RunCli):
+def test_shipped_packs_pass_check_strict(run_cli: RunCli) -> None:
     """CI's gate: every shipped TOML file passes `smista check --strict`."""
     files = sorted(str(p) for p in (ROOT / "rules").glob("*.toml"))
     proc = run_cli(["check", "--strict", *files])
@@ -270,19 +318,26 @@ def test_shipped_packs_pass_check_strict(run_cli: RunCli):
     assert b"0 error(s), 0 warning(s)" in proc.stdout
 
 
-def test_cli_exit_codes_json_and_declared_contexts(run_cli: RunCli, tmp_path: Path):
-    """Warnings fail only with --strict; --json lists findings; --context-kind declares."""
+def test_cli_exit_codes_json_and_declared_contexts(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """Warnings fail only with --strict; --json lists findings; kinds are declarable."""
     path = tmp_path / "rules.toml"
     path.write_text(
-        rules_toml('intent = "review"\nkeywords = ["review"]\nrequires_any_context = ["pr"]')
+        rules_toml(
+            'intent = "review"\nkeywords = ["review"]\nrequires_any_context = ["pr"]'
+        )
     )
     assert run_cli(["check", str(path)]).returncode == 0
     strict = run_cli(["check", "--strict", str(path)])
     assert strict.returncode == 1
     assert b"warning[unknown-context]" in strict.stdout
     assert b"classification.rules[0].requires_any_context[0]" in strict.stdout
-    assert run_cli(["check", "--strict", "--context-kind", "pr", str(path)]).returncode == 0
-    env = cli_env(SMISTA_CONTEXT_KINDS="pr, other")
+    assert (
+        run_cli(["check", "--strict", "--context-kind", "pr", str(path)]).returncode
+        == 0
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SMISTA_CONTEXT_KINDS="pr, other")
     assert run_cli(["check", "--strict", str(path)], env=env).returncode == 0
     doc = json.loads(run_cli(["check", "--json", "--strict", str(path)]).stdout)
     assert doc["ok"] is False
@@ -297,23 +352,31 @@ def test_cli_exit_codes_json_and_declared_contexts(run_cli: RunCli, tmp_path: Pa
     }
 
 
-def test_cli_reports_errors_and_missing_files(run_cli: RunCli, tmp_path: Path):
+def test_cli_reports_errors_and_missing_files(run_cli: RunCli, tmp_path: Path) -> None:
     """An error fails without --strict; a missing file is an error, not a crash."""
     path = tmp_path / "bad.toml"
     path.write_text(rules_toml('intent = "edit"\nkeywords = ["code review"]'))
     proc = run_cli(["check", str(path), str(tmp_path / "missing.toml")])
     assert proc.returncode == 1
     out = proc.stdout.decode()
-    assert "error[unmatchable-keyword]" in out and "no such file" in out
+    assert "error[unmatchable-keyword]" in out
+    assert "no such file" in out
     assert proc.stderr == b""
 
 
-def test_cli_checks_a_directory_and_shows_notes_with_verbose(run_cli: RunCli, tmp_path: Path):
+def test_cli_checks_a_directory_and_shows_notes_with_verbose(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
     """A directory argument means its *.toml files; --verbose prints notes."""
-    (tmp_path / "a.toml").write_text(rules_toml('intent = "review"\nkeywords = ["review"]'))
+    (tmp_path / "a.toml").write_text(
+        rules_toml('intent = "review"\nkeywords = ["review"]')
+    )
     (tmp_path / "b.toml").write_text("[tiers]\n")
     quiet = run_cli(["check", str(tmp_path)])
-    assert quiet.returncode == 0 and b"2 file(s)" in quiet.stdout
-    assert b"info[" not in quiet.stdout and b"--verbose" in quiet.stdout
+    assert quiet.returncode == 0
+    assert b"2 file(s)" in quiet.stdout
+    assert b"info[" not in quiet.stdout
+    assert b"--verbose" in quiet.stdout
     loud = run_cli(["check", "-v", str(tmp_path)])
-    assert b"info[inflection]" in loud.stdout and b"info[no-classification]" in loud.stdout
+    assert b"info[inflection]" in loud.stdout
+    assert b"info[no-classification]" in loud.stdout
