@@ -185,6 +185,7 @@ def _duplicate_lints(
     config: ClassificationConfig, unreachable: Collection[int]
 ) -> Iterator[Lint]:
     order = evaluation_order(config)
+    sets = [_keyword_set(rule) for rule in config.rules]
     for pos, index in enumerate(order):
         rule = config.rules[index]
         if index in unreachable:
@@ -192,12 +193,7 @@ def _duplicate_lints(
         for j, keyword in enumerate(rule.keywords):
             lowered = rust_lower(keyword)
             first_index = next(
-                (
-                    e
-                    for e in order[:pos]
-                    if lowered and lowered in _keyword_set(config.rules[e])
-                ),
-                None,
+                (e for e in order[:pos] if lowered and lowered in sets[e]), None
             )
             if first_index is None:
                 continue
@@ -275,8 +271,8 @@ def _collision_lints(config: ClassificationConfig) -> Iterator[Lint]:
             if a.intent == b.intent or a.word in b.word or b.word in a.word:
                 continue
             cap_a, cap_b = fuzzy_cap(len(a.word)), fuzzy_cap(len(b.word))
-            if not cap_a and not cap_b:
-                continue
+            if abs(len(a.word) - len(b.word)) > cap_a + cap_b:
+                continue  # OSA distance is at least the length difference
             distance = osa_distance(a.word, b.word)
             first = a.rule if rank[a.rule] < rank[b.rule] else b.rule
             pair = (
