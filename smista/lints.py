@@ -18,7 +18,7 @@ from typing import NamedTuple
 from smista.fuzzy import fuzzy_cap, is_typo, osa_distance
 from smista.inflect import inflections
 from smista.rules import ClassificationConfig, ClassificationRule
-from smista.tokenize import rust_lower, tokenize
+from smista.tokenizer import rust_lower, tokenize
 from smista.workspace import WORKSPACE_CONTEXT_KINDS
 
 __all__ = [

@@ -33,7 +33,7 @@ from smista.golden import GoldenCase, LabelledCase
 from smista.intent import IntentSource, TaskIntent
 from smista.lints import evaluation_order, unreachable_rules
 from smista.rules import ClassificationConfig, ClassificationRule
-from smista.tokenize import rust_lower, tokenize
+from smista.tokenizer import rust_lower, tokenize
 from smista.workspace import WORKSPACE_CONTEXT_KINDS, Workspace
 
 __all__ = [
@@ -319,7 +319,7 @@ def _replace_token(text: str, needle: str, replacement: str) -> str:
     if text.isascii():
         pattern = _ASCII_TOKEN
     else:
-        from smista.tokenize import _tables
+        from smista.tokenizer import _tables
 
         pattern = _tables().token_re
     return pattern.sub(

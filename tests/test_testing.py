@@ -26,7 +26,7 @@ from smista.testing import (
     typo_of,
     workspaces,
 )
-from smista.tokenize import tokenize
+from smista.tokenizer import tokenize
 from smista.workspace import WORKSPACE_CONTEXT_KINDS, Workspace, context_kinds
 
 ROOT = Path(__file__).resolve().parent.parent
