@@ -65,16 +65,12 @@ def _info(file: str, code: str, message: str, key: str = "") -> Finding:
     return Finding(file, None, key, Severity.INFO, code, message)
 
 
-def check_text(
-    text: str, file: str, *, known_contexts: Collection[str] = ()
-) -> list[Finding]:
+def check_text(text: str, file: str, *, known_contexts: Collection[str] = ()) -> list[Finding]:
     """Findings for the TOML ``text`` of ``file`` (a config or a golden case file)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return [
-            Finding(file, None, "", Severity.ERROR, "invalid", f"invalid TOML: {exc}")
-        ]
+        return [Finding(file, None, "", Severity.ERROR, "invalid", f"invalid TOML: {exc}")]
     return check_document(data, file, known_contexts=known_contexts)
 
 
@@ -97,8 +93,7 @@ def check_document(
                 key,
                 Severity.ERROR,
                 "invalid",
-                f"unknown table; expected one of {expected} "
-                "(or [[cases]] in a case file)",
+                f"unknown table; expected one of {expected} (or [[cases]] in a case file)",
             )
             for key in unknown
         ]

@@ -102,13 +102,9 @@ def evaluate_labels(
         support = sum(counts[i])
         predicted = sum(row[i] for row in counts)
         precision, recall = _ratio(hit, predicted), _ratio(hit, support)
-        f1 = (
-            2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        )
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         scores.append(IntentScore(name, precision, recall, f1, support, predicted))
-    return Evaluation(
-        names, tuple(tuple(r) for r in counts), tuple(scores), tuple(misses)
-    )
+    return Evaluation(names, tuple(tuple(r) for r in counts), tuple(scores), tuple(misses))
 
 
 def evaluate_cases(classifier: Classifier, cases: Iterable[LabelledCase]) -> Evaluation:
@@ -116,9 +112,7 @@ def evaluate_cases(classifier: Classifier, cases: Iterable[LabelledCase]) -> Eva
     pairs: list[tuple[str, str]] = []
     misses: list[Miss] = []
     for where, case in cases:
-        result = classifier.classify(
-            case.text, command=case.command, contexts=case.contexts
-        )
+        result = classifier.classify(case.text, command=case.command, contexts=case.contexts)
         expected, got = case.intent.value, result.intent.value
         pairs.append((expected, got))
         if expected != got:

@@ -87,9 +87,7 @@ def _validate(data: Any, loc: str, source: str | None) -> GoldenCase:
     from smista.config import config_error_from_validation
 
     if not isinstance(data, Mapping):
-        raise ConfigError(
-            [(loc, "expected a table (object) with text and intent")], source
-        )
+        raise ConfigError([(loc, "expected a table (object) with text and intent")], source)
     try:
         return GoldenCase.model_validate(data)
     except ValidationError as exc:
@@ -105,9 +103,7 @@ def _label(case: GoldenCase, loc: str) -> str:
 def cases_from_data(data: Any, source: str | None = None) -> list[LabelledCase]:
     """Cases from a parsed TOML document ``{"cases": [...]}``."""
     if not isinstance(data, Mapping) or "cases" not in data:
-        raise ConfigError(
-            [("", "expected [[cases]] tables (a golden case file)")], source
-        )
+        raise ConfigError([("", "expected [[cases]] tables (a golden case file)")], source)
     extra = [key for key in data if key != "cases"]
     if extra:
         raise ConfigError(
@@ -115,9 +111,7 @@ def cases_from_data(data: Any, source: str | None = None) -> list[LabelledCase]:
         )
     rows = data["cases"]
     if not isinstance(rows, list):
-        raise ConfigError(
-            [("cases", "expected an array of tables ([[cases]])")], source
-        )
+        raise ConfigError([("cases", "expected an array of tables ([[cases]])")], source)
     out: list[LabelledCase] = []
     for i, row in enumerate(rows):
         loc = f"cases[{i}]"
@@ -146,9 +140,7 @@ def parse_cases(
 ) -> list[LabelledCase]:
     """Cases from TOML or JSONL text (``jsonl=None``: guess from the suffix)."""
     if jsonl is None:
-        jsonl = source is not None and source.lower().endswith(
-            (".jsonl", ".ndjson", ".json")
-        )
+        jsonl = source is not None and source.lower().endswith((".jsonl", ".ndjson", ".json"))
     if jsonl:
         return _jsonl_cases(text, source)
     try:
@@ -168,26 +160,18 @@ def load_cases(path: str | Path) -> list[LabelledCase]:
     except UnicodeDecodeError as exc:
         raise ConfigError([("", f"not valid UTF-8 (byte {exc.start})")], name) from None
     except OSError as exc:
-        raise ConfigError(
-            [("", f"cannot read file: {exc.strerror or exc}")], name
-        ) from None
+        raise ConfigError([("", f"cannot read file: {exc.strerror or exc}")], name) from None
     return parse_cases(text, name)
 
 
 def run_case(classifier: Classifier, case: GoldenCase, where: str = "") -> CaseOutcome:
     """Classify ``case`` and list every expectation it misses."""
-    result = classifier.classify(
-        case.text, command=case.command, contexts=case.contexts
-    )
+    result = classifier.classify(case.text, command=case.command, contexts=case.contexts)
     problems: list[str] = []
     if result.intent != case.intent:
-        problems.append(
-            f"expected intent {case.intent.value}, got {result.intent.value}"
-        )
+        problems.append(f"expected intent {case.intent.value}, got {result.intent.value}")
     if case.matched_rule is not None and result.matched_rule != case.matched_rule:
-        problems.append(
-            f"expected matched_rule {case.matched_rule}, got {result.matched_rule}"
-        )
+        problems.append(f"expected matched_rule {case.matched_rule}, got {result.matched_rule}")
     if case.confidence is not None and result.confidence != case.confidence:
         got = result.confidence.value if result.confidence else None
         problems.append(f"expected confidence {case.confidence.value}, got {got}")

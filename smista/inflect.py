@@ -38,9 +38,7 @@ _NOUN_ENDINGS = (
 
 def _single_syllable_cvc(word: str) -> bool:
     groups = sum(
-        1
-        for i, c in enumerate(word)
-        if c in _VOWELS and (i == 0 or word[i - 1] not in _VOWELS)
+        1 for i, c in enumerate(word) if c in _VOWELS and (i == 0 or word[i - 1] not in _VOWELS)
     )
     return (
         groups == 1

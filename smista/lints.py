@@ -93,9 +93,7 @@ def covers(earlier: ClassificationRule, later: ClassificationRule) -> bool:
     """
     if not can_match(earlier) or not can_match(later):
         return False
-    if earlier.keywords and not (
-        later.keywords and _keyword_set(later) <= _keyword_set(earlier)
-    ):
+    if earlier.keywords and not (later.keywords and _keyword_set(later) <= _keyword_set(earlier)):
         return False
     return _contexts_within(later, earlier)
 
@@ -163,15 +161,11 @@ def _inflection_lints(config: ClassificationConfig) -> Iterator[Lint]:
                 yield Lint(i, _key(i, "keywords", j), Severity.INFO, "inflection", msg)
 
 
-def _shadow_lints(
-    config: ClassificationConfig, unreachable: dict[int, int]
-) -> Iterator[Lint]:
+def _shadow_lints(config: ClassificationConfig, unreachable: dict[int, int]) -> Iterator[Lint]:
     for index, earlier in sorted(unreachable.items()):
         first = config.rules[earlier]
         if not first.keywords and not first.requires_any_context:
-            why = (
-                f"catch-all rule {earlier} (no conditions) matches every request first"
-            )
+            why = f"catch-all rule {earlier} (no conditions) matches every request first"
         else:
             why = (
                 f"rule {earlier} ({first.intent.value}, priority {first.priority}) is "
@@ -181,9 +175,7 @@ def _shadow_lints(
         yield Lint(index, _key(index), Severity.WARNING, "unreachable-rule", msg)
 
 
-def _duplicate_lints(
-    config: ClassificationConfig, unreachable: Collection[int]
-) -> Iterator[Lint]:
+def _duplicate_lints(config: ClassificationConfig, unreachable: Collection[int]) -> Iterator[Lint]:
     order = evaluation_order(config)
     sets = [_keyword_set(rule) for rule in config.rules]
     for pos, index in enumerate(order):
@@ -192,9 +184,7 @@ def _duplicate_lints(
             continue
         for j, keyword in enumerate(rule.keywords):
             lowered = rust_lower(keyword)
-            first_index = next(
-                (e for e in order[:pos] if lowered and lowered in sets[e]), None
-            )
+            first_index = next((e for e in order[:pos] if lowered and lowered in sets[e]), None)
             if first_index is None:
                 continue
             first = config.rules[first_index]
@@ -217,9 +207,7 @@ def _duplicate_lints(
                 yield Lint(index, key, Severity.INFO, "duplicate-keyword", msg)
 
 
-def _tie_lints(
-    config: ClassificationConfig, unreachable: Collection[int]
-) -> Iterator[Lint]:
+def _tie_lints(config: ClassificationConfig, unreachable: Collection[int]) -> Iterator[Lint]:
     order = [i for i in evaluation_order(config) if i not in unreachable]
     for pos, index in enumerate(order):
         rule = config.rules[index]
@@ -237,9 +225,7 @@ def _tie_lints(
                 f"the same request; rule {earlier} wins only because it comes first "
                 "in the file. Give them different priorities to make the order explicit"
             )
-            yield Lint(
-                index, _key(index, "priority"), Severity.WARNING, "priority-tie", msg
-            )
+            yield Lint(index, _key(index, "priority"), Severity.WARNING, "priority-tie", msg)
             break
 
 
@@ -287,15 +273,11 @@ def _collision_lints(config: ClassificationConfig) -> Iterator[Lint]:
                 )
                 yield Lint(a.rule, key, Severity.WARNING, "typo-collision", msg)
             elif cap_a and cap_b and distance <= cap_a + cap_b:
-                msg = (
-                    f"{pair}: one misspelling may be a typo of both; rule {first} wins"
-                )
+                msg = f"{pair}: one misspelling may be a typo of both; rule {first} wins"
                 yield Lint(a.rule, key, Severity.INFO, "typo-collision", msg)
 
 
-def _context_lints(
-    config: ClassificationConfig, known: Collection[str]
-) -> Iterator[Lint]:
+def _context_lints(config: ClassificationConfig, known: Collection[str]) -> Iterator[Lint]:
     allowed = set(WORKSPACE_CONTEXT_KINDS) | set(known)
     produced = ", ".join(WORKSPACE_CONTEXT_KINDS)
     for i, rule in enumerate(config.rules):

@@ -95,9 +95,7 @@ def golden_cases(
 AssertGolden = Callable[..., None]
 
 
-def _assert_golden(
-    rules: str | Path, cases: str | Path, *, min_accuracy: float = 1.0
-) -> None:
+def _assert_golden(rules: str | Path, cases: str | Path, *, min_accuracy: float = 1.0) -> None:
     classifier = _classifier(str(rules))
     outcomes = [run_case(classifier, case, where) for where, case in load_cases(cases)]
     failures = [o for o in outcomes if not o.passed]

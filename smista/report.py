@@ -19,13 +19,10 @@ __all__ = ["render_html", "render_text"]
 def render_text(ev: Evaluation, *, max_misses: int | None = None) -> str:
     """The plain-text report ``smista eval`` prints."""
     lines = [f"accuracy: {ev.accuracy:.1%} ({ev.correct}/{ev.total})", ""]
-    lines.append(
-        f"{'intent':<10} {'precision':>9} {'recall':>7} {'f1':>6} {'support':>8}"
-    )
+    lines.append(f"{'intent':<10} {'precision':>9} {'recall':>7} {'f1':>6} {'support':>8}")
     for s in ev.scores:
         lines.append(
-            f"{s.intent:<10} {s.precision:>9.3f} {s.recall:>7.3f} {s.f1:>6.3f} "
-            f"{s.support:>8}"
+            f"{s.intent:<10} {s.precision:>9.3f} {s.recall:>7.3f} {s.f1:>6.3f} {s.support:>8}"
         )
     lines.append(f"{'macro F1':<10} {'':>9} {'':>7} {ev.macro_f1:>6.3f} {ev.total:>8}")
     lines += ["", "confusion matrix (rows: expected, columns: predicted)"]
@@ -65,9 +62,7 @@ def _cell_style(count: int, row_total: int, diagonal: bool) -> str:
     return f"background:hsl({hue},65%,{lightness:.0f}%);color:{color}"
 
 
-def render_html(
-    ev: Evaluation, *, title: str = "smista evaluation", source: str = ""
-) -> str:
+def render_html(ev: Evaluation, *, title: str = "smista evaluation", source: str = "") -> str:
     """A self-contained HTML report with the confusion-matrix heat map."""
     e = html.escape
     parts = [
@@ -88,9 +83,7 @@ def render_html(
         '<p class="muted">rows: expected intent; columns: predicted intent; '
         "shade: share of the row</p>"
     )
-    parts.append(
-        '<table class="matrix" id="confusion-matrix"><tr><th>expected \\ predicted</th>'
-    )
+    parts.append('<table class="matrix" id="confusion-matrix"><tr><th>expected \\ predicted</th>')
     parts += [f"<th>{e(label)}</th>" for label in ev.labels]
     parts.append("</tr>")
     for i, (label, row) in enumerate(zip(ev.labels, ev.matrix, strict=True)):

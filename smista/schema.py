@@ -106,9 +106,7 @@ def _draft4(node: Any) -> Any:
             out["$ref"] = value.replace("#/$defs/", "#/definitions/")
         elif key == "const":
             out["enum"] = [value]
-        elif key in ("exclusiveMinimum", "exclusiveMaximum") and not isinstance(
-            value, bool
-        ):
+        elif key in ("exclusiveMinimum", "exclusiveMaximum") and not isinstance(value, bool):
             out["minimum" if key == "exclusiveMinimum" else "maximum"] = value
             out[key] = True
         elif key == "prefixItems":

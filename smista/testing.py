@@ -158,9 +158,7 @@ def configs(
     return st.builds(
         ClassificationConfig,
         default_intent=intents(),
-        rules=st.lists(rule if rule is not None else rules(), max_size=max_rules).map(
-            tuple
-        ),
+        rules=st.lists(rule if rule is not None else rules(), max_size=max_rules).map(tuple),
     )
 
 
@@ -180,8 +178,7 @@ def workspaces() -> SearchStrategy[Workspace]:
     return st.builds(
         Workspace,
         git_diff=st.none() | diff | st.just(""),
-        git_branch=st.none()
-        | st.text(alphabet=_LETTERS + "-/", min_size=1, max_size=16),
+        git_branch=st.none() | st.text(alphabet=_LETTERS + "-/", min_size=1, max_size=16),
         active_file=st.none() | _paths(),
         referenced_paths=st.lists(_paths(), max_size=3).map(tuple),
     )
@@ -215,9 +212,7 @@ def prompts_with(
     pieces = st.tuples(
         *[st.sampled_from(_case_variants(w)) for w in words],
     ).map(list)
-    fillers = (
-        st.lists(st.sampled_from(safe), max_size=max_filler) if safe else st.just([])
-    )
+    fillers = st.lists(st.sampled_from(safe), max_size=max_filler) if safe else st.just([])
 
     @st.composite
     def build(draw: st.DrawFn) -> str:
@@ -261,8 +256,7 @@ def typo_of(word: str, edits: int = 1) -> SearchStrategy[str]:
     cap = fuzzy_cap(len(needle))
     if not 1 <= edits <= cap:
         raise ValueError(
-            f"{word!r} ({len(needle)} characters) accepts typos of 1..{cap} edits, "
-            f"not {edits}"
+            f"{word!r} ({len(needle)} characters) accepts typos of 1..{cap} edits, not {edits}"
         )
     op = st.tuples(st.integers(0, 3), st.integers(0, 64), st.sampled_from(_LETTERS))
 
@@ -327,9 +321,7 @@ def _replace_token(text: str, needle: str, replacement: str) -> str:
     )
 
 
-def _typo_candidates(
-    classifier: Classifier, cases: Iterable[LabelledCase]
-) -> list[_Candidate]:
+def _typo_candidates(classifier: Classifier, cases: Iterable[LabelledCase]) -> list[_Candidate]:
     out: list[_Candidate] = []
     for where, case in cases:
         if case.command is not None:
@@ -368,11 +360,7 @@ def check_typo_stability(
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    @given(
-        st.sampled_from(candidates).flatmap(
-            lambda c: st.tuples(st.just(c), typo_of(c.keyword))
-        )
-    )
+    @given(st.sampled_from(candidates).flatmap(lambda c: st.tuples(st.just(c), typo_of(c.keyword))))
     def stable(pair: tuple[_Candidate, str]) -> None:
         candidate, typo = pair
         text = _replace_token(candidate.case.text, candidate.keyword, typo)
@@ -406,9 +394,7 @@ def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> Non
             continue
         rule = config.rules[index]
         prompts = [k for k in rule.keywords if k] if rule.keywords else [""]
-        contexts: list[tuple[str, ...]] = [(c,) for c in rule.requires_any_context] or [
-            ()
-        ]
+        contexts: list[tuple[str, ...]] = [(c,) for c in rule.requires_any_context] or [()]
         if not any(
             classifier.classify(p, contexts=c).matched_rule == index
             for p in prompts
@@ -428,17 +414,10 @@ def check_explicit_commands_win(
     """An explicit command always decides the intent, whatever prompt and contexts."""
     classifier = _as_classifier(rules_)
     words = sorted(
-        {
-            k
-            for r in classifier.config.rules
-            for k in r.keywords
-            if tokenize(k) == [rust_lower(k)]
-        }
+        {k for r in classifier.config.rules for k in r.keywords if tokenize(k) == [rust_lower(k)]}
     )
     prompt = (
-        st.lists(st.sampled_from(words), max_size=4).flatmap(prompts_with)
-        if words
-        else st.just("")
+        st.lists(st.sampled_from(words), max_size=4).flatmap(prompts_with) if words else st.just("")
     ) | st.text(max_size=40)
     kinds = st.lists(st.sampled_from(WORKSPACE_CONTEXT_KINDS), max_size=4, unique=True)
 
@@ -451,9 +430,7 @@ def check_explicit_commands_win(
     @given(prompt, intents(), kinds)
     def wins(text: str, command: TaskIntent, contexts: list[str]) -> None:
         result = classifier.classify(text, command=command, contexts=contexts)
-        assert result.intent == command, (
-            f"command {command.value} lost to {result.intent}"
-        )
+        assert result.intent == command, f"command {command.value} lost to {result.intent}"
         assert result.source == IntentSource.EXPLICIT
         assert result.matched_rule is None
         assert result.confidence is None

@@ -50,9 +50,7 @@ def test_a_clean_file_has_no_errors_or_warnings() -> None:
 
 def test_structural_errors_reuse_the_loader_messages_with_rule_index() -> None:
     """Unknown keys, wrong types and unknown intents are errors naming the key path."""
-    findings = lint(
-        'intent = "deploy"\nkeywrods = ["x"]', 'intent = "edit"\npriority = -1'
-    )
+    findings = lint('intent = "deploy"\nkeywrods = ["x"]', 'intent = "edit"\npriority = -1')
     assert {f.key for f in findings} == {
         "classification.rules[0].intent",
         "classification.rules[0].keywrods",
@@ -63,9 +61,7 @@ def test_structural_errors_reuse_the_loader_messages_with_rule_index() -> None:
     assert by_key["classification.rules[0].keywrods"].rule == 0
     assert by_key["classification.rules[1].priority"].rule == 1
     assert "unknown key" in by_key["classification.rules[0].keywrods"].message
-    assert (
-        "expected a number >= 0" in by_key["classification.rules[1].priority"].message
-    )
+    assert "expected a number >= 0" in by_key["classification.rules[1].priority"].message
 
 
 def test_invalid_toml_and_unknown_tables_are_errors() -> None:
@@ -83,9 +79,7 @@ def test_empty_keyword_is_an_error_and_says_when_the_rule_is_dead() -> None:
     assert "never matches" in alone[0].message
     assert "no other keyword" in alone[0].message
     mixed = [
-        f
-        for f in lint('intent = "edit"\nkeywords = ["fix", ""]')
-        if f.code == "empty-keyword"
+        f for f in lint('intent = "edit"\nkeywords = ["fix", ""]') if f.code == "empty-keyword"
     ]
     assert mixed[0].key == "classification.rules[0].keywords[1]"
     assert "no other keyword" not in mixed[0].message
@@ -112,17 +106,13 @@ def test_inflection_note_names_the_missing_forms() -> None:
     assert "'reviews'" in notes[0].message
     assert "'reviewing'" in notes[0].message
     assert not failed(findings, strict=True)
-    listed = lint(
-        'intent = "review"\nkeywords = ["review", "reviews", "reviewing", "reviewed"]'
-    )
+    listed = lint('intent = "review"\nkeywords = ["review", "reviews", "reviewing", "reviewed"]')
     assert "inflection" not in codes(listed)
 
 
 def test_rule_after_a_catch_all_is_unreachable() -> None:
     """A conditionless rule tried first shadows every later rule."""
-    findings = lint(
-        'intent = "chat"\npriority = 1', 'intent = "edit"\nkeywords = ["fix"]'
-    )
+    findings = lint('intent = "chat"\npriority = 1', 'intent = "edit"\nkeywords = ["fix"]')
     hits = [f for f in findings if f.code == "unreachable-rule"]
     assert [(f.rule, f.severity) for f in hits] == [(1, Severity.WARNING)]
     assert "catch-all rule 0" in hits[0].message
@@ -140,16 +130,14 @@ def test_rule_whose_conditions_include_an_earlier_rules_is_unreachable() -> None
     """Earlier rule with a superset of keywords and no narrower contexts always wins."""
     findings = lint(
         'intent = "plan"\npriority = 1\nkeywords = ["plan", "design"]',
-        'intent = "edit"\npriority = 2\nkeywords = ["DESIGN"]\n'
-        'requires_any_context = ["git_diff"]',
+        'intent = "edit"\npriority = 2\nkeywords = ["DESIGN"]\nrequires_any_context = ["git_diff"]',
     )
     hits = [f for f in findings if f.code == "unreachable-rule"]
     assert [f.rule for f in hits] == [1]
     assert "rule 0 (plan, priority 1)" in hits[0].message
     # an earlier rule needing a context the later one does not need covers nothing
     narrower = lint(
-        'intent = "plan"\npriority = 1\nkeywords = ["plan"]\n'
-        'requires_any_context = ["git_diff"]',
+        'intent = "plan"\npriority = 1\nkeywords = ["plan"]\nrequires_any_context = ["git_diff"]',
         'intent = "edit"\npriority = 2\nkeywords = ["plan"]',
     )
     assert "unreachable-rule" not in codes(narrower)
@@ -159,20 +147,14 @@ def test_covers_is_exactly_the_subset_relation() -> None:
     """covers() on hand-built rules: keywords and contexts both must be included."""
     r = ClassificationRule
     assert covers(r(intent="plan"), r(intent="edit", keywords=("x",)))
-    assert covers(
-        r(intent="plan", keywords=("a", "b")), r(intent="edit", keywords=("A",))
-    )
+    assert covers(r(intent="plan", keywords=("a", "b")), r(intent="edit", keywords=("A",)))
     assert not covers(r(intent="plan", keywords=("a",)), r(intent="edit"))
-    assert not covers(
-        r(intent="plan", keywords=("a",)), r(intent="edit", keywords=("a", "b"))
-    )
+    assert not covers(r(intent="plan", keywords=("a",)), r(intent="edit", keywords=("a", "b")))
     assert covers(
         r(intent="plan", requires_any_context=("git_diff", "active_file")),
         r(intent="edit", requires_any_context=("git_diff",)),
     )
-    assert not covers(
-        r(intent="plan", keywords=("",)), r(intent="edit", keywords=("x",))
-    )
+    assert not covers(r(intent="plan", keywords=("",)), r(intent="edit", keywords=("x",)))
     config = ClassificationConfig(
         rules=(
             r(intent="plan", priority=5),
@@ -210,8 +192,7 @@ def test_layered_duplicates_behind_a_context_are_only_notes() -> None:
     findings = lint(*CLEAN)
     assert "duplicate-keyword" not in codes(findings, Severity.WARNING)
     other = lint(
-        'intent = "review"\npriority = 1\nkeywords = ["fix"]\n'
-        'requires_any_context = ["git_diff"]',
+        'intent = "review"\npriority = 1\nkeywords = ["fix"]\nrequires_any_context = ["git_diff"]',
         'intent = "edit"\npriority = 2\nkeywords = ["fix"]',
     )
     notes = [f for f in other if f.code == "duplicate-keyword"]
@@ -271,10 +252,7 @@ def test_keywords_two_typos_apart_get_a_note() -> None:
 
 def test_unknown_context_kinds_are_warnings_unless_declared() -> None:
     """Context kinds must come from the workspace or be declared by the user."""
-    rule = (
-        'intent = "review"\nkeywords = ["review"]\n'
-        'requires_any_context = ["pull_request"]'
-    )
+    rule = 'intent = "review"\nkeywords = ["review"]\nrequires_any_context = ["pull_request"]'
     findings = lint(rule)
     hits = [f for f in findings if f.code == "unknown-context"]
     assert [(f.key, f.severity) for f in hits] == [
@@ -283,9 +261,7 @@ def test_unknown_context_kinds_are_warnings_unless_declared() -> None:
     assert "never matches" in hits[0].message
     assert "unknown-context" not in codes(lint(rule, known=("pull_request",)))
     assert "unknown-context" not in codes(lint(*CLEAN))
-    case = lint(
-        'intent = "review"\nrequires_any_context = ["Git_Diff", "git_diff", "git_diff"]'
-    )
+    case = lint('intent = "review"\nrequires_any_context = ["Git_Diff", "git_diff", "git_diff"]')
     assert codes(case, Severity.WARNING) == ["unknown-context", "duplicate-context"]
 
 
@@ -318,25 +294,18 @@ def test_shipped_packs_pass_check_strict(run_cli: RunCli) -> None:
     assert b"0 error(s), 0 warning(s)" in proc.stdout
 
 
-def test_cli_exit_codes_json_and_declared_contexts(
-    run_cli: RunCli, tmp_path: Path
-) -> None:
+def test_cli_exit_codes_json_and_declared_contexts(run_cli: RunCli, tmp_path: Path) -> None:
     """Warnings fail only with --strict; --json lists findings; kinds are declarable."""
     path = tmp_path / "rules.toml"
     path.write_text(
-        rules_toml(
-            'intent = "review"\nkeywords = ["review"]\nrequires_any_context = ["pr"]'
-        )
+        rules_toml('intent = "review"\nkeywords = ["review"]\nrequires_any_context = ["pr"]')
     )
     assert run_cli(["check", str(path)]).returncode == 0
     strict = run_cli(["check", "--strict", str(path)])
     assert strict.returncode == 1
     assert b"warning[unknown-context]" in strict.stdout
     assert b"classification.rules[0].requires_any_context[0]" in strict.stdout
-    assert (
-        run_cli(["check", "--strict", "--context-kind", "pr", str(path)]).returncode
-        == 0
-    )
+    assert run_cli(["check", "--strict", "--context-kind", "pr", str(path)]).returncode == 0
     env = dict(os.environ, PYTHONPATH=str(ROOT), SMISTA_CONTEXT_KINDS="pr, other")
     assert run_cli(["check", "--strict", str(path)], env=env).returncode == 0
     doc = json.loads(run_cli(["check", "--json", "--strict", str(path)]).stdout)
@@ -368,9 +337,7 @@ def test_cli_checks_a_directory_and_shows_notes_with_verbose(
     run_cli: RunCli, tmp_path: Path
 ) -> None:
     """A directory argument means its *.toml files; --verbose prints notes."""
-    (tmp_path / "a.toml").write_text(
-        rules_toml('intent = "review"\nkeywords = ["review"]')
-    )
+    (tmp_path / "a.toml").write_text(rules_toml('intent = "review"\nkeywords = ["review"]'))
     (tmp_path / "b.toml").write_text("[tiers]\n")
     quiet = run_cli(["check", str(tmp_path)])
     assert quiet.returncode == 0

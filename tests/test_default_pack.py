@@ -26,9 +26,7 @@ def test_default_pack_reaches_ninety_percent_on_its_cases() -> None:
 
 def test_default_pack_generalises_to_the_held_out_prompts() -> None:
     """tests/data/heldout.jsonl was never used for tuning (see docs/rules.md)."""
-    evaluation = evaluate_cases(
-        Classifier(default_config()), load_cases(DATA / "heldout.jsonl")
-    )
+    evaluation = evaluate_cases(Classifier(default_config()), load_cases(DATA / "heldout.jsonl"))
     assert evaluation.total == 100
     assert evaluation.accuracy >= 0.9, evaluation.misses
 

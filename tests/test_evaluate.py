@@ -75,9 +75,7 @@ def test_per_intent_precision_recall_f1() -> None:
     )
     assert scores["skill"].support == 0
     assert scores["skill"].predicted == 0
-    assert fixture_evaluation().macro_f1 == pytest.approx(
-        (2 / 3 + 0 + 0.5 + 0.8 + 0) / 5
-    )
+    assert fixture_evaluation().macro_f1 == pytest.approx((2 / 3 + 0 + 0.5 + 0.8 + 0) / 5)
 
 
 def test_evaluate_labels_of_a_perfect_run() -> None:
@@ -115,9 +113,7 @@ def test_html_report_is_self_contained_escaped_and_has_the_heat_map() -> None:
     assert "hsl(0" in cells[1 * 7 + 2][0]  # red off it
 
 
-def test_eval_cli_prints_metrics_json_and_writes_html(
-    run_cli: RunCli, tmp_path: Path
-) -> None:
+def test_eval_cli_prints_metrics_json_and_writes_html(run_cli: RunCli, tmp_path: Path) -> None:
     """`smista eval` end to end: text, --json, --html, --min-accuracy."""
     report = tmp_path / "report.html"
     proc = run_cli(["eval", str(CASES), "--rules", str(RULES), "--html", str(report)])
@@ -126,9 +122,7 @@ def test_eval_cli_prints_metrics_json_and_writes_html(
     assert b"confusion matrix" in proc.stdout
     assert report.exists()
     assert 'id="confusion-matrix"' in report.read_text(encoding="utf-8")
-    doc = json.loads(
-        run_cli(["eval", str(CASES), "--rules", str(RULES), "--json"]).stdout
-    )
+    doc = json.loads(run_cli(["eval", str(CASES), "--rules", str(RULES), "--json"]).stdout)
     assert doc["confusion_matrix"] == [list(r) for r in EXPECTED_MATRIX]
     assert doc["per_intent"]["review"]["f1"] == pytest.approx(0.8)
     low = run_cli(["eval", str(CASES), "--rules", str(RULES), "--min-accuracy", "0.9"])

@@ -65,9 +65,7 @@ def test_jsonl_and_toml_cases_load_with_locations() -> None:
         ("[other]\n", False, ""),
     ],
 )
-def test_bad_cases_raise_config_errors_with_key_paths(
-    text: str, jsonl: bool, key: str
-) -> None:
+def test_bad_cases_raise_config_errors_with_key_paths(text: str, jsonl: bool, key: str) -> None:
     """Every malformed case names the file and where the problem is."""
     with pytest.raises(ConfigError) as info:
         parse_cases(text, "cases.x", jsonl=jsonl)
@@ -85,9 +83,7 @@ def test_run_case_reports_every_mismatch() -> None:
     assert ok.passed
     bad = run_case(
         classifier,
-        GoldenCase(
-            text="review it", intent=TaskIntent.EDIT, matched_rule=1, confidence="high"
-        ),
+        GoldenCase(text="review it", intent=TaskIntent.EDIT, matched_rule=1, confidence="high"),
     )
     assert bad.problems == (
         "expected intent edit, got review",
@@ -98,9 +94,7 @@ def test_run_case_reports_every_mismatch() -> None:
     assert [o.passed for o in outcomes] == [True, True, False, True]
 
 
-def test_smista_test_passes_and_fails_with_traces(
-    run_cli: RunCli, tmp_path: Path
-) -> None:
+def test_smista_test_passes_and_fails_with_traces(run_cli: RunCli, tmp_path: Path) -> None:
     """Failures print what differed and the explain trace; exit 1; --min-accuracy."""
     proc = run_cli(["test", str(RULES), "--cases", str(DATA / "eval_cases.toml")])
     assert proc.returncode == 1
@@ -128,17 +122,13 @@ def test_smista_test_passes_and_fails_with_traces(
     assert good.returncode == 0
     assert b"1/1 cases passed" in good.stdout
     doc = json.loads(
-        run_cli(
-            ["test", str(RULES), "--cases", str(DATA / "eval_cases.toml"), "--json"]
-        ).stdout
+        run_cli(["test", str(RULES), "--cases", str(DATA / "eval_cases.toml"), "--json"]).stdout
     )
     assert (doc["passed"], doc["failed"], doc["ok"]) == (3, 1, False)
     assert doc["failures"][0]["result"]["intent"] == "edit"
 
 
-def test_smista_test_rejects_bad_input_with_one_line(
-    run_cli: RunCli, tmp_path: Path
-) -> None:
+def test_smista_test_rejects_bad_input_with_one_line(run_cli: RunCli, tmp_path: Path) -> None:
     """Unreadable case files are a one-line error and exit 2."""
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "x", "intent": "deploy"}\n')

@@ -26,9 +26,7 @@ COMMITTED = {
     "smista.cases.schema.json": {"cases": True},
     "smista.cases.draft4.schema.json": {"cases": True, "draft4": True},
 }
-PACKS = sorted(
-    p for p in (ROOT / "rules").glob("*.toml") if not p.name.endswith(".cases.toml")
-)
+PACKS = sorted(p for p in (ROOT / "rules").glob("*.toml") if not p.name.endswith(".cases.toml"))
 
 CASE_FILES = sorted((ROOT / "rules").glob("*.cases.toml"))
 
@@ -47,9 +45,7 @@ def validators(name: str) -> list[Any]:
 
 
 @pytest.mark.parametrize(("filename", "options"), COMMITTED.items())
-def test_committed_schema_files_are_up_to_date(
-    filename: str, options: dict[str, bool]
-) -> None:
+def test_committed_schema_files_are_up_to_date(filename: str, options: dict[str, bool]) -> None:
     """Regenerate with: smista schema [--draft4] [--cases] > schema/<file>."""
     assert (SCHEMA_DIR / filename).read_text(encoding="utf-8") == render(**options)
 
@@ -98,9 +94,7 @@ def test_every_section_is_a_property_and_nothing_else_is_allowed() -> None:
     schema = config_schema()
     assert list(schema["properties"]) == list(SECTIONS)
     assert schema["additionalProperties"] is False
-    assert schema["properties"]["classification"] == {
-        "$ref": "#/$defs/ClassificationConfig"
-    }
+    assert schema["properties"]["classification"] == {"$ref": "#/$defs/ClassificationConfig"}
 
 
 @pytest.mark.parametrize("pack", PACKS, ids=lambda p: p.name)

@@ -51,11 +51,7 @@ def test_one_edit_typos_match_fuzzily(pair: tuple[str, str]) -> None:
     assert match_keyword([word], tokenize(f"please {typo} now")) == (word, True)
 
 
-@given(
-    keywords(min_size=9, max_size=14).flatmap(
-        lambda k: st.tuples(st.just(k), typo_of(k, 2))
-    )
-)
+@given(keywords(min_size=9, max_size=14).flatmap(lambda k: st.tuples(st.just(k), typo_of(k, 2))))
 def test_two_edit_typos_of_long_keywords_match(pair: tuple[str, str]) -> None:
     """Keywords of 9+ characters accept exactly-two-edit typos."""
     word, typo = pair
@@ -63,9 +59,7 @@ def test_two_edit_typos_of_long_keywords_match(pair: tuple[str, str]) -> None:
     assert token_match(word, [typo]) is True
 
 
-@pytest.mark.parametrize(
-    ("word", "edits"), [("fix", 1), ("plan", 1), ("review", 2), ("", 1)]
-)
+@pytest.mark.parametrize(("word", "edits"), [("fix", 1), ("plan", 1), ("review", 2), ("", 1)])
 def test_typo_of_refuses_edits_beyond_the_cap(word: str, edits: int) -> None:
     """Short keywords have no typos, and the cap is never exceeded."""
     with pytest.raises(ValueError, match=r"typos|single token"):
@@ -139,9 +133,7 @@ def test_typo_stability_catches_a_colliding_earlier_keyword() -> None:
     """A typo of 'debug' equal to an earlier rule's keyword flips the intent."""
     config = ClassificationConfig(
         rules=(
-            ClassificationRule(
-                intent="chat", priority=1, keywords=("dbug", "deug", "debg")
-            ),
+            ClassificationRule(intent="chat", priority=1, keywords=("dbug", "deug", "debg")),
             ClassificationRule(intent="edit", priority=2, keywords=("debug",)),
         )
     )
@@ -152,9 +144,7 @@ def test_typo_stability_catches_a_colliding_earlier_keyword() -> None:
 
 def test_typo_stability_skips_short_and_explicit_cases() -> None:
     """Cases decided by exact-only keywords or explicit commands are skipped."""
-    config = ClassificationConfig(
-        rules=(ClassificationRule(intent="edit", keywords=("fix",)),)
-    )
+    config = ClassificationConfig(rules=(ClassificationRule(intent="edit", keywords=("fix",)),))
     cases = [
         LabelledCase("a", GoldenCase(text="fix it", intent="edit")),
         LabelledCase("b", GoldenCase(text="x", intent="plan", command="plan")),

@@ -30,12 +30,8 @@ def _parser() -> ArgumentParser:
             "typo collisions between intents and unknown context kinds."
         ),
     )
-    parser.add_argument(
-        "files", metavar="FILE", nargs="+", help="TOML file or directory"
-    )
-    parser.add_argument(
-        "--strict", action="store_true", help="warnings fail the check too"
-    )
+    parser.add_argument("files", metavar="FILE", nargs="+", help="TOML file or directory")
+    parser.add_argument("--strict", action="store_true", help="warnings fail the check too")
     parser.add_argument("--json", action="store_true", help="print findings as JSON")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print notes")
     parser.add_argument(
@@ -73,9 +69,7 @@ def run(argv: Sequence[str]) -> int:
         try:
             text = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
-            findings.append(
-                Finding(name, None, "", Severity.ERROR, "invalid", "no such file")
-            )
+            findings.append(Finding(name, None, "", Severity.ERROR, "invalid", "no such file"))
             continue
         except UnicodeDecodeError as exc:
             findings.append(
@@ -118,8 +112,6 @@ def run(argv: Sequence[str]) -> int:
             continue
         out.write(finding.render() + "\n")
     line = summary(findings, len(paths))
-    hidden = (
-        sum(1 for f in findings if f.severity is Severity.INFO) and not args.verbose
-    )
+    hidden = sum(1 for f in findings if f.severity is Severity.INFO) and not args.verbose
     out.write(line + (" (notes hidden; use --verbose)" if hidden else "") + "\n")
     return 1 if bad else 0

@@ -24,15 +24,9 @@ def _parser() -> ArgumentParser:
         prog="smista eval",
         description="Accuracy, per-intent precision/recall/F1 and confusion matrix.",
     )
-    parser.add_argument(
-        "data", metavar="DATA", help="labelled prompts (.jsonl or .toml)"
-    )
-    parser.add_argument(
-        "--rules", metavar="FILE", help="rules file (default: the shipped pack)"
-    )
-    parser.add_argument(
-        "--html", metavar="FILE", help="also write a self-contained HTML report"
-    )
+    parser.add_argument("data", metavar="DATA", help="labelled prompts (.jsonl or .toml)")
+    parser.add_argument("--rules", metavar="FILE", help="rules file (default: the shipped pack)")
+    parser.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
     parser.add_argument(
         "--max-misses",
@@ -61,9 +55,7 @@ def run(argv: Sequence[str]) -> int:
 
     args = _parser().parse_args(argv[1:])
     if args.min_accuracy is not None and not 0.0 <= args.min_accuracy <= 1.0:
-        raise UsageError(
-            f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}"
-        )
+        raise UsageError(f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}")
     config = default_config() if args.rules is None else load_config(args.rules)
     evaluation = evaluate_cases(Classifier(config), load_cases(args.data))
     if args.html:
@@ -72,9 +64,7 @@ def run(argv: Sequence[str]) -> int:
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
-            raise UsageError(
-                f"cannot write {args.html}: {exc.strerror or exc}"
-            ) from None
+            raise UsageError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     if args.json:
         print(json.dumps(evaluation.to_json(), ensure_ascii=False, indent=2))
     else:

@@ -26,9 +26,7 @@ def _parser() -> ArgumentParser:
             "contexts, matched_rule, confidence) and explain every failure."
         ),
     )
-    parser.add_argument(
-        "rules", metavar="RULES", help="rules file ('default': the shipped pack)"
-    )
+    parser.add_argument("rules", metavar="RULES", help="rules file ('default': the shipped pack)")
     parser.add_argument(
         "--cases",
         metavar="CASES",
@@ -57,9 +55,7 @@ def run(argv: Sequence[str]) -> int:
 
     args = _parser().parse_args(argv[1:])
     if args.min_accuracy is not None and not 0.0 <= args.min_accuracy <= 1.0:
-        raise UsageError(
-            f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}"
-        )
+        raise UsageError(f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}")
     config = default_config() if args.rules == "default" else load_config(args.rules)
     classifier = Classifier(config)
     outcomes = []

@@ -31,9 +31,7 @@ def run(argv: Sequence[str]) -> int:
     parser.add_argument(
         "--draft4", action="store_true", help="Draft 4 form (Taplo / Even Better TOML)"
     )
-    parser.add_argument(
-        "--cases", action="store_true", help="schema of a golden case file instead"
-    )
+    parser.add_argument("--cases", action="store_true", help="schema of a golden case file instead")
     args = parser.parse_args(argv[1:])
     print(render(draft4=args.draft4, cases=args.cases), end="")
     return 0
