@@ -330,7 +330,7 @@ class TierRouter:
                 draft = replace(draft, classifier_tier=parsed.candidate)
                 why = f'classifier returned unknown tier "{parsed.candidate}"'
                 return self._fallback(state, draft, _O.UNKNOWN_TIER, why)
-            why = f"invalid classifier output: {raw[:120]!r}"
+            why = f"invalid classifier output: {str(raw)[:120]!r}"
             return self._fallback(state, draft, _O.INVALID_CLASSIFIER_OUTPUT, why)
         except Exception as exc:  # fail open
             return self._finish(_internal_error(draft, exc))
