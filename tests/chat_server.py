@@ -84,9 +84,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Length", "100000")
             self.end_headers()
-            while not chat.stopping.wait(0.02):
-                self.wfile.write(b" ")
-                self.wfile.flush()
+            try:
+                while not chat.stopping.wait(0.02):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+            except OSError:  # the client gave up: that is the point
+                pass
             return
         if mode == "status":
             echo = f"bad request from {self.headers.get('Authorization')}".encode()
