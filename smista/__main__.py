@@ -6,4 +6,5 @@ import sys
 
 from smista.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

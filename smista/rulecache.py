@@ -30,6 +30,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +137,7 @@ def _shipped(content: bytes) -> CompiledRules | None:
         from smista import _default_pack
     except ImportError:
         return None
-    if _default_pack.DIGEST != digest(content):
+    if digest(content) != _default_pack.DIGEST:
         return None
     try:
         return CompiledRules.from_data(_default_pack.DATA)
@@ -171,7 +172,8 @@ def _write_entry(directory: Path, key: str, rules: CompiledRules) -> None:
     """Store ``rules`` atomically; any failure leaves the cache as it was."""
     import tempfile
 
-    data = marshal.dumps((_MAGIC, _stamp(), key, rules.to_data()))
+    entry: Any = (_MAGIC, _stamp(), key, rules.to_data())
+    data = marshal.dumps(entry)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".rules-", suffix=".tmp", dir=directory)
@@ -182,10 +184,8 @@ def _write_entry(directory: Path, key: str, rules: CompiledRules) -> None:
             fh.write(data)
         os.replace(tmp, directory / f"rules-{key}.bin")
     except OSError:
-        try:
+        with suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         return
     _prune(directory)
 
@@ -196,14 +196,14 @@ def _prune(directory: Path) -> None:
     except OSError:
         return
     for old in entries[:-CACHE_LIMIT]:
-        try:
+        with suppress(OSError):
             old.unlink()
-        except OSError:
-            pass
 
 
 def render_default_pack() -> str:
     """Source of :mod:`smista._default_pack` for the current default pack file."""
+    from pprint import pformat
+
     source = default_pack_path()
     content = source.read_bytes()
     rules = _validated(source, content)
@@ -214,7 +214,7 @@ def render_default_pack() -> str:
         'only while the file on disk still has that digest.\n"""\n\n'
         "from __future__ import annotations\n\n"
         f"DIGEST = {digest(content)!r}\n\n"
-        f"DATA: tuple[object, ...] = {rules.to_data()!r}\n"
+        "DATA: tuple[object, ...] = " + pformat(rules.to_data(), width=96, compact=True) + "\n"
     )
 
 
