@@ -35,6 +35,7 @@ from smista.tokenizer import ASCII_TABLE, rust_lower, tokenize
 
 __all__ = [
     "FORMAT",
+    "LARGE_TEXT",
     "MEMO_LIMIT",
     "CompiledRules",
     "RuleMatch",
@@ -46,6 +47,9 @@ __all__ = [
 
 MEMO_LIMIT = 1 << 16
 """Most distinct tokens remembered per compiled rule set (then the memo restarts)."""
+
+LARGE_TEXT = 1 << 20
+"""Texts longer than this (characters) are matched piece by piece, in bounded memory."""
 
 FORMAT = 1
 """Version of :meth:`CompiledRules.to_data`'s layout (bump on any change)."""
@@ -164,6 +168,17 @@ class _Osa:
 
 _OSA = _Osa()
 
+_BAND_AFTER = 256
+"""Tokens a rule set learns before it may use rapidfuzz scans (imported then)."""
+
+
+def _extract(token: str, band: tuple[str, ...], **kwargs: Any) -> list[tuple[str, int, int]]:
+    from rapidfuzz import process
+
+    global _extract
+    _extract = process.extract  # type: ignore[assignment]
+    return process.extract(token, band, **kwargs)
+
 
 # ---------------------------------------------------------------------------
 # Deletion neighbourhoods
@@ -208,10 +223,12 @@ class CompiledRules:
     """
 
     __slots__ = (
+        "_bands",
         "_exact",
         "_free_default",
         "_free_rank",
         "_keywordless",
+        "_learned",
         "_levels",
         "_matches",
         "_needs_context",
@@ -263,6 +280,8 @@ class CompiledRules:
             self._free_default = RuleMatch(free[1], self.labels[free[1]])
         self._typo = typo_index if typo_index is not None else self._build_typo_index()
         self._levels = self._depth_levels()
+        self._bands: tuple[tuple[str, ...] | None, ...] | None = None
+        self._learned = 0
         self._state: _State = ({}, {})
 
     # -- construction ---------------------------------------------------------
@@ -289,6 +308,26 @@ class CompiledRules:
             ]
             levels.append((meets[0], meets[1], meets[2]))
         return tuple(levels)
+
+    def _enable_bands(self) -> None:
+        """Switch token lengths where a C scan of same-length keywords is cheaper.
+
+        Deletion variants cost about the same whatever the rule set, but grow
+        quadratically with token length; a rapidfuzz scan over the keywords a
+        token's length allows costs per keyword. Each length uses the cheaper.
+        """
+        from rapidfuzz.distance import OSA
+
+        _OSA.fast = OSA.distance
+        typo_keywords = [(k, _cap(len(k))) for k in self._exact if _cap(len(k))]
+        bands: list[tuple[str, ...] | None] = []
+        for n, level in enumerate(self._levels):
+            band = tuple(k for k, cap in typo_keywords if abs(len(k) - n) <= cap)
+            variants = level[0] + level[1] * n + level[2] * n * (n - 1) // 2
+            deletion_cost = 600 + 110 * variants
+            band_cost = 1500 + 60 * len(band)
+            bands.append(band if band and band_cost < deletion_cost else None)
+        self._bands = tuple(bands)
 
     # -- pickling, equality, cache data ----------------------------------------
 
@@ -353,6 +392,8 @@ class CompiledRules:
 
     def match_text(self, text: str, contexts: Collection[str] = ()) -> RuleMatch:
         """The winning rule for prompt ``text`` given the available ``contexts``."""
+        if len(text) > LARGE_TEXT:
+            return self._match_large(text, contexts)
         if text.isascii():  # tokenize() inlined: this is the hot path
             distinct = set(text.encode().translate(ASCII_TABLE).decode().split())
         else:
@@ -399,6 +440,25 @@ class CompiledRules:
         if best is not None and best[0] < self._free_rank:
             return best[4]  # type: ignore[return-value]
         return self._free_default
+
+    def _match_large(self, text: str, contexts: Collection[str]) -> RuleMatch:
+        """Match a huge text piece by piece: memory stays proportional to a piece.
+
+        Pieces end at a space or newline (never inside a token); per rule only
+        the best evidence seen so far is kept, so what accumulates is bounded
+        by the number of rules.
+        """
+        best: dict[int, _Entry] = {}
+        for piece in _pieces(text, LARGE_TEXT):
+            distinct = set(tokenize(piece))
+            rest = distinct.difference(self._state[0])
+            del distinct
+            for entries in self._learn(rest):
+                for entry in entries:
+                    held = best.get(entry[0])
+                    if held is None or entry < held:
+                        best[entry[0]] = entry
+        return self._decide([tuple(sorted(best.values()))], contexts)
 
     def _decide(
         self, entry_lists: Iterable[tuple[_Entry, ...]], contexts: Collection[str]
@@ -454,6 +514,9 @@ class CompiledRules:
             if token in plain:
                 continue
             entries = self._entries(token)
+            self._learned += 1
+            if self._learned == _BAND_AFTER:
+                self._enable_bands()
             if len(plain) + len(hits) >= MEMO_LIMIT:
                 self._state = ({}, {})
                 plain, hits = self._state
@@ -474,7 +537,21 @@ class CompiledRules:
         levels = self._levels
         if n < len(levels) and self._typo:
             level = levels[n]
-            if level[0] or level[1] or level[2]:
+            bands = self._bands
+            band = bands[n] if bands is not None else None
+            if band is not None:
+                for keyword, distance, _ in _extract(
+                    token, band, scorer=_OSA.fast, score_cutoff=2, limit=None
+                ):
+                    if (
+                        0 < distance <= _cap(len(keyword))
+                        and keyword not in token
+                        and token not in keyword
+                    ):
+                        places.extend(
+                            (rank, 1, pos, index) for rank, pos, index in self._exact[keyword]
+                        )
+            elif level[0] or level[1] or level[2]:
                 typo = self._typo
                 candidates: set[str] = set()
                 for variant in typo.keys() & _token_variants(token, level):
@@ -514,6 +591,22 @@ class CompiledRules:
             match = RuleMatch(index, self.labels[index], self.keywords[index][pos], bool(fuzzy))
             self._matches[key] = match
         return match
+
+
+def _pieces(text: str, size: int) -> Iterable[str]:
+    """``text`` cut into pieces of about ``size`` characters at spaces or newlines."""
+    start, end_of_text = 0, len(text)
+    while end_of_text - start > size:
+        end = start + size
+        cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+        if cut <= start:
+            found = [i for i in (text.find(" ", end), text.find("\n", end)) if i >= 0]
+            if not found:
+                break
+            cut = min(found)
+        yield text[start:cut]
+        start = cut + 1
+    yield text[start:]
 
 
 def _str_tuple(value: object) -> bool:
