@@ -81,14 +81,17 @@ class Classifier:
         case-insensitively); ``contexts`` names available context kinds
         directly; ``workspace`` adds the kinds it provides.
         """
-        if command is not None:
+        if command is None and workspace is None and not contexts:
+            match = self._match_text(text)  # the hot path
+        elif command is not None:
             return explicit(command)
-        kinds: Collection[str] = ()
-        if isinstance(contexts, (set, frozenset)) and workspace is None:
-            kinds = contexts
-        elif contexts or workspace is not None:
-            kinds = _contexts(contexts, workspace)
-        match = self._match_text(text, kinds)
+        else:
+            kinds: Collection[str]
+            if isinstance(contexts, (set, frozenset)) and workspace is None:
+                kinds = contexts
+            else:
+                kinds = _contexts(contexts, workspace)
+            match = self._match_text(text, kinds)
         cached = self._results.get(match)
         return cached if cached is not None else self.result(match)
 

@@ -165,33 +165,39 @@ enum Kind {
     Fuzzy,
 }
 
-fn is_typo(needle: &str, token: &str, cap: usize) -> bool {
-    if token.contains(needle) || needle.contains(token) {
+/// A prompt token with its chars decoded once (the OSA works on chars; the
+/// original hands `token.chars()` iterators to rapidfuzz, which allocates nothing).
+struct Token {
+    text: String,
+    chars: Vec<char>,
+}
+
+fn is_typo(needle: &str, needle_chars: &[char], token: &Token, cap: usize) -> bool {
+    if token.text.contains(needle) || needle.contains(token.text.as_str()) {
         return false;
     }
-    let a: Vec<char> = needle.chars().collect();
-    let b: Vec<char> = token.chars().collect();
-    let d = osa_distance(&a, &b);
+    let d = osa_distance(needle_chars, &token.chars);
     d != 0 && d <= cap
 }
 
-fn token_match(needle: &str, tokens: &[String]) -> Option<Kind> {
+fn token_match(needle: &str, tokens: &[Token]) -> Option<Kind> {
     let needle = needle.to_lowercase();
-    if tokens.iter().any(|t| *t == needle) {
+    if tokens.iter().any(|t| t.text == needle) {
         return Some(Kind::Exact);
     }
-    let cap = fuzzy_cap(needle.chars().count());
+    let needle_chars: Vec<char> = needle.chars().collect();
+    let cap = fuzzy_cap(needle_chars.len());
     if cap == 0 {
         return None;
     }
-    if tokens.iter().any(|t| is_typo(&needle, t, cap)) {
+    if tokens.iter().any(|t| is_typo(&needle, &needle_chars, t, cap)) {
         Some(Kind::Fuzzy)
     } else {
         None
     }
 }
 
-fn match_keyword<'a>(keywords: &'a [String], tokens: &[String]) -> Option<(&'a str, bool)> {
+fn match_keyword<'a>(keywords: &'a [String], tokens: &[Token]) -> Option<(&'a str, bool)> {
     if let Some(k) = keywords.iter().find(|k| token_match(k, tokens) == Some(Kind::Exact)) {
         return Some((k, false));
     }
@@ -216,7 +222,13 @@ struct Outcome<'a> {
 }
 
 fn classify<'a>(rules: &'a [Rule], text: &str, contexts: &HashSet<String>) -> Outcome<'a> {
-    let tokens = tokenize(text);
+    let tokens: Vec<Token> = tokenize(text)
+        .into_iter()
+        .map(|text| {
+            let chars = text.chars().collect();
+            Token { text, chars }
+        })
+        .collect();
     let mut order: Vec<usize> = (0..rules.len()).collect();
     order.sort_by(|&a, &b| rules[a].priority.cmp(&rules[b].priority).then(a.cmp(&b)));
     for i in order {
