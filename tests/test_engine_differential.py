@@ -1,0 +1,247 @@
+"""The compiled engine's fast paths give exactly the readable matcher's answers.
+
+The reference evaluates every rule in ``(priority, index)`` order with
+:func:`smista.fuzzy.match_keyword`. Every fast path of :mod:`smista.engine` is
+checked against it on random rule sets and prompts: the memo (warm and cold,
+and restarting when full), the deletion-neighbourhood typo index, the
+rapidfuzz length-band scans, the pure-Python OSA, rules rebuilt from cache
+data, and huge texts matched piece by piece.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz.distance import OSA
+
+from smista import engine
+from smista.engine import CompiledRules, RuleMatch, RuleSpec, osa_within
+from smista.fuzzy import match_keyword
+from smista.tokenizer import tokenize
+
+LABELS = ("plan", "edit", "review")
+CONTEXTS = ("git_diff", "active_file", "referenced_paths", "pull_request")
+# A small alphabet makes typos, containment and shared deletion variants common.
+LETTERS = "abcdeé"
+SEPARATORS = (" ", "  ", "-", ", ", "\n", "_", "'", "🙂", "/")
+
+
+def reference(
+    specs: Sequence[RuleSpec], default: str, tokens: Sequence[str], contexts: Collection[str]
+) -> RuleMatch:
+    """The original algorithm, rule by rule."""
+    order = sorted(range(len(specs)), key=lambda i: (specs[i].priority, i))
+    for index in order:
+        spec = specs[index]
+        keyword: str | None = None
+        fuzzy = False
+        if spec.keywords:
+            hit = match_keyword(spec.keywords, tokens)
+            if hit is None:
+                continue
+            keyword, fuzzy = hit.keyword, hit.fuzzy
+        context: str | None = None
+        if spec.contexts:
+            context = next((c for c in spec.contexts if c in contexts), None)
+            if context is None:
+                continue
+        return RuleMatch(index, spec.label, keyword, fuzzy, context)
+    return RuleMatch(None, default)
+
+
+words = st.text(alphabet=LETTERS, min_size=1, max_size=12)
+keywords = st.one_of(
+    words,
+    words.map(str.upper),
+    words.map(str.capitalize),
+    st.text(alphabet=LETTERS + " -Σσİ", max_size=12),  # separators, sigma, dotted I
+)
+specs_strategy = st.lists(
+    st.builds(
+        RuleSpec,
+        st.sampled_from(LABELS),
+        st.integers(0, 4),  # few priorities: ties are common
+        st.lists(keywords, max_size=5).map(tuple),
+        st.lists(st.sampled_from(CONTEXTS), max_size=2).map(tuple),
+    ),
+    max_size=8,
+)
+
+
+@st.composite
+def edited(draw: st.DrawFn, word: str) -> str:
+    """``word`` after zero to three random single edits (typos of every OSA kind)."""
+    for _ in range(draw(st.integers(0, 3))):
+        i = draw(st.integers(0, max(0, len(word) - 1)))
+        kind = draw(st.integers(0, 3))
+        letter = draw(st.sampled_from(LETTERS))
+        if kind == 0:
+            word = word[:i] + letter + word[i + 1 :]
+        elif kind == 1:
+            word = word[:i] + letter + word[i:]
+        elif kind == 2:
+            word = word[:i] + word[i + 1 :]
+        elif len(word) > i + 1:
+            word = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    return word
+
+
+@st.composite
+def prompts(draw: st.DrawFn, specs: Sequence[RuleSpec]) -> str:
+    pool = [k for s in specs for k in s.keywords if k] or ["abcde"]
+    parts: list[str] = []
+    for _ in range(draw(st.integers(0, 12))):
+        if draw(st.booleans()):
+            word = draw(edited(draw(st.sampled_from(pool))))
+            if draw(st.booleans()):
+                word = word.upper()
+            elif draw(st.booleans()):
+                word = word + draw(words) if draw(st.booleans()) else draw(words) + word
+        else:
+            word = draw(words)
+        parts.append(word)
+        parts.append(draw(st.sampled_from(SEPARATORS)))
+    return "".join(parts)
+
+
+contexts_strategy = st.frozensets(st.sampled_from(CONTEXTS))
+
+
+@settings(max_examples=300)
+@given(specs=specs_strategy, data=st.data())
+def test_fast_path_matches_reference(specs: list[RuleSpec], data: st.DataObject) -> None:
+    """match_text/match agree with the reference, cold, warm and from cache data."""
+    rules = CompiledRules(specs, "chat")
+    rebuilt = CompiledRules.from_data(rules.to_data())
+    for _ in range(4):
+        text = data.draw(prompts(specs))
+        contexts = data.draw(contexts_strategy)
+        expected = reference(specs, "chat", tokenize(text), contexts)
+        assert rules.match_text(text, contexts) == expected
+        assert rules.match_text(text, contexts) == expected  # memo warm
+        assert rules.match(tokenize(text), contexts) == expected
+        assert rebuilt.match_text(text, contexts) == expected
+        if not contexts:
+            assert rules.match_text(text) == expected
+
+
+@settings(max_examples=150)
+@given(specs=specs_strategy, data=st.data())
+def test_band_scans_match_reference(specs: list[RuleSpec], data: st.DataObject) -> None:
+    """The rapidfuzz length-band scans give the deletion index's answers."""
+    rules = CompiledRules(specs, "chat")
+    rules._enable_bands()
+    for _ in range(4):
+        text = data.draw(prompts(specs))
+        contexts = data.draw(contexts_strategy)
+        assert rules.match_text(text, contexts) == reference(
+            specs, "chat", tokenize(text), contexts
+        )
+
+
+@settings(max_examples=100)
+@given(specs=specs_strategy, data=st.data())
+def test_memo_restarts_and_pieces_match_reference(
+    specs: list[RuleSpec], data: st.DataObject
+) -> None:
+    """A tiny memo (restarting constantly) and tiny pieces change no answer."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "MEMO_LIMIT", 2)
+        patch.setattr(engine, "LARGE_TEXT", 7)
+        rules = CompiledRules(specs, "chat")
+        for _ in range(4):
+            text = data.draw(prompts(specs))
+            contexts = data.draw(contexts_strategy)
+            expected = reference(specs, "chat", tokenize(text), contexts)
+            assert rules.match_text(text, contexts) == expected
+            assert rules.match(tokenize(text), contexts) == expected
+            assert sum(len(d) for d in rules._state) <= 3
+
+
+@settings(max_examples=500)
+@given(
+    a=st.text(alphabet="abcdé", max_size=14),
+    b=st.text(alphabet="abcdé", max_size=14),
+    cap=st.integers(0, 3),
+)
+def test_pure_python_osa_matches_rapidfuzz(a: str, b: str, cap: int) -> None:
+    """osa_within is rapidfuzz's OSA distance with the same cutoff convention."""
+    assert osa_within(a, b, cap) == OSA.distance(a, b, score_cutoff=cap)
+
+
+def test_pieces_never_split_a_token() -> None:
+    """Huge texts are cut at spaces or newlines only; all pieces join back."""
+    text = "alpha beta\ngamma" * 50 + "x" * 40 + " tail"
+    pieces = list(engine._pieces(text, 16))
+    assert len(pieces) > 1
+    assert [t for p in pieces for t in tokenize(p)] == tokenize(text)
+
+
+def test_large_text_uses_bounded_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many unique tokens never grow the memo past its limit."""
+    monkeypatch.setattr(engine, "MEMO_LIMIT", 100)
+    monkeypatch.setattr(engine, "LARGE_TEXT", 1000)
+    rules = CompiledRules([RuleSpec("edit", 1, ("implement",), ())], "chat")
+    text = " ".join(f"tok{i}" for i in range(5000)) + " implemnt"
+    assert rules.match_text(text) == RuleMatch(0, "edit", "implement", True)
+    assert sum(len(d) for d in rules._state) <= 100
+
+
+def test_cache_data_of_another_rule_set_is_rejected() -> None:
+    """from_data checks shape and that the typo index belongs to the rules."""
+    data = CompiledRules([RuleSpec("edit", 1, ("implement",), ())], "chat").to_data()
+    other = CompiledRules([RuleSpec("edit", 1, ("refactor",), ())], "chat").to_data()
+    with pytest.raises(ValueError):
+        CompiledRules.from_data((*data[:3], other[3]))
+    with pytest.raises(ValueError):
+        CompiledRules.from_data((*data[:2], (("edit", "1", (), ()),), data[3]))
+    with pytest.raises(ValueError):
+        CompiledRules.from_data((999, *data[1:]))
+
+
+def _slow_tokenize(text: str) -> list[str]:
+    """Split on the generated alphanumeric ranges, then lowercase char by char."""
+    from bisect import bisect_right
+
+    from smista import _unicode_tables
+    from smista.tokenizer import _class_ranges, _tables
+
+    ranges = _class_ranges(_unicode_tables.ALNUM_CLASS)
+    starts = [a for a, _ in ranges]
+
+    def alnum(ch: str) -> bool:
+        i = bisect_right(starts, ord(ch)) - 1
+        return i >= 0 and ord(ch) <= ranges[i][1]
+
+    tokens: list[str] = []
+    current = ""
+    for ch in text:
+        if alnum(ch):
+            current += ch
+        elif current:
+            tokens.append(current)
+            current = ""
+    if current:
+        tokens.append(current)
+    return [_tables()._rust_lower(t) for t in tokens]
+
+
+INTERESTING = (
+    "aZ09 -_.,'\n\t"  # ASCII letters, digits, separators
+    "éÉßΣσςΑİıǅ"  # accents, sigma, dotted I, titlecase
+    "\u0301\u0345\u093e\u05b0"  # combining marks, some Other_Alphabetic
+    "Ⓐⓩ²½Ⅻ"  # circled letters, numbers
+    "日本語コ한"  # CJK, kana, hangul
+    "🙂🚀\U0001d400\U0001d41a\U00010d50\U00020000"  # emoji, math letters, new scripts, CJK ext B
+    "\u1c89\ua7cb"  # lowercase mappings newer than this Python's tables
+)
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet=INTERESTING, max_size=40))
+def test_tokenizer_fast_paths_match_char_by_char(text: str) -> None:
+    """ASCII translate, joined lowering and the astral handling agree with the slow path."""
+    assert tokenize(text) == _slow_tokenize(text)
