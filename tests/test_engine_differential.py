@@ -194,11 +194,11 @@ def test_cache_data_of_another_rule_set_is_rejected() -> None:
     """from_data checks shape and that the typo index belongs to the rules."""
     data = CompiledRules([RuleSpec("edit", 1, ("implement",), ())], "chat").to_data()
     other = CompiledRules([RuleSpec("edit", 1, ("refactor",), ())], "chat").to_data()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="typo index does not belong"):
         CompiledRules.from_data((*data[:3], other[3]))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="bad rule"):
         CompiledRules.from_data((*data[:2], (("edit", "1", (), ()),), data[3]))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="format"):
         CompiledRules.from_data((999, *data[1:]))
 
 
