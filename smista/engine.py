@@ -351,7 +351,8 @@ class CompiledRules:
         specs = tuple(
             (s.label, s.priority, tuple(s.keywords), tuple(s.contexts)) for s in self.specs
         )
-        return (FORMAT, self.default_label, specs, tuple(self._typo.items()))
+        typo = tuple(sorted((v, tuple(sorted(k))) for v, k in self._typo.items()))
+        return (FORMAT, self.default_label, specs, typo)
 
     @classmethod
     def from_data(cls, data: object) -> CompiledRules:
