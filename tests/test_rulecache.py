@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import marshal
-import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -132,7 +132,7 @@ def test_entry_with_wrong_data_is_ignored(cache: Path, rules_file: Path) -> None
     bad_rules = (data[0], data[1], (("edit", -1, 5, ()),), data[3])
     entry.write_bytes(marshal.dumps((magic, stamp, key, bad_rules)))
     assert load_rules(rules_file) == expected
-    other = compile_rules(load_config(rules_file)).to_data()
+    other: Any = compile_rules(load_config(rules_file)).to_data()
     foreign = (other[0], other[1], (), other[3])  # no rules but a typo index
     entry.write_bytes(marshal.dumps((magic, stamp, key, foreign)))
     assert load_rules(rules_file) == expected
