@@ -14,13 +14,18 @@ scanning rules or keywords:
   reached by at most ``d`` deletions from each, so a token's few deletion
   variants find every candidate whatever the number of keywords; each
   candidate is then verified with the exact rules (length cap, containment,
-  OSA distance);
+  OSA distance). Once a rule set has learned a few hundred tokens, token
+  lengths where a rapidfuzz scan of the keywords of compatible length is
+  cheaper than generating deletion variants use that scan instead;
 * each distinct token is resolved once into its sorted entries
   ``(rank, fuzzy, position, rule, match)`` and remembered in a bounded memo
   (vocabulary repeats), so a prompt of known tokens costs a few set
   operations in C plus work proportional to the tokens that hit a keyword;
 * the winner is the smallest entry whose rule's context condition holds,
-  compared with the first keyword-less rule whose context condition holds.
+  compared with the first keyword-less rule whose context condition holds;
+* a text longer than :data:`LARGE_TEXT` is matched piece by piece (cut at
+  spaces and newlines), keeping only the best evidence per rule, so memory
+  stays bounded by the piece size, the memo limit and the number of rules.
 
 Must never perform I/O, read the environment, or consult a model.
 """

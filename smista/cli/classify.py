@@ -16,7 +16,6 @@ from smista.cli._common import ArgumentParser, read_text_arg
 from smista.engine import confidence_of, reason_of
 from smista.intent import TaskIntent
 from smista.rulecache import load_rules
-from smista.tokenizer import tokenize
 
 __all__ = ["run"]
 
@@ -73,7 +72,7 @@ def run(argv: Sequence[str]) -> int:
         result = wire(command.value, "explicit", f"explicit command '{command.value}'", None, None)
     else:
         rules = load_rules(args.rules)
-        match = rules.match(tokenize(text), frozenset(args.context))
+        match = rules.match_text(text, frozenset(args.context))
         result = wire(match.label, "inferred", reason_of(match), match.rule, confidence_of(match))
     out = sys.stdout
     if args.json:

@@ -304,7 +304,8 @@ fn read_prompts(path: &str) -> Vec<(String, HashSet<String>)> {
     text.lines()
         .map(|line| {
             let mut f = line.split(' ');
-            let prompt = unhex(f.next().unwrap_or(""));
+            let field = f.next().unwrap_or("-");
+            let prompt = if field == "-" { String::new() } else { unhex(field) };
             let contexts = list(f.next().unwrap_or("-")).into_iter().collect();
             (prompt, contexts)
         })
@@ -318,7 +319,8 @@ fn main() {
             let text = fs::read_to_string(&args[2]).expect("prompts file");
             let mut out = String::new();
             for line in text.lines() {
-                let prompt = unhex(line.split(' ').next().unwrap_or(""));
+                let field = line.split(' ').next().unwrap_or("-");
+                let prompt = if field == "-" { String::new() } else { unhex(field) };
                 let toks: Vec<String> = tokenize(&prompt).iter().map(|t| hex(t)).collect();
                 out.push_str(&toks.join(","));
                 out.push('\n');
