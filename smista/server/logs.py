@@ -27,7 +27,7 @@ DECISION = logging.getLogger("smista.decision.log")
 
 _STANDARD = frozenset(
     logging.LogRecord("", 0, "", 0, "", None, None).__dict__.keys()
-    | {"message", "asctime"}
+    | {"message", "asctime", "color_message"}
 )
 
 
