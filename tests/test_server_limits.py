@@ -1,0 +1,116 @@
+"""Request limits of the HTTP service: body, prompt and batch size, answered as JSON 413s."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("uvicorn")
+
+from tests.live import LiveServer  # noqa: E402
+
+MAX_BODY = 4000
+MAX_PROMPT = 100
+MAX_BATCH = 3
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    args = [
+        "--max-body-bytes", str(MAX_BODY),
+        "--max-prompt-chars", str(MAX_PROMPT),
+        "--max-batch", str(MAX_BATCH),
+    ]  # fmt: skip
+    with LiveServer(args) as live:
+        yield live
+
+
+def code_of(response) -> str:
+    return str(response.json()["error"]["code"])
+
+
+def test_prompt_at_the_limit_is_accepted(server: LiveServer) -> None:
+    """A prompt of exactly the maximum length (in characters, not bytes) is served."""
+    with server.client() as c:
+        r = c.post("/v1/classify", json={"text": "é" * MAX_PROMPT})
+    assert r.status_code == 200
+
+
+def test_prompt_over_the_limit_is_413(server: LiveServer) -> None:
+    """One character over the prompt limit is a 413 naming the text."""
+    with server.client() as c:
+        r = c.post("/v1/classify", json={"text": "x" * (MAX_PROMPT + 1)})
+    assert (r.status_code, code_of(r)) == (413, "prompt_too_large")
+    assert r.json()["error"]["details"][0]["loc"] == "text"
+
+
+def test_prompt_over_the_limit_inside_a_batch_names_the_item(server: LiveServer) -> None:
+    """In a batch, the 413 names the item whose text is too long."""
+    items = [{"text": "ok"}, {"text": "y" * (MAX_PROMPT + 1)}]
+    with server.client() as c:
+        r = c.post("/v1/classify/batch", json={"items": items})
+    assert (r.status_code, code_of(r)) == (413, "prompt_too_large")
+    assert r.json()["error"]["details"][0]["loc"] == "items[1].text"
+
+
+def test_batch_at_and_over_the_limit(server: LiveServer) -> None:
+    """MAX_BATCH items are served; one more is a 413."""
+    with server.client() as c:
+        ok = c.post("/v1/classify/batch", json={"items": [{"text": "a"}] * MAX_BATCH})
+        big = c.post("/v1/classify/batch", json={"items": [{"text": "a"}] * (MAX_BATCH + 1)})
+    assert ok.status_code == 200 and len(ok.json()["results"]) == MAX_BATCH
+    assert (big.status_code, code_of(big)) == (413, "batch_too_large")
+
+
+def test_declared_body_over_the_limit_is_413(server: LiveServer) -> None:
+    """A Content-Length above the body limit is refused with 413."""
+    body = json.dumps({"text": "z" * MAX_BODY}).encode()
+    with server.client() as c:
+        r = c.post("/v1/classify", content=body)
+    assert (r.status_code, code_of(r)) == (413, "body_too_large")
+
+
+def test_chunked_body_over_the_limit_is_413(server: LiveServer) -> None:
+    """A chunked body (no Content-Length) is cut off once it passes the limit."""
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"text": "'
+        for _ in range(10):
+            yield b"w" * 1000
+        yield b'"}'
+
+    with server.client() as c:
+        r = c.post("/v1/classify", content=chunks())
+    assert (r.status_code, code_of(r)) == (413, "body_too_large")
+
+
+def test_chunked_body_under_the_limit_is_served(server: LiveServer) -> None:
+    """A small chunked body is read whole and classified."""
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"text": "fix '
+        yield b'the bug"}'
+
+    with server.client() as c:
+        r = c.post("/v1/classify", content=chunks())
+    assert r.status_code == 200 and r.json()["intent"] == "edit"
+
+
+def test_invalid_content_length_is_400(server: LiveServer) -> None:
+    """A Content-Length that is not a number is a client error, never a 500."""
+    with server.connect() as sock:
+        sock.sendall(
+            b"POST /v1/classify HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n{}"
+        )
+        head = sock.recv(4096)
+    assert head.startswith(b"HTTP/1.1 400")
+
+
+def test_the_service_keeps_serving_after_refusals(server: LiveServer) -> None:
+    """Limits refuse single requests; the service stays up and answers the next."""
+    with server.client() as c:
+        r = c.get("/healthz")
+    assert r.status_code == 200
+    assert not server.find(lambda x: x.get("status") == 500)
