@@ -62,12 +62,15 @@ class LiveServer:
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        rec = self.wait_for(lambda r: r.get("event") == "listening", self.startup_timeout)
+        rec = self.wait_for(
+            lambda r: r.get("event") == "listening", self.startup_timeout
+        )
         self.port = int(rec["port"])
         return self
 
     def _read(self) -> None:
-        assert self.proc is not None and self.proc.stderr is not None
+        assert self.proc is not None
+        assert self.proc.stderr is not None
         for raw in self.proc.stderr:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             try:

@@ -13,10 +13,10 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from smista.defaults import default_classifier, shipped_rules_path  # noqa: E402
-from smista.server.models import ErrorResponse, RulesInfo  # noqa: E402
-from smista.workspace import Workspace  # noqa: E402
-from tests.live import LiveServer  # noqa: E402
+from smista.defaults import default_classifier, shipped_rules_path
+from smista.server.models import ErrorResponse, RulesInfo
+from smista.workspace import Workspace
+from tests.live import LiveServer
 
 PROMPTS: list[dict[str, Any]] = [
     {"text": "please review this diff", "contexts": ["git_diff"]},
@@ -52,8 +52,12 @@ def expected(item: dict[str, Any]) -> dict[str, object]:
     )
 
 
-@pytest.mark.parametrize("item", PROMPTS, ids=[p["text"][:20] or "empty" for p in PROMPTS])
-def test_classify_answers_exactly_the_library_wire_json(server: LiveServer, item) -> None:
+@pytest.mark.parametrize(
+    "item", PROMPTS, ids=[p["text"][:20] or "empty" for p in PROMPTS]
+)
+def test_classify_answers_exactly_the_library_wire_json(
+    server: LiveServer, item
+) -> None:
     """POST /v1/classify returns the library's JSON, keys and order included."""
     with server.client() as c:
         r = c.post("/v1/classify", json=item)
@@ -108,7 +112,9 @@ def test_openapi_describes_every_endpoint_and_shape(server: LiveServer) -> None:
     with server.client() as c:
         doc = c.get("/openapi.json").json()
     assert doc["openapi"].startswith("3.1")
-    ops = {(path, m): op for path, item in doc["paths"].items() for m, op in item.items()}
+    ops = {
+        (path, m): op for path, item in doc["paths"].items() for m, op in item.items()
+    }
     assert set(ops) == {
         ("/v1/classify", "post"),
         ("/v1/classify/batch", "post"),
@@ -146,7 +152,9 @@ def test_openapi_describes_every_endpoint_and_shape(server: LiveServer) -> None:
         (b'{"text": "hi", "workspace": {"git_dif": ""}}', 422, "invalid_request"),
     ],
 )
-def test_bad_bodies_are_json_client_errors(server: LiveServer, body, status, code) -> None:
+def test_bad_bodies_are_json_client_errors(
+    server: LiveServer, body, status, code
+) -> None:
     """Malformed JSON is a 400, a wrong shape a 422; both are the JSON error shape."""
     with server.client() as c:
         r = c.post("/v1/classify", content=body)
@@ -171,30 +179,43 @@ def test_unknown_paths_and_methods_are_json_errors(server: LiveServer) -> None:
         missing = c.get("/v1/nope")
         wrong = c.get("/v1/classify")
     assert (missing.status_code, missing.json()["error"]["code"]) == (404, "not_found")
-    assert (wrong.status_code, wrong.json()["error"]["code"]) == (405, "method_not_allowed")
+    assert (wrong.status_code, wrong.json()["error"]["code"]) == (
+        405,
+        "method_not_allowed",
+    )
     assert wrong.headers["allow"] == "POST"
 
 
 def test_request_id_is_echoed_and_logged(server: LiveServer) -> None:
     """A well-formed X-Request-Id is kept; the access and decision logs carry it."""
     with server.client() as c:
-        r = c.post("/v1/classify", json={"text": "fix it"}, headers={"X-Request-Id": "abc-123"})
+        r = c.post(
+            "/v1/classify", json={"text": "fix it"}, headers={"X-Request-Id": "abc-123"}
+        )
         generated = c.get("/healthz")
     assert r.headers["x-request-id"] == "abc-123"
     assert len(generated.headers["x-request-id"]) == 32
-    access = server.wait_for(lambda x: x.get("event") == "access" and x["request_id"] == "abc-123")
-    assert access["status"] == 200 and access["path"] == "/v1/classify"
+    access = server.wait_for(
+        lambda x: x.get("event") == "access" and x["request_id"] == "abc-123"
+    )
+    assert access["status"] == 200
+    assert access["path"] == "/v1/classify"
     decision = server.wait_for(
         lambda x: x.get("event") == "decision" and x["request_id"] == "abc-123"
     )
-    assert decision["intent"] == "edit" and decision["prompt_chars"] == 6
+    assert decision["intent"] == "edit"
+    assert decision["prompt_chars"] == 6
 
 
 def test_logs_are_json_and_never_hold_prompt_text(server: LiveServer) -> None:
     """Without --log-prompts, no prompt text reaches any log line."""
     marker = "zanzibarquokka"
     with server.client() as c:
-        c.post("/v1/classify", json={"text": f"review {marker}"}, headers={"X-Request-Id": "m1"})
+        c.post(
+            "/v1/classify",
+            json={"text": f"review {marker}"},
+            headers={"X-Request-Id": "m1"},
+        )
         c.post("/v1/classify/batch", json={"items": [{"text": marker}]})
         c.post("/v1/classify", json={"text": marker, "junk": 1})
     server.wait_for(lambda x: x.get("event") == "access" and x["status"] == 422)
@@ -205,6 +226,10 @@ def test_logs_are_json_and_never_hold_prompt_text(server: LiveServer) -> None:
 def test_log_prompts_puts_the_text_in_decision_logs() -> None:
     """With --log-prompts the decision record holds the prompt."""
     with LiveServer(["--log-prompts"]) as live, live.client() as c:
-        c.post("/v1/classify", json={"text": "review ünïcode"}, headers={"X-Request-Id": "p1"})
+        c.post(
+            "/v1/classify",
+            json={"text": "review ünïcode"},
+            headers={"X-Request-Id": "p1"},
+        )
         rec = live.wait_for(lambda x: x.get("event") == "decision")
     assert rec["prompt"] == "review ünïcode"

@@ -1,4 +1,5 @@
-"""Request limits of the HTTP service: body, prompt and batch size, answered as JSON 413s."""
+"""Request limits of the HTTP service: a body too large is a 413, a prompt or batch
+over its limit (declared in the OpenAPI schema) a 422; all JSON errors."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 pytest.importorskip("uvicorn")
 
-from tests.live import LiveServer  # noqa: E402
+from tests.live import LiveServer
 
 MAX_BODY = 4000
 MAX_PROMPT = 100
@@ -38,30 +39,35 @@ def test_prompt_at_the_limit_is_accepted(server: LiveServer) -> None:
     assert r.status_code == 200
 
 
-def test_prompt_over_the_limit_is_413(server: LiveServer) -> None:
-    """One character over the prompt limit is a 413 naming the text."""
+def test_prompt_over_the_limit_is_422(server: LiveServer) -> None:
+    """One character over the prompt limit is a 422 naming the text."""
     with server.client() as c:
         r = c.post("/v1/classify", json={"text": "x" * (MAX_PROMPT + 1)})
-    assert (r.status_code, code_of(r)) == (413, "prompt_too_large")
+    assert (r.status_code, code_of(r)) == (422, "prompt_too_large")
     assert r.json()["error"]["details"][0]["loc"] == "text"
 
 
-def test_prompt_over_the_limit_inside_a_batch_names_the_item(server: LiveServer) -> None:
-    """In a batch, the 413 names the item whose text is too long."""
+def test_prompt_over_the_limit_inside_a_batch_names_the_item(
+    server: LiveServer,
+) -> None:
+    """In a batch, the 422 names the item whose text is too long."""
     items = [{"text": "ok"}, {"text": "y" * (MAX_PROMPT + 1)}]
     with server.client() as c:
         r = c.post("/v1/classify/batch", json={"items": items})
-    assert (r.status_code, code_of(r)) == (413, "prompt_too_large")
+    assert (r.status_code, code_of(r)) == (422, "prompt_too_large")
     assert r.json()["error"]["details"][0]["loc"] == "items[1].text"
 
 
 def test_batch_at_and_over_the_limit(server: LiveServer) -> None:
-    """MAX_BATCH items are served; one more is a 413."""
+    """MAX_BATCH items are served; one more is a 422."""
     with server.client() as c:
         ok = c.post("/v1/classify/batch", json={"items": [{"text": "a"}] * MAX_BATCH})
-        big = c.post("/v1/classify/batch", json={"items": [{"text": "a"}] * (MAX_BATCH + 1)})
-    assert ok.status_code == 200 and len(ok.json()["results"]) == MAX_BATCH
-    assert (big.status_code, code_of(big)) == (413, "batch_too_large")
+        big = c.post(
+            "/v1/classify/batch", json={"items": [{"text": "a"}] * (MAX_BATCH + 1)}
+        )
+    assert ok.status_code == 200
+    assert len(ok.json()["results"]) == MAX_BATCH
+    assert (big.status_code, code_of(big)) == (422, "batch_too_large")
 
 
 def test_declared_body_over_the_limit_is_413(server: LiveServer) -> None:
@@ -95,7 +101,8 @@ def test_chunked_body_under_the_limit_is_served(server: LiveServer) -> None:
 
     with server.client() as c:
         r = c.post("/v1/classify", content=chunks())
-    assert r.status_code == 200 and r.json()["intent"] == "edit"
+    assert r.status_code == 200
+    assert r.json()["intent"] == "edit"
 
 
 def test_invalid_content_length_is_400(server: LiveServer) -> None:

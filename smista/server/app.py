@@ -132,7 +132,7 @@ class _Service:
         limit = self.settings.max_prompt_chars
         if len(text) > limit:
             raise ApiError(
-                413,
+                422,
                 "prompt_too_large",
                 f"prompt is longer than {limit} characters",
                 [(loc, f"{len(text)} characters; at most {limit} are allowed")],
@@ -183,7 +183,7 @@ class _Service:
         req = parse_model(BatchRequest, body)
         if len(req.items) > self.settings.max_batch:
             raise ApiError(
-                413,
+                422,
                 "batch_too_large",
                 f"batch has {len(req.items)} items; at most {self.settings.max_batch}",
             )

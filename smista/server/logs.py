@@ -62,6 +62,9 @@ def configure_logging(level: str = "info", stream: TextIO | None = None) -> None
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper())
+    # Lifecycle records (started, listening, reloaded, reload_failed) always show.
+    lifecycle = logging.getLogger("smista.server")
+    lifecycle.setLevel(min(logging.INFO, logging.getLevelName(level.upper())))
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logger = logging.getLogger(name)
         logger.handlers.clear()

@@ -81,10 +81,11 @@ def _operation(
     if secured:
         responses["401"] = _error("Missing or wrong bearer token.")
     if body is not None:
-        responses["413"] = _error(
-            "The body, a prompt or a batch is larger than allowed."
+        responses["413"] = _error("The body is larger than the service accepts.")
+        responses["422"] = _error(
+            "The body does not match the request schema (a prompt or batch over "
+            "its limit included)."
         )
-        responses["422"] = _error("The body does not match the request schema.")
     for status, text in sorted(extra_errors.items()):
         responses[str(status)] = _error(text)
     responses["500"] = _error("An internal error (no details are given).")
