@@ -154,3 +154,38 @@ class LiveServer:
     def log_text(self) -> str:
         with self._cond:
             return "\n".join(self.raw_lines)
+
+
+class ThreadServer:
+    """An ASGI app served by uvicorn on a loopback port in a thread of this process."""
+
+    def __init__(self, app: Any) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_config=None, lifespan="on"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.port = 0
+
+    def __enter__(self) -> ThreadServer:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise AssertionError("server did not start")
+            time.sleep(0.01)
+        self.port = self.server.servers[0].sockets[0].getsockname()[1]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def client(self, **kwargs: Any) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=30.0, **kwargs)
