@@ -34,7 +34,8 @@ def compile_rules(config: ClassificationConfig) -> CompiledRules:
 
 
 def _contexts(contexts: Iterable[str], workspace: Workspace | None) -> frozenset[str]:
-    kinds = frozenset(contexts)
+    # A lone string is one context kind, not a sequence of one-letter kinds.
+    kinds = frozenset((contexts,)) if isinstance(contexts, str) else frozenset(contexts)
     return kinds | context_kinds(workspace) if workspace is not None else kinds
 
 

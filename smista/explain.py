@@ -83,15 +83,15 @@ def _keyword_trace(keyword: str, tokens: Sequence[str]) -> KeywordTrace:
         result = "exact"
         evidence.append(TokenEvidence(token=needle, distance=0, counted=True, note="exact"))
     for token in dict.fromkeys(tokens):
-        if token == needle:
+        if token == needle or not needle:
             continue
         distance = osa_distance(needle, token)
-        if distance > MAX_FUZZY_DISTANCE:
-            continue
         if needle in token:
             note, counted = "token contains the keyword: a different word, not a typo", False
         elif token in needle:
             note, counted = "keyword contains the token: a different word, not a typo", False
+        elif distance > MAX_FUZZY_DISTANCE:
+            continue
         elif distance > cap:
             note = (
                 f"OSA distance {distance} exceeds the cap {cap} "

@@ -60,8 +60,8 @@ def classify(
         fuzzy = False
         if keywords:
             results = [keyword_result(k, tokens) for k in keywords]
-            exact = [k for k, r in zip(keywords, results) if r == "exact"]
-            typo = [k for k, r in zip(keywords, results) if r == "fuzzy"]
+            exact = [k for k, r in zip(keywords, results, strict=True) if r == "exact"]
+            typo = [k for k, r in zip(keywords, results, strict=True) if r == "fuzzy"]
             if exact:
                 hit = exact[0]
             elif typo:

@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
-from smista import Classifier, ClassificationConfig, Workspace
+from smista import ClassificationConfig, Classifier, Workspace
 
 CASES = [
     json.loads(line)
-    for line in (Path(__file__).parent / "data" / "upstream_cases.jsonl").read_text("utf-8").splitlines()
+    for line in (Path(__file__).parent / "data" / "upstream_cases.jsonl")
+    .read_text("utf-8")
+    .splitlines()
     if line.strip()
 ]
 

@@ -34,7 +34,7 @@ def test_summarize_serializes_lowercase() -> None:
 
 
 def test_review_deserializes() -> None:
-    """"review" deserializes to Review."""
+    """ "review" deserializes to Review."""
     assert ClassificationRule.model_validate({"intent": "review"}).intent is TaskIntent.REVIEW
 
 
@@ -54,7 +54,9 @@ def test_every_variant_round_trips(intent: TaskIntent) -> None:
     assert TaskIntent.parse(str(intent)) is intent
 
 
-@pytest.mark.parametrize(("text", "intent"), [("Plan", "plan"), ("REVIEW", "review"), ("sUmMaRiZe", "summarize")])
+@pytest.mark.parametrize(
+    ("text", "intent"), [("Plan", "plan"), ("REVIEW", "review"), ("sUmMaRiZe", "summarize")]
+)
 def test_parse_is_case_insensitive(text: str, intent: str) -> None:
     """Text a person typed is read case-insensitively, as the original's FromStr."""
     assert TaskIntent.parse(text) == intent
@@ -95,7 +97,12 @@ def test_config_round_trips() -> None:
     data = {
         "default_intent": "chat",
         "rules": [
-            {"intent": "review", "priority": 10, "keywords": ["review", "audit"], "requires_any_context": ["git_diff"]}
+            {
+                "intent": "review",
+                "priority": 10,
+                "keywords": ["review", "audit"],
+                "requires_any_context": ["git_diff"],
+            }
         ],
     }
     config = ClassificationConfig.model_validate(data)
@@ -126,7 +133,9 @@ def test_inferred_result_serializes_with_all_fields() -> None:
 
 def test_explicit_result_omits_optional_fields() -> None:
     """matched_rule and confidence are absent when None."""
-    result = Classification(intent=TaskIntent.CHAT, source=IntentSource.EXPLICIT, reason="explicit --intent flag")
+    result = Classification(
+        intent=TaskIntent.CHAT, source=IntentSource.EXPLICIT, reason="explicit --intent flag"
+    )
     assert result.model_dump(mode="json", exclude_none=True) == {
         "intent": "chat",
         "source": "explicit",
@@ -134,8 +143,16 @@ def test_explicit_result_omits_optional_fields() -> None:
     }
 
 
-@given(st.sampled_from(list(TaskIntent)), st.sampled_from(list(IntentSource)), st.text(), st.none() | st.integers(0, 10**6), st.none() | st.sampled_from(list(Confidence)))
+@given(
+    st.sampled_from(list(TaskIntent)),
+    st.sampled_from(list(IntentSource)),
+    st.text(),
+    st.none() | st.integers(0, 10**6),
+    st.none() | st.sampled_from(list(Confidence)),
+)
 def test_classification_round_trips(intent, source, reason, rule, confidence) -> None:
     """Any classification survives a JSON round trip."""
-    result = Classification(intent=intent, source=source, reason=reason, matched_rule=rule, confidence=confidence)
+    result = Classification(
+        intent=intent, source=source, reason=reason, matched_rule=rule, confidence=confidence
+    )
     assert Classification.model_validate_json(result.model_dump_json(exclude_none=True)) == result

@@ -14,7 +14,9 @@ from smista.tokenizer import rust_lower
 
 RUST_CASES = [
     json.loads(line)
-    for line in (Path(__file__).parent / "data" / "rust_tokenize.jsonl").read_text("utf-8").splitlines()
+    for line in (Path(__file__).parent / "data" / "rust_tokenize.jsonl")
+    .read_text("utf-8")
+    .splitlines()
 ]
 
 
