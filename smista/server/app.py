@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from smista.result import Classification
 from smista.server.body import parse_model, read_body
 from smista.server.errors import ApiError, error_response
-from smista.server.logs import ACCESS, DECISION
+from smista.server.logs import ACCESS, DECISION, emit
 from smista.server.models import BatchRequest, ClassifyRequest, Health
 from smista.server.openapi import build_openapi
 from smista.server.plugins import Endpoint, RequestContext, available_endpoints
@@ -54,9 +54,7 @@ _UNAUTHORIZED = ApiError(
 def _json(payload: object, state: ServiceState | None = None) -> Response:
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     headers = {"X-Smista-Rules-Sha256": state.rules.sha256} if state else None
-    return Response(
-        body.encode("utf-8"), media_type="application/json", headers=headers
-    )
+    return Response(body.encode("utf-8"), media_type="application/json", headers=headers)
 
 
 class _Gate:
@@ -98,9 +96,10 @@ class _Gate:
             else:
                 await self.app(scope, receive, send_with_id)
         finally:
-            ACCESS.info(
+            emit(
+                ACCESS,
                 "request",
-                extra={
+                {
                     "event": "access",
                     "request_id": rid,
                     "method": scope["method"],
@@ -139,9 +138,7 @@ class _Service:
             )
 
     def _decision(self, rid: str, endpoint: str, fields: dict[str, object]) -> None:
-        DECISION.info(
-            endpoint, extra={"event": "decision", "request_id": rid, **fields}
-        )
+        emit(DECISION, endpoint, {"event": "decision", "request_id": rid, **fields})
 
     def _classify(self, state: ServiceState, req: ClassifyRequest) -> Classification:
         return state.classifier.classify(
@@ -151,9 +148,7 @@ class _Service:
             workspace=req.workspace,
         )
 
-    def _fields(
-        self, req: ClassifyRequest, result: Classification
-    ) -> dict[str, object]:
+    def _fields(self, req: ClassifyRequest, result: Classification) -> dict[str, object]:
         out: dict[str, object] = {
             **result.to_wire(),
             "prompt_chars": len(req.text),
@@ -196,9 +191,7 @@ class _Service:
             {
                 "count": len(results),
                 "generation": state.generation,
-                "results": [
-                    self._fields(i, r) for i, r in zip(req.items, results, strict=True)
-                ],
+                "results": [self._fields(i, r) for i, r in zip(req.items, results, strict=True)],
             },
         )
         return _json({"results": [r.to_wire() for r in results]}, state)
@@ -225,9 +218,7 @@ class _Service:
             rid = request.state.request_id
             ctx = RequestContext(rid, state.classifier, self.settings.log_prompts)
             handled = await endpoint.handle(state.runtimes[endpoint.name], req, ctx)
-            self._decision(
-                rid, endpoint.name, {"generation": state.generation, **handled.log}
-            )
+            self._decision(rid, endpoint.name, {"generation": state.generation, **handled.log})
             return _json(_dump(handled.response), state)
 
         return handler
@@ -264,9 +255,7 @@ async def _internal_error(_request: Request, _exc: Exception) -> Response:
 
 
 @contextlib.asynccontextmanager
-async def _lifespan(
-    settings: ServerSettings, holder: StateHolder
-) -> AsyncIterator[None]:
+async def _lifespan(settings: ServerSettings, holder: StateHolder) -> AsyncIterator[None]:
     loop = asyncio.get_running_loop()
     tasks: set[asyncio.Task[Any]] = set()
 
@@ -275,16 +264,11 @@ async def _lifespan(
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 
-    sighup = (
-        settings.reload_on_sighup
-        and threading.current_thread() is threading.main_thread()
-    )
+    sighup = settings.reload_on_sighup and threading.current_thread() is threading.main_thread()
     if sighup:
         loop.add_signal_handler(signal.SIGHUP, on_sighup)
     watcher = (
-        loop.create_task(watch_files(holder, settings.watch_interval))
-        if settings.watch
-        else None
+        loop.create_task(watch_files(holder, settings.watch_interval)) if settings.watch else None
     )
     state = holder.current
     log.info(

@@ -33,9 +33,7 @@ async def read_body(request: Request, limit: int) -> bytes:
         try:
             size = int(declared)
         except ValueError:
-            raise ApiError(
-                400, "invalid_request", "invalid Content-Length header"
-            ) from None
+            raise ApiError(400, "invalid_request", "invalid Content-Length header") from None
         if size > limit:
             raise _too_large(limit)
     chunks: list[bytes] = []
@@ -57,9 +55,7 @@ def parse_model(model: type[M], body: bytes) -> M:
         invalid = [err for err in errors if err["type"] == "json_invalid"]
         if invalid:
             why = str(invalid[0]["msg"]).removeprefix("Invalid JSON: ")
-            raise ApiError(
-                400, "invalid_json", f"request body is not valid JSON: {why}"
-            ) from None
+            raise ApiError(400, "invalid_json", f"request body is not valid JSON: {why}") from None
         problems = config_error_from_validation(exc, model).errors
         details = [(loc or "(body)", msg) for loc, msg in problems]
         raise ApiError(

@@ -46,9 +46,7 @@ def error_response(error: ApiError) -> Response:
     """The JSON response for ``error``."""
     body: dict[str, object] = {"code": error.code, "message": _cut(error.message)}
     if error.details is not None:
-        body["details"] = [
-            {"loc": loc, "message": _cut(msg)} for loc, msg in error.details
-        ]
+        body["details"] = [{"loc": loc, "message": _cut(msg)} for loc, msg in error.details]
     content = json.dumps({"error": body}, ensure_ascii=True, separators=(",", ":"))
     return Response(
         content.encode("ascii"),

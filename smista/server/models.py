@@ -82,9 +82,7 @@ class RulesInfo(BaseModel):
     )
     loaded_at: StrictStr = Field(description="When it was loaded (RFC 3339, UTC).")
     rule_count: StrictInt = Field(ge=0, description="Number of classification rules.")
-    default_intent: TaskIntent = Field(
-        description="The intent used when no rule matches."
-    )
+    default_intent: TaskIntent = Field(description="The intent used when no rule matches.")
     generation: StrictInt = Field(
         ge=1, description="1 for the rules loaded at start, +1 per successful reload."
     )

@@ -44,15 +44,11 @@ Mode = Literal["validation", "serialization"]
 def _error(description: str) -> dict[str, Any]:
     return {
         "description": description,
-        "content": {
-            "application/json": {"schema": {"$ref": _REF.format(model="ErrorResponse")}}
-        },
+        "content": {"application/json": {"schema": {"$ref": _REF.format(model="ErrorResponse")}}},
     }
 
 
-def _ok(
-    ref: Mapping[str, Any], description: str, *, rules_headers: bool
-) -> dict[str, Any]:
+def _ok(ref: Mapping[str, Any], description: str, *, rules_headers: bool) -> dict[str, Any]:
     headers = dict(RESPONSE_HEADERS) if rules_headers else {}
     out: dict[str, Any] = {
         "description": description,
@@ -104,9 +100,7 @@ def _operation(
     return op
 
 
-def build_openapi(
-    settings: ServerSettings, endpoints: Sequence[Endpoint] = ()
-) -> dict[str, Any]:
+def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) -> dict[str, Any]:
     """The OpenAPI document of a service running with ``settings`` and ``endpoints``."""
     models: list[tuple[type[BaseModel], Mode]] = [
         (ClassifyRequest, "validation"),
@@ -128,13 +122,9 @@ def build_openapi(
     def ref(model: type[BaseModel], mode: Mode) -> Mapping[str, Any]:
         return refs[(model, mode)]
 
-    request_schema = schemas[
-        str(ref(ClassifyRequest, "validation")["$ref"]).rsplit("/", 1)[1]
-    ]
+    request_schema = schemas[str(ref(ClassifyRequest, "validation")["$ref"]).rsplit("/", 1)[1]]
     request_schema["properties"]["text"]["maxLength"] = settings.max_prompt_chars
-    batch_schema = schemas[
-        str(ref(BatchRequest, "validation")["$ref"]).rsplit("/", 1)[1]
-    ]
+    batch_schema = schemas[str(ref(BatchRequest, "validation")["$ref"]).rsplit("/", 1)[1]]
     batch_schema["properties"]["items"]["maxItems"] = settings.max_batch
 
     secured = settings.token is not None
@@ -210,7 +200,5 @@ def build_openapi(
         "components": {"schemas": schemas},
     }
     if secured:
-        doc["components"]["securitySchemes"] = {
-            "bearerAuth": {"type": "http", "scheme": "bearer"}
-        }
+        doc["components"]["securitySchemes"] = {"bearerAuth": {"type": "http", "scheme": "bearer"}}
     return doc

@@ -66,9 +66,7 @@ class ServiceState:
         return RulesInfo(
             source=self.rules.path,
             sha256=self.rules.sha256,
-            loaded_at=self.loaded_at.isoformat(timespec="milliseconds").replace(
-                "+00:00", "Z"
-            ),
+            loaded_at=self.loaded_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             rule_count=len(config.rules),
             default_intent=config.default_intent,
             generation=self.generation,
@@ -90,13 +88,9 @@ def _read(path: str) -> tuple[str, SourceFile]:
     except FileNotFoundError:
         raise ConfigError([("", "no such file")], path) from None
     except IsADirectoryError:
-        raise ConfigError(
-            [("", "is a directory, expected a TOML file")], path
-        ) from None
+        raise ConfigError([("", "is a directory, expected a TOML file")], path) from None
     except OSError as exc:
-        raise ConfigError(
-            [("", f"cannot read file: {exc.strerror or exc}")], path
-        ) from None
+        raise ConfigError([("", f"cannot read file: {exc.strerror or exc}")], path) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
