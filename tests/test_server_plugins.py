@@ -34,6 +34,9 @@ class ShoutResponse(BaseModel):
     generation_rules: int
 
 
+builds: list[Any] = []
+
+
 class Shout:
     """A small real endpoint: classifies, then shouts the text back."""
 
@@ -45,13 +48,16 @@ class Shout:
     error_statuses: Mapping[int, str] = {409: "Refuses to shout 'quiet'."}
 
     def build(
-        self, document: Mapping[str, Any], source: str | None, classifier: Classifier
+        self,
+        document: Mapping[str, Any],
+        source: str | None,
+        classifier: Classifier,
+        previous: Any,
     ) -> object:
         routing = document.get("routing", {})
         if routing.get("shout") == "broken":
-            raise ConfigError(
-                [("routing.shout", "expected anything but 'broken'")], source
-            )
+            raise ConfigError([("routing.shout", "expected anything but 'broken'")], source)
+        builds.append(previous)
         return len(classifier.config.rules)
 
     async def handle(self, runtime: Any, request: Any, ctx: RequestContext) -> Handled:
@@ -59,9 +65,7 @@ class Shout:
             raise ApiError(409, "too_quiet", "refusing to shout 'quiet'")
         intent = ctx.classifier.classify(request.text).intent
         return Handled(
-            ShoutResponse(
-                intent=intent, shout=request.text.upper(), generation_rules=runtime
-            ),
+            ShoutResponse(intent=intent, shout=request.text.upper(), generation_rules=runtime),
             {"intent": intent},
         )
 
@@ -118,3 +122,7 @@ def test_a_broken_section_stops_the_start_and_fails_a_reload(tmp_path: Path) -> 
     with pytest.raises(ConfigError):
         holder.reload()
     assert holder.current.generation == 1
+    config.write_text('[routing]\nshout = "again"\n', "utf-8")
+    builds.clear()
+    assert holder.reload().generation == 2
+    assert builds == [7]  # the new build saw the runtime it replaces

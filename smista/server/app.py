@@ -311,11 +311,11 @@ def create_app(
     found = available_endpoints() if endpoints is None else tuple(endpoints)
     if holder is None:
         holder = StateHolder(
-            lambda generation: load_state(
+            lambda previous: load_state(
                 config_path=settings.config_path,
                 rules_path=settings.rules_path,
                 endpoints=found,
-                generation=generation,
+                previous=previous,
             )
         )
     service = _Service(settings, holder, found)

@@ -77,9 +77,19 @@ class Endpoint(Protocol):
         """Statuses beyond the common ones this endpoint answers, with a description."""
 
     def build(
-        self, document: Mapping[str, Any], source: str | None, classifier: Classifier
+        self,
+        document: Mapping[str, Any],
+        source: str | None,
+        classifier: Classifier,
+        previous: Any,
     ) -> object:
-        """The runtime for one rule-set generation; raise ``ConfigError`` if invalid."""
+        """The runtime for one rule-set generation; raise ``ConfigError`` if invalid.
+
+        ``previous`` is this endpoint's runtime in the generation being
+        replaced (``None`` at start), for state worth keeping across reloads.
+        The new runtime must not disturb ``previous``, which keeps serving the
+        requests that began on it.
+        """
 
     async def handle(self, runtime: Any, request: Any, ctx: RequestContext) -> Handled:
         """Answer one validated request; raise ``ApiError`` for a refusal."""

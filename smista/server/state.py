@@ -114,13 +114,15 @@ def load_state(
     config_path: str | None,
     rules_path: str | None,
     endpoints: Sequence[Endpoint] = (),
-    generation: int = 1,
+    previous: ServiceState | None = None,
 ) -> ServiceState:
     """Read, validate and compile a complete state; raises :class:`ConfigError`.
 
     The rules come from ``rules_path``, else from the ``[classification]`` of
     ``config_path``, else from the shipped default pack. Pluggable endpoints
-    build their runtimes from the config document (empty without one).
+    build their runtimes from the config document (empty without one), given
+    their runtime in ``previous`` (the state being replaced, if any) so that
+    they may carry over what survives a reload (a cache, say).
     """
     document: dict[str, Any] = {}
     config_file: SourceFile | None = None
@@ -146,13 +148,16 @@ def load_state(
         classification = default_config()
     classifier = Classifier(classification)
     source = config_path if config_file is not None else None
-    runtimes = {ep.name: ep.build(document, source, classifier) for ep in endpoints}
+    before = previous.runtimes if previous is not None else {}
+    runtimes = {
+        ep.name: ep.build(document, source, classifier, before.get(ep.name)) for ep in endpoints
+    }
     return ServiceState(
         classifier=classifier,
         rules=rules_file,
         config=config_file,
         loaded_at=datetime.now(UTC),
-        generation=generation,
+        generation=previous.generation + 1 if previous is not None else 1,
         runtimes=MappingProxyType(runtimes),
     )
 
@@ -160,15 +165,15 @@ def load_state(
 class StateHolder:
     """The current :class:`ServiceState`; reloads build a new one and swap it in."""
 
-    def __init__(self, loader: Callable[[int], ServiceState]) -> None:
+    def __init__(self, loader: Callable[[ServiceState | None], ServiceState]) -> None:
         self._loader = loader
         self._lock = threading.Lock()
-        self.current: ServiceState = loader(1)
+        self.current: ServiceState = loader(None)
 
     def reload(self) -> ServiceState:
         """Load and validate anew, then swap; on error raise and keep the old state."""
         with self._lock:
-            new = self._loader(self.current.generation + 1)
+            new = self._loader(self.current)
             self.current = new
             return new
 
