@@ -62,9 +62,7 @@ def test_batch_at_and_over_the_limit(server: LiveServer) -> None:
     """MAX_BATCH items are served; one more is a 422."""
     with server.client() as c:
         ok = c.post("/v1/classify/batch", json={"items": [{"text": "a"}] * MAX_BATCH})
-        big = c.post(
-            "/v1/classify/batch", json={"items": [{"text": "a"}] * (MAX_BATCH + 1)}
-        )
+        big = c.post("/v1/classify/batch", json={"items": [{"text": "a"}] * (MAX_BATCH + 1)})
     assert ok.status_code == 200
     assert len(ok.json()["results"]) == MAX_BATCH
     assert (big.status_code, code_of(big)) == (422, "batch_too_large")
@@ -108,9 +106,7 @@ def test_chunked_body_under_the_limit_is_served(server: LiveServer) -> None:
 def test_invalid_content_length_is_400(server: LiveServer) -> None:
     """A Content-Length that is not a number is a client error, never a 500."""
     with server.connect() as sock:
-        sock.sendall(
-            b"POST /v1/classify HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n{}"
-        )
+        sock.sendall(b"POST /v1/classify HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n{}")
         head = sock.recv(4096)
     assert head.startswith(b"HTTP/1.1 400")
 
@@ -121,3 +117,32 @@ def test_the_service_keeps_serving_after_refusals(server: LiveServer) -> None:
         r = c.get("/healthz")
     assert r.status_code == 200
     assert not server.find(lambda x: x.get("status") == 500)
+
+
+def test_error_details_are_capped(server: LiveServer) -> None:
+    """A body with many problems lists at most 50 of them, then how many more."""
+    items = [{"text": i} for i in range(MAX_BATCH)]
+    body = {"items": items, **{f"x{i}": i for i in range(60)}}
+    with server.client() as c:
+        r = c.post("/v1/classify/batch", json=body)
+    assert r.status_code == 422
+    details = r.json()["error"]["details"]
+    assert len(details) == 51
+    assert details[-1]["message"] == f"and {MAX_BATCH + 60 - 50} more problems"
+
+
+def test_a_client_hanging_up_mid_body_is_not_a_server_error(server: LiveServer) -> None:
+    """A client that disconnects before sending its whole body is logged as a 4xx."""
+    mark = server.mark()
+    with server.connect() as sock:
+        sock.sendall(
+            b"POST /v1/classify HTTP/1.1\r\nHost: t\r\nX-Request-Id: hangup\r\n"
+            b'Content-Length: 100\r\n\r\n{"text": '
+        )
+    rec = server.wait_for(
+        lambda r: r.get("event") == "access" and r.get("request_id") == "hangup", start=mark
+    )
+    assert 400 <= rec["status"] < 500
+    assert not server.find(lambda r: r.get("level") == "error")
+    with server.client() as c:
+        assert c.get("/healthz").status_code == 200

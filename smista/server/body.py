@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from smista.config import config_error_from_validation
 from smista.server.errors import ApiError
@@ -38,11 +38,16 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise _too_large(limit)
     chunks: list[bytes] = []
     total = 0
-    async for chunk in request.stream():
-        total += len(chunk)
-        if total > limit:
-            raise _too_large(limit)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            total += len(chunk)
+            if total > limit:
+                raise _too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        # Nobody is left to answer; a 4xx keeps a client's hang-up out of the
+        # error log.
+        raise ApiError(400, "invalid_request", "client disconnected") from None
     return b"".join(chunks)
 
 

@@ -4,7 +4,8 @@ I/O edge helpers (no sockets of their own). :class:`ApiError` is raised by
 handlers for anything a client caused; :func:`error_response` renders it as
 ``{"error": {"code", "message", "details"?}}``. Error bodies are pure ASCII
 JSON (``ensure_ascii``) so that nothing a client sent, however odd, can make
-rendering the error fail. Messages never echo secrets and cut long values.
+rendering the error fail. Messages never echo secrets and cut long values;
+at most 50 details are listed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from starlette.responses import Response
 __all__ = ["ApiError", "error_response"]
 
 _MAX_MESSAGE = 300
+_MAX_DETAILS = 50
 
 
 class ApiError(Exception):
@@ -46,7 +48,11 @@ def error_response(error: ApiError) -> Response:
     """The JSON response for ``error``."""
     body: dict[str, object] = {"code": error.code, "message": _cut(error.message)}
     if error.details is not None:
-        body["details"] = [{"loc": loc, "message": _cut(msg)} for loc, msg in error.details]
+        details = [{"loc": loc, "message": _cut(msg)} for loc, msg in error.details[:_MAX_DETAILS]]
+        if len(error.details) > _MAX_DETAILS:
+            more = len(error.details) - _MAX_DETAILS
+            details.append({"loc": "", "message": f"and {more} more problems"})
+        body["details"] = details
     content = json.dumps({"error": body}, ensure_ascii=True, separators=(",", ":"))
     return Response(
         content.encode("ascii"),
