@@ -26,6 +26,11 @@ _EXPORTS: dict[str, str] = {
     "NoRouteError": "smista.errors",
     "SmistaError": "smista.errors",
     "TaskIntent": "smista.intent",
+    "TierDecision": "smista.tiers.request",
+    "TierOutcome": "smista.tiers.outcomes",
+    "TierRequest": "smista.tiers.request",
+    "TierRouter": "smista.tiers.router",
+    "TiersConfig": "smista.tiers.model",
     "UnknownIntentError": "smista.errors",
     "Workspace": "smista.workspace",
     "classify": "smista.api",
@@ -34,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "default_config": "smista.defaults",
     "fuzzy_cap": "smista.fuzzy",
     "load_config": "smista.config",
+    "load_tiers": "smista.tiers.loader",
     "match_keyword": "smista.fuzzy",
     "parse_config": "smista.config",
     "tokenize": "smista.tokenizer",
@@ -53,6 +59,11 @@ __all__ = [
     "NoRouteError",
     "SmistaError",
     "TaskIntent",
+    "TierDecision",
+    "TierOutcome",
+    "TierRequest",
+    "TierRouter",
+    "TiersConfig",
     "UnknownIntentError",
     "Workspace",
     "__version__",
@@ -62,6 +73,7 @@ __all__ = [
     "default_config",
     "fuzzy_cap",
     "load_config",
+    "load_tiers",
     "match_keyword",
     "parse_config",
     "tokenize",
@@ -79,6 +91,11 @@ if TYPE_CHECKING:
     from smista.intent import Confidence, IntentSource, TaskIntent
     from smista.result import Classification
     from smista.rules import ClassificationConfig, ClassificationRule
+    from smista.tiers.loader import load_tiers
+    from smista.tiers.model import TiersConfig
+    from smista.tiers.outcomes import TierOutcome
+    from smista.tiers.request import TierDecision, TierRequest
+    from smista.tiers.router import TierRouter
     from smista.tokenizer import tokenize
     from smista.workspace import Workspace, context_kinds, touched_files
 

@@ -21,6 +21,10 @@ CORE = [
     "smista.classifier",
     "smista.explain",
     "smista.abstain",
+    "smista.grounding",
+    "smista.tiers",
+    "smista.tiers.router",
+    "smista.tiers.parse",
 ]
 FORBIDDEN = [
     "smista.config",
