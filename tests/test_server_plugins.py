@@ -13,6 +13,7 @@ pytest.importorskip("uvicorn")
 from pydantic import BaseModel, ConfigDict, StrictStr
 
 from smista.classifier import Classifier
+from smista.defaults import default_classifier
 from smista.errors import ConfigError
 from smista.server.app import create_app
 from smista.server.errors import ApiError
@@ -34,7 +35,9 @@ class ShoutResponse(BaseModel):
     generation_rules: int
 
 
+RULES = len(default_classifier().config.rules)
 builds: list[Any] = []
+commits: list[Any] = []
 
 
 class Shout:
@@ -45,6 +48,7 @@ class Shout:
     summary = "Classify and shout."
     request_model = ShoutRequest
     response_model = ShoutResponse
+    prompt_fields = ("text",)
     error_statuses: Mapping[int, str] = {409: "Refuses to shout 'quiet'."}
 
     def build(
@@ -59,6 +63,9 @@ class Shout:
             raise ConfigError([("routing.shout", "expected anything but 'broken'")], source)
         builds.append(previous)
         return len(classifier.config.rules)
+
+    def commit(self, runtime: Any) -> None:
+        commits.append(runtime)
 
     async def handle(self, runtime: Any, request: Any, ctx: RequestContext) -> Handled:
         if request.text == "quiet":
@@ -84,7 +91,7 @@ def test_a_plugged_endpoint_is_served_and_documented() -> None:
         assert r.json() == {
             "intent": "edit",
             "shout": "PLEASE FIX THIS",
-            "generation_rules": 7,
+            "generation_rules": RULES,
         }
         assert len(r.headers["x-smista-rules-sha256"]) == 64
         refused = c.post("/v1/shout", json={"text": "quiet"})
@@ -97,7 +104,9 @@ def test_a_plugged_endpoint_is_served_and_documented() -> None:
         doc = c.get("/openapi.json").json()
     op = doc["paths"]["/v1/shout"]["post"]
     assert {"200", "400", "409", "413", "422", "500"} == set(op["responses"])
-    assert {"ShoutRequest", "ShoutResponse"} <= set(doc["components"]["schemas"])
+    schemas = doc["components"]["schemas"]
+    assert {"ShoutRequest", "ShoutResponse"} <= set(schemas)
+    assert schemas["ShoutRequest"]["properties"]["text"]["maxLength"] == 1024 * 1024
     assert doc == build_openapi(ServerSettings(), [Shout()])
 
 
@@ -124,5 +133,7 @@ def test_a_broken_section_stops_the_start_and_fails_a_reload(tmp_path: Path) -> 
     assert holder.current.generation == 1
     config.write_text('[routing]\nshout = "again"\n', "utf-8")
     builds.clear()
+    commits.clear()
     assert holder.reload().generation == 2
-    assert builds == [7]  # the new build saw the runtime it replaces
+    assert builds == [RULES]  # the new build saw the runtime it replaces
+    assert commits == [RULES]  # and was committed once in service

@@ -22,7 +22,6 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
-from pydantic import BaseModel
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -212,20 +211,17 @@ class _Service:
             state = self.holder.current
             body = await read_body(request, self.settings.max_body_bytes)
             req = parse_model(endpoint.request_model, body)
-            text = getattr(req, "text", None)
-            if isinstance(text, str):
-                self._check_prompt(text, "text")
+            for name in endpoint.prompt_fields:
+                text = getattr(req, name, None)
+                if isinstance(text, str):
+                    self._check_prompt(text, name)
             rid = request.state.request_id
             ctx = RequestContext(rid, state.classifier, self.settings.log_prompts)
             handled = await endpoint.handle(state.runtimes[endpoint.name], req, ctx)
             self._decision(rid, endpoint.name, {"generation": state.generation, **handled.log})
-            return _json(_dump(handled.response), state)
+            return _json(handled.response.model_dump(mode="json"), state)
 
         return handler
-
-
-def _dump(model: BaseModel) -> Any:
-    return model.model_dump(mode="json", exclude_none=True)
 
 
 # -- exception handlers ------------------------------------------------------------
@@ -310,13 +306,22 @@ def create_app(
     """
     found = available_endpoints() if endpoints is None else tuple(endpoints)
     if holder is None:
+
+        def commit(state: ServiceState) -> None:
+            for ep in found:
+                try:
+                    ep.commit(state.runtimes[ep.name])
+                except Exception:  # the contract says it never raises; keep serving
+                    log.exception("commit failed", extra={"event": "commit_failed"})
+
         holder = StateHolder(
             lambda previous: load_state(
                 config_path=settings.config_path,
                 rules_path=settings.rules_path,
                 endpoints=found,
                 previous=previous,
-            )
+            ),
+            commit,
         )
     service = _Service(settings, holder, found)
     routes = [

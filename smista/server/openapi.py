@@ -127,6 +127,14 @@ def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) 
     batch_schema = schemas[str(ref(BatchRequest, "validation")["$ref"]).rsplit("/", 1)[1]]
     batch_schema["properties"]["items"]["maxItems"] = settings.max_batch
 
+    for ep in endpoints:
+        name = str(ref(ep.request_model, "validation")["$ref"]).rsplit("/", 1)[1]
+        for field in ep.prompt_fields:
+            prop = schemas[name]["properties"][field]
+            for option in prop.get("anyOf", [prop]):
+                if option.get("type") == "string":
+                    option["maxLength"] = settings.max_prompt_chars
+
     secured = settings.token is not None
     paths: dict[str, Any] = {
         "/v1/classify": {

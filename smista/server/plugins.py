@@ -1,11 +1,13 @@
 """Pluggable POST endpoints (``/v1/preview``, ``/v1/tier``) built from the config file.
 
 I/O edge contract, no I/O of its own. An :class:`Endpoint` names its path, its
-request and response models (they go into ``/openapi.json``), the extra error
-statuses it may answer, how to *build* its runtime from the config document
-(called on every load and reload, so a bad section fails the reload and the
-old rules stay in service), and how to *handle* one validated request with
-that runtime. The service mounts every endpoint :func:`available_endpoints`
+request and response models (they go into ``/openapi.json``), the request
+fields held to the prompt-size limit, the extra error statuses it may answer,
+how to *build* its runtime from the config document (called on every load and
+reload, so a bad section fails the reload and the old rules stay in service),
+how to *commit* a runtime once its state is in service (for a long-lived
+object that must only switch after the swap), and how to *handle* one
+validated request with that runtime. The service mounts every endpoint :func:`available_endpoints`
 finds; an endpoint whose module is not installed is simply absent.
 """
 
@@ -73,6 +75,10 @@ class Endpoint(Protocol):
         """The 200 response model."""
 
     @property
+    def prompt_fields(self) -> tuple[str, ...]:
+        """Request fields (strings or null) held to the service's prompt limit."""
+
+    @property
     def error_statuses(self) -> Mapping[int, str]:
         """Statuses beyond the common ones this endpoint answers, with a description."""
 
@@ -88,7 +94,13 @@ class Endpoint(Protocol):
         ``previous`` is this endpoint's runtime in the generation being
         replaced (``None`` at start), for state worth keeping across reloads.
         The new runtime must not disturb ``previous``, which keeps serving the
-        requests that began on it.
+        requests that began on it; switch shared objects in :meth:`commit`.
+        """
+
+    def commit(self, runtime: Any) -> None:
+        """``runtime``'s state is now in service (at start and after each reload).
+
+        Must not raise.
         """
 
     async def handle(self, runtime: Any, request: Any, ctx: RequestContext) -> Handled:

@@ -165,16 +165,28 @@ def load_state(
 class StateHolder:
     """The current :class:`ServiceState`; reloads build a new one and swap it in."""
 
-    def __init__(self, loader: Callable[[ServiceState | None], ServiceState]) -> None:
+    def __init__(
+        self,
+        loader: Callable[[ServiceState | None], ServiceState],
+        on_swap: Callable[[ServiceState], None] | None = None,
+    ) -> None:
         self._loader = loader
+        self._on_swap = on_swap
         self._lock = threading.Lock()
         self.current: ServiceState = loader(None)
+        if on_swap is not None:
+            on_swap(self.current)
 
     def reload(self) -> ServiceState:
-        """Load and validate anew, then swap; on error raise and keep the old state."""
+        """Load and validate anew, then swap; on error raise and keep the old state.
+
+        ``on_swap`` (the endpoints' commit step) runs right after the swap.
+        """
         with self._lock:
             new = self._loader(self.current)
             self.current = new
+            if self._on_swap is not None:
+                self._on_swap(new)
             return new
 
 
