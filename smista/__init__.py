@@ -36,7 +36,7 @@ _EXPORTS: dict[str, str] = {
     "load_config": "smista.config",
     "match_keyword": "smista.fuzzy",
     "parse_config": "smista.config",
-    "tokenize": "smista.tokenize",
+    "tokenize": "smista.tokenizer",
     "touched_files": "smista.workspace",
 }
 
@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     from smista.intent import Confidence, IntentSource, TaskIntent
     from smista.result import Classification
     from smista.rules import ClassificationConfig, ClassificationRule
-    from smista.tokenize import tokenize
+    from smista.tokenizer import tokenize
     from smista.workspace import Workspace, context_kinds, touched_files
 
 

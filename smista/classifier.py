@@ -16,7 +16,7 @@ from smista.explain import Explanation, explain_rules
 from smista.intent import Confidence, IntentSource, TaskIntent
 from smista.result import Classification
 from smista.rules import ClassificationConfig
-from smista.tokenize import tokenize
+from smista.tokenizer import tokenize
 from smista.workspace import Workspace, context_kinds
 
 __all__ = ["Classifier", "compile_rules"]
@@ -34,7 +34,8 @@ def compile_rules(config: ClassificationConfig) -> CompiledRules:
 
 
 def _contexts(contexts: Iterable[str], workspace: Workspace | None) -> frozenset[str]:
-    kinds = frozenset(contexts)
+    # A lone string is one context kind, not a sequence of one-letter kinds.
+    kinds = frozenset((contexts,)) if isinstance(contexts, str) else frozenset(contexts)
     return kinds | context_kinds(workspace) if workspace is not None else kinds
 
 

@@ -19,13 +19,14 @@ Must never perform I/O, read the environment, or consult a model.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from contextlib import suppress
 from typing import NamedTuple
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from smista.fuzzy import fuzzy_cap
-from smista.tokenize import rust_lower
+from smista.tokenizer import rust_lower
 
 __all__ = ["MEMO_LIMIT", "CompiledRules", "RuleMatch", "RuleSpec", "confidence_of", "reason_of"]
 
@@ -248,9 +249,8 @@ class CompiledRules:
         result = tuple(entries) if entries else _NO_ENTRIES
         memo = self._memo
         if len(memo) >= MEMO_LIMIT:
-            try:
+            # Another thread may evict concurrently; losing that race is harmless.
+            with suppress(StopIteration, KeyError, RuntimeError):
                 del memo[next(iter(memo))]
-            except (StopIteration, KeyError, RuntimeError):  # raced with another thread
-                pass
         memo[token] = result
         return result

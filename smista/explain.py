@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from smista.engine import CompiledRules
 from smista.fuzzy import MAX_FUZZY_DISTANCE, fuzzy_cap, osa_distance
 from smista.result import Classification
-from smista.tokenize import rust_lower
+from smista.tokenizer import rust_lower
 
 __all__ = ["Explanation", "KeywordTrace", "RuleTrace", "TokenEvidence", "explain_rules"]
 
@@ -83,15 +83,15 @@ def _keyword_trace(keyword: str, tokens: Sequence[str]) -> KeywordTrace:
         result = "exact"
         evidence.append(TokenEvidence(token=needle, distance=0, counted=True, note="exact"))
     for token in dict.fromkeys(tokens):
-        if token == needle:
+        if token == needle or not needle:
             continue
         distance = osa_distance(needle, token)
-        if distance > MAX_FUZZY_DISTANCE:
-            continue
         if needle in token:
             note, counted = "token contains the keyword: a different word, not a typo", False
         elif token in needle:
             note, counted = "keyword contains the token: a different word, not a typo", False
+        elif distance > MAX_FUZZY_DISTANCE:
+            continue
         elif distance > cap:
             note = (
                 f"OSA distance {distance} exceeds the cap {cap} "

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from rapidfuzz.distance import OSA
 
-from smista.tokenize import rust_lower
+from smista.tokenizer import rust_lower
 
 __all__ = [
     "MAX_FUZZY_DISTANCE",

@@ -93,7 +93,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-_EXTRAS = {"httpx": "llm", "starlette": "server", "uvicorn": "server", "hypothesis": "testing", "ray": "ray"}
+_EXTRAS = {
+    "httpx": "llm",
+    "starlette": "server",
+    "uvicorn": "server",
+    "hypothesis": "testing",
+    "ray": "ray",
+}
 
 
 def _missing_module(name: str, exc: ModuleNotFoundError) -> int:

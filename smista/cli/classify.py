@@ -16,7 +16,7 @@ from smista.cli._common import ArgumentParser, read_text_arg
 from smista.engine import confidence_of, reason_of
 from smista.intent import TaskIntent
 from smista.rulecache import load_rules
-from smista.tokenize import tokenize
+from smista.tokenizer import tokenize
 
 __all__ = ["run"]
 

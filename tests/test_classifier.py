@@ -1,0 +1,538 @@
+"""The classifier (spec §3-§4, upstream tests §9.1, worked examples §9.6) and its invariants."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from smista import (
+    Classification,
+    ClassificationConfig,
+    Classifier,
+    TaskIntent,
+    UnknownIntentError,
+    Workspace,
+    classify,
+    context_kinds,
+)
+from tests import reference
+from tests.conftest import ROOT
+
+DIFF = Workspace(git_diff="diff --git a/x b/x")
+
+
+def make(rules: list[dict[str, Any]], default: str = "chat") -> Classifier:
+    return Classifier(
+        ClassificationConfig.model_validate({"default_intent": default, "rules": rules})
+    )
+
+
+def wire(result: Classification) -> dict[str, Any]:
+    return result.model_dump(mode="json", exclude_none=True)
+
+
+# Upstream normalizer tests (§9.1)
+
+
+def test_u1_explicit_command_wins() -> None:
+    """An explicit command wins over rules; no confidence, no matched rule."""
+    result = make([{"intent": "review", "keywords": ["review"]}]).classify(
+        "review my changes", command="edit"
+    )
+    assert wire(result) == {
+        "intent": "edit",
+        "source": "explicit",
+        "reason": "explicit command 'edit'",
+    }
+
+
+def test_u2_keyword_only_rule_is_medium() -> None:
+    """A keyword-only rule gives medium confidence."""
+    result = make([{"intent": "review", "keywords": ["review", "audit"]}]).classify(
+        "please review this"
+    )
+    assert wire(result) == {
+        "intent": "review",
+        "source": "inferred",
+        "reason": "keyword 'review' matched rule 0",
+        "matched_rule": 0,
+        "confidence": "medium",
+    }
+
+
+def test_u3_context_only_rule_is_medium() -> None:
+    """A context-only rule gives medium confidence."""
+    result = make([{"intent": "review", "requires_any_context": ["git_diff"]}]).classify(
+        "anything", workspace=DIFF
+    )
+    assert wire(result) == {
+        "intent": "review",
+        "source": "inferred",
+        "reason": "context 'git_diff' matched rule 0",
+        "matched_rule": 0,
+        "confidence": "medium",
+    }
+
+
+U4_RULES = [{"intent": "review", "keywords": ["review"], "requires_any_context": ["git_diff"]}]
+
+
+def test_u4_both_conditions_are_high() -> None:
+    """Keyword and context together give high confidence."""
+    result = make(U4_RULES).classify("review my changes", workspace=DIFF)
+    assert result.confidence == "high"
+    assert result.reason == "keyword 'review' and context 'git_diff' matched rule 0"
+
+
+def test_u5_missing_required_context_does_not_match() -> None:
+    """A rule needing an absent context does not match."""
+    assert wire(make(U4_RULES).classify("review this idea")) == {
+        "intent": "chat",
+        "source": "inferred",
+        "reason": "no rule matched; default intent 'chat'",
+        "confidence": "low",
+    }
+
+
+def test_u6_default_intent_when_nothing_matches() -> None:
+    """No match falls back to the default intent with low confidence."""
+    result = make([{"intent": "edit", "keywords": ["refactor"]}]).classify("what does this do?")
+    assert (result.intent, result.source, result.confidence, result.matched_rule) == (
+        "chat",
+        "inferred",
+        "low",
+        None,
+    )
+
+
+def test_u7_conditionless_rule_is_a_low_confidence_catch_all() -> None:
+    """A rule without conditions matches everything with low confidence."""
+    result = make([{"intent": "plan"}]).classify("anything at all")
+    assert wire(result) == {
+        "intent": "plan",
+        "source": "inferred",
+        "reason": "catch-all rule 0 matched",
+        "matched_rule": 0,
+        "confidence": "low",
+    }
+
+
+def test_u8_priority_order_keeps_the_original_index() -> None:
+    """Lower priority is tried first; matched_rule is the config index."""
+    result = make(
+        [
+            {"intent": "plan", "priority": 100, "keywords": ["go"]},
+            {"intent": "edit", "priority": 10, "keywords": ["go"]},
+        ]
+    ).classify("go")
+    assert (result.intent, result.matched_rule, result.reason) == (
+        "edit",
+        1,
+        "keyword 'go' matched rule 1",
+    )
+
+
+def test_u9_priority_ties_break_on_config_order() -> None:
+    """Equal priorities keep file order."""
+    result = make(
+        [
+            {"intent": "plan", "priority": 10, "keywords": ["go"]},
+            {"intent": "edit", "priority": 10, "keywords": ["go"]},
+        ]
+    ).classify("go")
+    assert (result.intent, result.matched_rule) == ("plan", 0)
+
+
+def test_u10_typo_with_context_is_capped_at_medium() -> None:
+    """A fuzzy-only keyword hit caps confidence at medium even with a context."""
+    rules = [{"intent": "edit", "keywords": ["implement"], "requires_any_context": ["git_diff"]}]
+    result = make(rules).classify("impelment the feature", workspace=DIFF)
+    assert wire(result) == {
+        "intent": "edit",
+        "source": "inferred",
+        "reason": "keyword 'implement' and context 'git_diff' matched rule 0",
+        "matched_rule": 0,
+        "confidence": "medium",
+    }
+
+
+def test_u11_short_keywords_need_exact_match() -> None:
+    """'edit' does not match 'audit'."""
+    assert (
+        make([{"intent": "edit", "keywords": ["edit"]}]).classify("audit the code").intent == "chat"
+    )
+
+
+def test_u12_two_typos_in_the_medium_bucket_are_rejected() -> None:
+    """'revixx' is two edits from 'review' (cap 1)."""
+    assert (
+        make([{"intent": "review", "keywords": ["review"]}]).classify("revixx the code").intent
+        == "chat"
+    )
+
+
+def test_u13_suffix_word_is_not_a_typo() -> None:
+    """'preview' does not match 'review'."""
+    assert (
+        make([{"intent": "review", "keywords": ["review"]}]).classify("preview the page").intent
+        == "chat"
+    )
+
+
+def test_u14_deterministic_across_calls() -> None:
+    """Two calls give equal results."""
+    classifier = make([{"intent": "review", "keywords": ["review"]}])
+    assert classifier.classify("review please") == classifier.classify("review please")
+
+
+# Worked examples (§9.6)
+
+DOC_RULES = [
+    {
+        "intent": "review",
+        "priority": 10,
+        "keywords": ["review", "audit"],
+        "requires_any_context": ["git_diff"],
+    }
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "command", "workspace", "expected"),
+    [
+        ("anything", "edit", None, ("edit", "explicit", None, None)),
+        ("review my changes", None, DIFF, ("review", "inferred", 0, "high")),
+        ("review this idea", None, None, ("chat", "inferred", None, "low")),
+        ("what does this function do?", None, None, ("chat", "inferred", None, "low")),
+    ],
+)
+def test_doc_worked_examples(
+    text: str, command: str | None, workspace: Workspace | None, expected: tuple[Any, ...]
+) -> None:
+    """The examples of the original's classification documentation."""
+    result = make(DOC_RULES).classify(text, command=command, workspace=workspace)
+    assert (result.intent, result.source, result.matched_rule, result.confidence) == expected
+
+
+# Further rules of the algorithm
+
+
+def test_first_available_context_in_config_order_is_reported() -> None:
+    """The reported context is the first in the rule's list that is available."""
+    rules = [
+        {
+            "intent": "review",
+            "requires_any_context": ["pull_request", "referenced_paths", "git_diff"],
+        }
+    ]
+    ws = Workspace(git_diff="", referenced_paths=("a.py",))
+    assert (
+        make(rules).classify("x", workspace=ws).reason
+        == "context 'referenced_paths' matched rule 0"
+    )
+
+
+def test_contexts_and_workspace_are_united() -> None:
+    """Named contexts and workspace-derived kinds both count."""
+    rules = [{"intent": "review", "keywords": ["check"], "requires_any_context": ["pull_request"]}]
+    assert (
+        make(rules).classify("check it", contexts=["pull_request"], workspace=DIFF).confidence
+        == "high"
+    )
+
+
+def test_a_single_string_is_one_context_kind() -> None:
+    """contexts="git_diff" means the kind git_diff, not its letters."""
+    rules = [{"intent": "review", "requires_any_context": ["git_diff"]}]
+    assert make(rules).classify("x", contexts="git_diff").intent == "review"
+    assert make([{"intent": "review", "requires_any_context": ["g"]}]).classify("x", contexts="git_diff").intent == "chat"
+
+
+def test_context_names_are_case_sensitive() -> None:
+    """'Git_Diff' is not 'git_diff'."""
+    assert (
+        make([{"intent": "review", "requires_any_context": ["Git_Diff"]}])
+        .classify("x", workspace=DIFF)
+        .intent
+        == "chat"
+    )
+
+
+def test_empty_git_diff_counts_as_available() -> None:
+    """An empty diff string is still present."""
+    assert "git_diff" in context_kinds(Workspace(git_diff=""))
+
+
+def test_higher_precedence_fuzzy_beats_lower_precedence_exact() -> None:
+    """The keyword scan is per rule: an earlier typo match wins over a later exact one."""
+    rules = [
+        {"intent": "edit", "keywords": ["implement"]},
+        {"intent": "plan", "keywords": ["plan"]},
+    ]
+    result = make(rules).classify("impelment the plan")
+    assert (result.intent, result.confidence, result.reason) == (
+        "edit",
+        "medium",
+        "keyword 'implement' matched rule 0",
+    )
+
+
+def test_exact_keyword_beats_earlier_typo_within_a_rule() -> None:
+    """Within a rule an exact hit is preferred, so confidence is not capped needlessly."""
+    rules = [
+        {
+            "intent": "review",
+            "keywords": ["implement", "review"],
+            "requires_any_context": ["git_diff"],
+        }
+    ]
+    result = make(rules).classify("impelment review", workspace=DIFF)
+    assert (result.reason, result.confidence) == (
+        "keyword 'review' and context 'git_diff' matched rule 0",
+        "high",
+    )
+
+
+def test_rule_with_empty_keyword_never_matches() -> None:
+    """keywords = [""] is a non-empty list whose keyword never matches."""
+    assert make([{"intent": "plan", "keywords": [""]}]).classify("anything").intent == "chat"
+
+
+def test_catch_all_after_keyword_rule() -> None:
+    """A catch-all later in order catches what earlier rules miss."""
+    classifier = make(
+        [{"intent": "edit", "keywords": ["fix"]}, {"intent": "plan", "priority": 2000}]
+    )
+    assert classifier.classify("fix it").intent == "edit"
+    assert classifier.classify("hello").reason == "catch-all rule 1 matched"
+
+
+def test_custom_default_intent() -> None:
+    """The default intent is configurable."""
+    result = make([], default="plan").classify("hello")
+    assert (result.intent, result.reason) == ("plan", "no rule matched; default intent 'plan'")
+
+
+def test_command_accepts_names_case_insensitively() -> None:
+    """A command given as text is parsed like user input."""
+    assert make([]).classify("x", command="Review").intent == TaskIntent.REVIEW
+    with pytest.raises(UnknownIntentError):
+        make([]).classify("x", command="deploy")
+
+
+def test_module_level_classify_uses_default_rules() -> None:
+    """classify() without a config uses the shipped pack; with one, that config."""
+    assert classify("please review this diff", contexts=["git_diff"]).intent == "review"
+    assert classify("please review this", ClassificationConfig()).intent == "chat"
+
+
+def test_large_prompt() -> None:
+    """A 10 MB prompt classifies."""
+    text = "lorem ipsum " * 900_000 + " refactor"
+    assert make([{"intent": "edit", "keywords": ["refactor"]}]).classify(text).intent == "edit"
+
+
+def test_explain_agrees_with_classify() -> None:
+    """The trace names the same winner and keeps evaluation order."""
+    classifier = make(
+        [
+            {"intent": "plan", "priority": 5, "keywords": ["plan"]},
+            {
+                "intent": "review",
+                "priority": 1,
+                "keywords": ["review"],
+                "requires_any_context": ["git_diff"],
+            },
+            {"intent": "edit", "keywords": ["implement"]},
+        ]
+    )
+    trace = classifier.explain("impelment the reviews", workspace=DIFF)
+    assert trace.result == classifier.classify("impelment the reviews", workspace=DIFF)
+    assert [r.index for r in trace.rules] == [1, 0, 2]
+    assert trace.winner == 2
+    review = trace.rules[0].keywords[0]
+    assert review.result == "none"
+    assert review.evidence[0].token == "reviews"
+    assert not review.evidence[0].counted
+    implement = trace.rules[2]
+    assert (implement.keyword, implement.fuzzy, implement.winner) == ("implement", True, True)
+
+
+# Sharing, pickling, threads
+
+
+def test_classifier_pickles_and_keeps_answers() -> None:
+    """A pickled classifier answers the same."""
+    classifier = make(DOC_RULES)
+    clone = pickle.loads(pickle.dumps(classifier))
+    assert clone == classifier
+    assert clone.classify("audit", workspace=DIFF) == classifier.classify("audit", workspace=DIFF)
+
+
+def test_classifier_is_thread_safe() -> None:
+    """Concurrent classification gives the same answers as sequential."""
+    classifier = make([{"intent": "edit", "keywords": [f"keyword{i}"]} for i in range(50)])
+    prompts = [f"please keyword{i % 60} and keywrd{i % 7}x" for i in range(400)]
+    expected = [classifier.classify(p) for p in prompts]
+    results: list[list[Classification]] = []
+
+    def work() -> None:
+        results.append(
+            [
+                make([{"intent": "edit", "keywords": [f"keyword{i}"]} for i in range(50)]).classify(
+                    p
+                )
+                for p in prompts
+            ]
+        )
+        results.append([classifier.classify(p) for p in prompts])
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r == expected for r in results)
+
+
+# Properties
+
+INTENTS = [i.value for i in TaskIntent]
+WORDS = [
+    "review",
+    "reviews",
+    "plan",
+    "implement",
+    "refactor",
+    "summarize",
+    "audit",
+    "fix",
+    "edit",
+    "prompt",
+    "skill",
+    "änderung",
+    "überprüfen",
+    "ΟΔΟΣ",
+    "go",
+    "security review",
+    "code-review",
+    "",
+]
+CONTEXT_KINDS = ["git_diff", "git_branch", "active_file", "referenced_paths", "pull_request"]
+
+
+def mutate(word: str, data: st.DataObject) -> str:
+    if not word or not data.draw(st.booleans()):
+        return word
+    i = data.draw(st.integers(0, len(word) - 1))
+    op = data.draw(st.sampled_from(["sub", "del", "ins", "swap"]))
+    if op == "sub":
+        return word[:i] + data.draw(st.sampled_from("xqzé")) + word[i + 1 :]
+    if op == "del":
+        return word[:i] + word[i + 1 :]
+    if op == "ins":
+        return word[:i] + data.draw(st.sampled_from("xqzé")) + word[i:]
+    return word[:i] + word[i + 1 : i + 2] + word[i : i + 1] + word[i + 2 :]
+
+
+keyword_st = st.sampled_from(WORDS) | st.text(alphabet="abcdefghijklmnoprstuvwxyzÉé ", max_size=11)
+rule_st = st.fixed_dictionaries(
+    {"intent": st.sampled_from(INTENTS)},
+    optional={
+        "priority": st.integers(0, 5),
+        "keywords": st.lists(keyword_st, max_size=4),
+        "requires_any_context": st.lists(st.sampled_from(CONTEXT_KINDS), max_size=2),
+    },
+)
+config_st = st.fixed_dictionaries(
+    {"default_intent": st.sampled_from(INTENTS), "rules": st.lists(rule_st, max_size=8)}
+)
+
+
+@given(config_st, st.data())
+def test_differential_against_reference(config: dict[str, Any], data: st.DataObject) -> None:
+    """The compiled classifier equals the plain reference on random configs and prompts."""
+    vocab = [k for r in config["rules"] for k in r.get("keywords", [])] + WORDS
+    words = data.draw(st.lists(st.sampled_from(vocab), max_size=8))
+    text = " ".join(mutate(w, data) for w in words) + data.draw(st.text(max_size=10))
+    contexts = set(data.draw(st.lists(st.sampled_from(CONTEXT_KINDS), max_size=3)))
+    classifier = Classifier(ClassificationConfig.model_validate(config))
+    assert wire(classifier.classify(text, contexts=contexts)) == reference.classify(
+        text, config, contexts
+    )
+    # Re-asking hits the memo: still the same answer.
+    assert wire(classifier.classify(text, contexts=contexts)) == reference.classify(
+        text, config, contexts
+    )
+
+
+@given(config_st, st.text(max_size=40), st.sampled_from(INTENTS))
+def test_explicit_command_always_wins(config: dict[str, Any], text: str, intent: str) -> None:
+    """Whatever the rules, an explicit command decides, with no confidence."""
+    result = Classifier(ClassificationConfig.model_validate(config)).classify(
+        text, command=intent, contexts=CONTEXT_KINDS
+    )
+    assert (result.intent, result.source, result.confidence, result.matched_rule) == (
+        intent,
+        "explicit",
+        None,
+        None,
+    )
+
+
+@given(st.sampled_from([w for w in WORDS if w]), st.text(alphabet="abc ", max_size=20))
+def test_keyword_present_as_token_matches_exactly(keyword: str, filler: str) -> None:
+    """A keyword present as a token makes its rule match with fuzzy=False (medium, keyword-only)."""
+    classifier = make([{"intent": "review", "keywords": [keyword]}])
+    tokens_ok = " " not in keyword and "-" not in keyword
+    result = classifier.classify(f"{filler} {keyword} {filler}")
+    if tokens_ok:
+        assert result.reason == f"keyword '{keyword}' matched rule 0"
+        trace = classifier.explain(f"{filler} {keyword} {filler}")
+        assert trace.rules[0].fuzzy is False
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=5, max_size=14), st.data())
+def test_one_edit_of_a_long_keyword_matches_fuzzily(keyword: str, data: st.DataObject) -> None:
+    """One OSA edit of a >=5-char keyword (not creating containment) matches, capped at medium."""
+    typo = mutate(keyword, data)
+    if typo == keyword or typo in keyword or keyword in typo or reference.osa(keyword, typo) != 1:
+        return
+    classifier = make(
+        [{"intent": "edit", "keywords": [keyword], "requires_any_context": ["git_diff"]}]
+    )
+    result = classifier.classify(f"please {typo} now", workspace=DIFF)
+    if keyword in ("please", "now"):
+        return
+    assert result.intent == "edit"
+    assert result.confidence == "medium"
+
+
+def test_determinism_across_hash_seeds() -> None:
+    """Results do not depend on PYTHONHASHSEED."""
+    code = (
+        "import json; from smista import Classifier, ClassificationConfig;"
+        "c = Classifier(ClassificationConfig.model_validate({'rules': ["
+        "{'intent': 'edit', 'keywords': ['implement', 'refactor', 'summarize']},"
+        "{'intent': 'review', 'keywords': ['implementt', 'refactorr']}]}));"
+        "print(json.dumps([c.classify(t).to_wire() for t in ['impelment refactr summarise', 'refactorx implemen']]))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("0", "1", "42", "12345")
+    }
+    assert len(outputs) == 1
