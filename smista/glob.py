@@ -148,9 +148,7 @@ class _Parser:
             self.push(_STAR_T)
             return
         nxt = self.peek()
-        if nxt is None:
-            is_suffix = True
-        elif nxt in (",", "}") and len(self.branches) >= 2:
+        if nxt is None or (nxt in (",", "}") and len(self.branches) >= 2):
             is_suffix = True
         elif nxt == "/":
             self.bump()

@@ -170,7 +170,7 @@ class RoutingPolicy(BaseModel):
 
     _order: tuple[int, ...] = PrivateAttr(default=())
 
-    def model_post_init(self, context: object, /) -> None:
+    def model_post_init(self, context: object, /) -> None:  # noqa: ARG002 (pydantic hook)
         self._order = tuple(
             sorted(range(len(self.rules)), key=lambda i: (*self.rules[i].precedence(), i))
         )

@@ -112,7 +112,7 @@ def run(argv: Sequence[str]) -> int:
     if settings.decision.enabled and not args.no_decision:
         from smista.decision.providers import build_stage
 
-        stage = build_stage(settings.decision)
+        stage = build_stage(settings.decision, source=settings.source)
         if stage is not None:
             outcome = stage.classify_sync(
                 conversation_for(text, history=history, workspace=workspace)

@@ -40,6 +40,7 @@ from smista.errors import EvaluatorError
 __all__ = ["DecisionOutcome", "DecisionStage", "StateInfo"]
 
 logger = logging.getLogger("smista.decision")
+logger.addHandler(logging.NullHandler())
 
 Status = Literal["ok", "abstained", "unavailable", "disabled"]
 

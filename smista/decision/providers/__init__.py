@@ -51,27 +51,37 @@ _FACTORIES: dict[str, Callable[[DecisionConfig, str | None], Evaluator]] = {
 }
 
 
-def _api_key(config: DecisionConfig, environ: Mapping[str, str]) -> str | None:
+def _api_key(
+    config: DecisionConfig, environ: Mapping[str, str], source: str | None
+) -> str | None:
     name = config.api_key_env
     if not name:
         return None
     value = environ.get(name, "").strip()
     if not value:
         raise ConfigError(
-            [("decision.api_key_env", f"environment variable {name!r} is not set or is empty")]
+            [("decision.api_key_env", f"environment variable {name!r} is not set or is empty")],
+            source,
         )
     return value
 
 
 def build_evaluator(
-    config: DecisionConfig, *, environ: Mapping[str, str] | None = None
+    config: DecisionConfig,
+    *,
+    environ: Mapping[str, str] | None = None,
+    source: str | None = None,
 ) -> Evaluator:
-    """The evaluator ``config`` describes; raises ``ConfigError`` if it cannot be built."""
+    """The evaluator ``config`` describes; raises ``ConfigError`` if it cannot be built.
+
+    ``environ`` (default ``os.environ``) is where the key variable is looked
+    up; ``source`` names the config file in errors.
+    """
     if not config.enabled:
-        raise ConfigError([("decision.enabled", "the decision stage is disabled")])
+        raise ConfigError([("decision.enabled", "the decision stage is disabled")], source)
     problems = config.problems()
     if problems:
-        raise ConfigError([(f"decision.{loc}", msg) for loc, msg in problems])
+        raise ConfigError([(f"decision.{loc}", msg) for loc, msg in problems], source)
     factory = _FACTORIES.get(config.provider or "")
     if factory is None:
         raise ConfigError(
@@ -81,9 +91,10 @@ def build_evaluator(
                     f"unknown provider {config.provider!r}; expected one of: "
                     f"{', '.join(PROVIDERS)}",
                 )
-            ]
+            ],
+            source,
         )
-    key = _api_key(config, os.environ if environ is None else environ)
+    key = _api_key(config, os.environ if environ is None else environ, source)
     return factory(config, key)
 
 
@@ -92,11 +103,12 @@ def build_stage(
     *,
     environ: Mapping[str, str] | None = None,
     ledger: UsageLedger | None = None,
+    source: str | None = None,
 ) -> DecisionStage | None:
     """The decision stage ``config`` describes, or ``None`` when it is disabled."""
     if not config.enabled:
         return None
-    evaluator = build_evaluator(config, environ=environ)
+    evaluator = build_evaluator(config, environ=environ, source=source)
     return DecisionStage(
         evaluator,
         model=config.model or "",
