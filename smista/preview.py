@@ -103,9 +103,7 @@ def build_preview(
         decision=outcome.signal,
         explicit_model=explicit_model,
     )
-    switched = (
-        decide_switch(active_model, switch, outcome.signal) if switch is not None else None
-    )
+    switched = decide_switch(active_model, switch, outcome.signal) if switch is not None else None
     return Preview(
         classification=result,
         touched_files=files,

@@ -83,7 +83,7 @@ def systemone_answers(questions: dict[str, Any], b: Behaviour) -> dict[str, Any]
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib name)
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _send(self, status: int, body: bytes, *, length: bool = True) -> None:

@@ -29,8 +29,12 @@ def noul(value: float | None) -> Answer:
     return Answer(type="noul", noul=value)
 
 
-def response(**answers: Answer) -> DecisionResponse:
-    base = {"category": choice(), "consequential": noul(0.25), "new_task": noul(0.1)}
+def response(**answers: Answer | None) -> DecisionResponse:
+    base: dict[str, Answer | None] = {
+        "category": choice(),
+        "consequential": noul(0.25),
+        "new_task": noul(0.1),
+    }
     base.update(answers)
     return DecisionResponse(
         model="jev-test",
@@ -48,7 +52,8 @@ def test_the_three_questions() -> None:
     assert list(questions) == ["category", "consequential", "new_task"]
     assert questions["category"].type == "choice"
     assert list(questions["category"].criteria or {}) == ["simple", "standard", "complex"]
-    assert questions["consequential"].type == "noul" and questions["consequential"].criteria is None
+    assert questions["consequential"].type == "noul"
+    assert questions["consequential"].criteria is None
     assert questions["new_task"].type == "noul"
     assert "answer 1" in questions["new_task"].instructions
     for q in questions.values():
@@ -58,7 +63,8 @@ def test_the_three_questions() -> None:
 def test_rubrics_treat_messages_as_data() -> None:
     """The category rubric tells the model to ignore instructions inside messages."""
     text = task_complexity_questions()["category"].instructions
-    assert "not instructions" in text and "not how" in text
+    assert "not instructions" in text
+    assert "not how" in text
 
 
 def test_parse_success() -> None:
@@ -81,13 +87,26 @@ PARSE_FAILURES: list[tuple[dict[str, Any], str]] = [
     ({"category": choice("Standard")}, "invalid task complexity category 'Standard'"),
     ({"category": choice("trivial")}, "invalid task complexity category 'trivial'"),
     (
-        {"category": Answer(type="choice", choice="simple", probabilities={"complex": 0.9}, confidence=0.5)},
+        {
+            "category": Answer(
+                type="choice", choice="simple", probabilities={"complex": 0.9}, confidence=0.5
+            )
+        },
         "no probability for the selected category 'simple'",
     ),
     ({"category": choice(p=1.2)}, "probability of 'standard' 1.2 is not a probability in [0, 1]"),
-    ({"category": choice(p=math.nan)}, "probability of 'standard' nan is not a probability in [0, 1]"),
-    ({"category": choice(confidence=-0.1)}, "category confidence -0.1 is not a probability in [0, 1]"),
-    ({"category": choice(confidence=None)}, "category confidence None is not a probability in [0, 1]"),
+    (
+        {"category": choice(p=math.nan)},
+        "probability of 'standard' nan is not a probability in [0, 1]",
+    ),
+    (
+        {"category": choice(confidence=-0.1)},
+        "category confidence -0.1 is not a probability in [0, 1]",
+    ),
+    (
+        {"category": choice(confidence=None)},
+        "category confidence None is not a probability in [0, 1]",
+    ),
     ({"consequential": noul(math.inf)}, "consequential inf is not a probability in [0, 1]"),
     ({"new_task": noul(1.0000001)}, "new_task 1.0000001 is not a probability in [0, 1]"),
     ({"new_task": noul(None)}, "new_task None is not a probability in [0, 1]"),
@@ -105,7 +124,9 @@ def test_parse_rejections_in_order(answers: dict[str, Any], reason: str) -> None
 def test_boundary_probabilities_are_valid() -> None:
     """0 and 1 are probabilities."""
     result = parse_result(
-        response(category=choice(p=1.0, confidence=0.0), consequential=noul(0.0), new_task=noul(1.0))
+        response(
+            category=choice(p=1.0, confidence=0.0), consequential=noul(0.0), new_task=noul(1.0)
+        )
     )
     assert (result.probability, result.confidence, result.new_task) == (1.0, 0.0, 1.0)
 
@@ -118,12 +139,28 @@ VALIDATION_FAILURES: list[tuple[dict[str, Any], str]] = [
     ({"extra": noul(0.5)}, "answer count does not match request (3 questions, 4 answers)"),
     ({"new_task": None, "other": noul(0.5)}, "missing answer 'new_task'"),
     ({"consequential": choice()}, "answer 'consequential' has type 'choice', expected 'noul'"),
-    ({"category": Answer(type="choice", choice="", probabilities={"a": 1}, confidence=1)}, "answer 'category' has no choice"),
-    ({"category": Answer(type="choice", choice="simple", probabilities={}, confidence=1)}, "answer 'category' has no probabilities"),
-    ({"category": choice(confidence=None)}, "answer 'category' has no confidence"),
-    ({"category": choice(confidence=2.0)}, "answer 'category' confidence 2.0 is not a probability in [0, 1]"),
     (
-        {"category": Answer(type="choice", choice="simple", probabilities={"simple": 0.5, "complex": -1.0}, confidence=1)},
+        {"category": Answer(type="choice", choice="", probabilities={"a": 1}, confidence=1)},
+        "answer 'category' has no choice",
+    ),
+    (
+        {"category": Answer(type="choice", choice="simple", probabilities={}, confidence=1)},
+        "answer 'category' has no probabilities",
+    ),
+    ({"category": choice(confidence=None)}, "answer 'category' has no confidence"),
+    (
+        {"category": choice(confidence=2.0)},
+        "answer 'category' confidence 2.0 is not a probability in [0, 1]",
+    ),
+    (
+        {
+            "category": Answer(
+                type="choice",
+                choice="simple",
+                probabilities={"simple": 0.5, "complex": -1.0},
+                confidence=1,
+            )
+        },
         "answer 'category' probability of 'complex' (-1.0) is not in [0, 1]",
     ),
     ({"new_task": noul(None)}, "answer 'new_task' has no noul value"),
@@ -147,10 +184,18 @@ def test_score_answers() -> None:
     ok = DecisionResponse(model="m", answers={"s": Answer(type="score", score=7.5, confidence=0.5)})
     validate_response(request, ok)
     for bad, reason in [
-        (Answer(type="score", score=math.inf, confidence=0.5), "answer 's' score inf is not a finite number"),
-        (Answer(type="score", score=1, confidence=None), "answer 's' confidence None is not a probability in [0, 1]"),
+        (
+            Answer(type="score", score=math.inf, confidence=0.5),
+            "answer 's' score inf is not a finite number",
+        ),
+        (
+            Answer(type="score", score=1, confidence=None),
+            "answer 's' confidence None is not a probability in [0, 1]",
+        ),
     ]:
-        with pytest.raises(EvaluatorResponseError, match=reason.replace("[", r"\[").replace("]", r"\]")):
+        with pytest.raises(
+            EvaluatorResponseError, match=reason.replace("[", r"\[").replace("]", r"\]")
+        ):
             validate_response(request, DecisionResponse(model="m", answers={"s": bad}))
 
 
@@ -172,9 +217,15 @@ WIRE_FAILURES: list[tuple[Any, str]] = [
     ([], "invalid response: expected a JSON object"),
     ({"model": "m"}, "invalid response: answers is missing"),
     ({"model": "m", "answers": None}, "invalid response: answers is missing"),
-    ({"model": "", "answers": {}}, "invalid response: model: string should have at least 1 character"),
+    (
+        {"model": "", "answers": {}},
+        "invalid response: model: string should have at least 1 character",
+    ),
     ({"answers": {}}, "invalid response: model is missing"),
-    ({"model": "m", "answers": {"a": {"noul": 0.5}}}, "invalid response: answers.a.type is missing"),
+    (
+        {"model": "m", "answers": {"a": {"noul": 0.5}}},
+        "invalid response: answers.a.type is missing",
+    ),
     (
         {"model": "m", "answers": {"a": {"type": "noul", "noul": True}}},
         "invalid response: answers.a.noul: expected a number, got True",

@@ -13,6 +13,7 @@ from smista.decision.contract import DecisionRequest, Question
 from smista.decision.ledger import UsageLedger
 from smista.decision.providers import build_evaluator, build_stage
 from smista.decision.providers.systemone import SystemOneEvaluator
+from smista.decision.result import Complexity
 from smista.decision.stage import DecisionStage
 from smista.decision.state import Conversation, Message
 from smista.decision.switch import SwitchConfig
@@ -39,7 +40,7 @@ def make_stage(
 ) -> DecisionStage:
     config = DecisionConfig(
         enabled=True,
-        provider=provider,  # type: ignore[arg-type]
+        provider=provider,
         base_url=_base(provider, url),
         model="jev",
         api_key_env=key_env,
@@ -80,7 +81,8 @@ def test_round_trip_gives_a_validated_result(provider: str, all_logs: Any) -> No
     assert result.model == "jev-test"
     assert (result.usage.input_tokens, result.usage.output_tokens) == (12, 3)
     assert ledger.entries() == {(provider, "jev-test"): result.usage}
-    assert outcome.state is not None and outcome.state.messages == 3
+    assert outcome.state is not None
+    assert outcome.state.messages == 3
     assert len(server.requests) == 1
     assert server.requests[0].headers["Authorization"] == f"Bearer {KEY}"
     assert KEY not in all_logs.text
@@ -159,7 +161,11 @@ FAULT_REASONS: list[tuple[str, str, str]] = [
         "500",
         'decision unavailable: HTTP 500 Internal Server Error: {"error":"internal failure"}',
     ),
-    ("systemone", "401", 'decision unavailable: HTTP 401 Unauthorized: {"error":"invalid api key"}'),
+    (
+        "systemone",
+        "401",
+        'decision unavailable: HTTP 401 Unauthorized: {"error":"invalid api key"}',
+    ),
     ("openai", "401", 'decision unavailable: HTTP 401 Unauthorized: {"error":"invalid api key"}'),
     ("systemone", "malformed", "decision unavailable: response is not valid JSON (34 bytes)"),
     ("openai", "malformed", "decision unavailable: response is not valid JSON (34 bytes)"),
@@ -202,7 +208,8 @@ def test_every_fault_fails_open_with_a_precise_reason(
     with decision_server(fault=fault) as (url, _):
         outcome = make_stage(provider, url, ledger=ledger).classify_sync(CONVERSATION)
     assert outcome.status == "unavailable"
-    assert outcome.result is None and outcome.signal is None
+    assert outcome.result is None
+    assert outcome.signal is None
     assert outcome.reason == reason
     assert outcome.provider == provider
     assert ledger.entries() == {}
@@ -227,7 +234,8 @@ def test_wrong_key_is_an_http_401(provider: str, all_logs: Any) -> None:
     with decision_server(expected_key="another-key") as (url, _):
         outcome = make_stage(provider, url).classify_sync(CONVERSATION)
     assert outcome.reason == 'decision unavailable: HTTP 401 Unauthorized: {"error":"unauthorized"}'
-    assert KEY not in all_logs.text and "another-key" not in (outcome.reason or "")
+    assert KEY not in all_logs.text
+    assert "another-key" not in (outcome.reason or "")
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -272,7 +280,8 @@ def test_sync_wrapper_works_inside_a_running_loop() -> None:
 def test_reprs_hold_no_key() -> None:
     """Evaluators and stages print without their key."""
     stage = make_stage("systemone", "http://127.0.0.1:9")
-    assert KEY not in repr(stage) and KEY not in repr(stage.evaluator)
+    assert KEY not in repr(stage)
+    assert KEY not in repr(stage.evaluator)
     assert KEY not in repr(vars(stage.evaluator))
 
 
@@ -342,7 +351,8 @@ def test_enabled_stage_lists_every_missing_key() -> None:
 def test_switch_config_is_independent_of_the_provider() -> None:
     """[decision.switch] loads with the stage disabled."""
     config = DecisionConfig(switch=SwitchConfig(simple="a/s", standard="a/m", complex="a/l"))
-    assert config.switch is not None and config.switch.model_for("complex") == "a/l"  # type: ignore[arg-type]
+    assert config.switch is not None
+    assert config.switch.model_for(Complexity.COMPLEX) == "a/l"
 
 
 # ---------------------------------------------------------------------------

@@ -86,7 +86,8 @@ def test_keen_builds_payload_and_parses_result() -> None:
     [request] = evaluator.requests
     assert request.model == "model"
     state = json.loads(request.state)
-    assert len(state["messages"]) == 3 and state["messages"][2]["content"] == "implement it"
+    assert len(state["messages"]) == 3
+    assert state["messages"][2]["content"] == "implement it"
     assert set(request.questions) == {"category", "consequential", "new_task"}
 
 
@@ -94,21 +95,25 @@ def test_new_task_is_one_without_a_previous_user_task() -> None:
     """The evaluator's new-task estimate is overridden to 1 when no user task precedes."""
     evaluator = Scripted(keen_response(confidence=0.9, new_task=0.1))
     first = run(DecisionStage(evaluator, model="m"), Conversation(message="implement it"))
-    assert first.result is not None and first.result.new_task == 1.0
+    assert first.result is not None
+    assert first.result.new_task == 1.0
     only_assistant = Conversation(
         history=(Message(role="assistant", content="How can I help?"),), message="fix it"
     )
     second = run(DecisionStage(evaluator, model="m"), only_assistant)
-    assert second.result is not None and second.result.new_task == 1.0
+    assert second.result is not None
+    assert second.result.new_task == 1.0
     later = run(DecisionStage(evaluator, model="m"), KEEN_INPUT)
-    assert later.result is not None and later.result.new_task == 0.1
+    assert later.result is not None
+    assert later.result.new_task == 0.1
 
 
 def test_low_confidence_abstains_but_is_reported() -> None:
     """Keen's 0.4 confidence is below the default 0.5 gate: a result, but no signal."""
     outcome = run(DecisionStage(Scripted(keen_response()), model="m"))
     assert outcome.status == "abstained"
-    assert outcome.result is not None and outcome.signal is None
+    assert outcome.result is not None
+    assert outcome.signal is None
     assert outcome.reason == "decision abstained: confidence 0.40 is below min_confidence 0.50"
 
 
@@ -179,7 +184,9 @@ def test_oversized_current_message_skips_the_call() -> None:
 def test_protocol_validation_applies_to_any_evaluator() -> None:
     """A custom evaluator answering an extra question is rejected like a provider would be."""
     reply = keen_response(confidence=0.9)
-    extra = reply.model_copy(update={"answers": {**reply.answers, "x": Answer(type="noul", noul=1)}})
+    extra = reply.model_copy(
+        update={"answers": {**reply.answers, "x": Answer(type="noul", noul=1)}}
+    )
     outcome = run(DecisionStage(Scripted(extra), model="m"))
     assert outcome.reason == (
         "decision unavailable: answer count does not match request (3 questions, 4 answers)"
@@ -226,4 +233,6 @@ def test_outcome_descriptions() -> None:
     assert DecisionOutcome.disabled().describe() == "decision disabled"
     assert DecisionOutcome.unavailable("x").describe() == "decision unavailable: x"
     low = run(DecisionStage(Scripted(keen_response()), model="m"))
-    assert low.describe().endswith("- decision abstained: confidence 0.40 is below min_confidence 0.50")
+    assert low.describe().endswith(
+        "- decision abstained: confidence 0.40 is below min_confidence 0.50"
+    )

@@ -20,11 +20,13 @@ from smista.decision.state import (
 )
 
 
-def conv(*history: tuple[str, str], message: str = "latest", cwd: str = "", branch: str = "") -> Conversation:
+def conv(
+    *history: tuple[str, str], message: str = "latest", cwd: str = "", branch: str = ""
+) -> Conversation:
     return Conversation(
         cwd=cwd,
         git_branch=branch,
-        history=tuple(Message(role=r, content=c) for r, c in history),  # type: ignore[arg-type]
+        history=tuple(Message.model_validate({"role": r, "content": c}) for r, c in history),
         message=message,
     )
 
@@ -40,7 +42,15 @@ def test_default_budget_is_80_kib() -> None:
 
 def test_state_shape_and_field_order() -> None:
     """cwd, git_branch, messages; role before content; compact separators."""
-    state = bound_state(conv(("user", "hello"), ("assistant", "hi"), message="implement it", cwd="/work", branch="main"))
+    state = bound_state(
+        conv(
+            ("user", "hello"),
+            ("assistant", "hi"),
+            message="implement it",
+            cwd="/work",
+            branch="main",
+        )
+    )
     assert state.json_text == (
         '{"cwd":"/work","git_branch":"main","messages":['
         '{"role":"user","content":"hello"},'
@@ -52,7 +62,7 @@ def test_state_shape_and_field_order() -> None:
 
 def test_go_escaping() -> None:
     """<, >, &, U+2028/9 escaped; other non-ASCII raw; controls as Go writes them."""
-    assert go_json("<a href='x'>&</a>") == '"\\u003ca href=\'x\'\\u003e\\u0026\\u003c/a\\u003e"'
+    assert go_json("<a href='x'>&</a>") == "\"\\u003ca href='x'\\u003e\\u0026\\u003c/a\\u003e\""
     assert go_json("\u2028\u2029") == '"\\u2028\\u2029"'
     assert go_json("é☃😀") == '"é☃😀"'
     assert go_json('"\\\n\r\t\b\f\x01\x7f') == '"\\"\\\\\\n\\r\\t\\b\\f\\u0001\x7f"'
@@ -79,7 +89,9 @@ def _exact_budget(c: Conversation) -> int:
     return bound_state(c, 10**9).size
 
 
-@pytest.mark.parametrize("text", ["plain ascii", "ünïcödé ☃ 😀", "<tag> & \"quotes\" \\ \n", "\u2028"])
+@pytest.mark.parametrize(
+    "text", ["plain ascii", "ünïcödé ☃ 😀", '<tag> & "quotes" \\ \n', "\u2028"]
+)
 def test_budget_boundary_is_exact(text: str) -> None:
     """A state of exactly the budget fits; one byte less drops the oldest message."""
     c = conv(("user", text), ("assistant", text), message=text)
@@ -93,7 +105,9 @@ def test_budget_boundary_is_exact(text: str) -> None:
 
 def test_oldest_messages_are_dropped_first_and_whole() -> None:
     """The kept messages are the newest suffix, untruncated; the suffix may start with assistant."""
-    c = conv(("user", "one " * 50), ("assistant", "two " * 50), ("user", "three"), ("assistant", "four"))
+    c = conv(
+        ("user", "one " * 50), ("assistant", "two " * 50), ("user", "three"), ("assistant", "four")
+    )
     full = _exact_budget(c)
     state = bound_state(c, full - 1)
     kept = json.loads(state.json_text)["messages"]
@@ -112,7 +126,8 @@ def test_current_message_is_never_dropped_or_truncated() -> None:
     assert json.loads(state.json_text)["messages"] == [{"role": "user", "content": "short"}]
     with pytest.raises(StateTooLarge) as info:
         bound_state(c, alone - 1)
-    assert info.value.size == alone and info.value.budget == alone - 1
+    assert info.value.size == alone
+    assert info.value.budget == alone - 1
     assert str(info.value) == (
         f"state too large: the current message alone serializes to {alone} bytes, "
         f"over the {alone - 1}-byte limit; classification skipped"
@@ -141,9 +156,18 @@ def test_keen_drops_old_messages_to_fit_budget() -> None:
 
 def test_keen_payload_keeps_a_small_conversation_whole() -> None:
     """Spec A.11 TestClassifierBuildsPayloadAndParsesResult: three messages, last 'implement it'."""
-    state = bound_state(conv(("user", "hello"), ("assistant", "hi"), message="implement it", cwd="/work", branch="main"))
+    state = bound_state(
+        conv(
+            ("user", "hello"),
+            ("assistant", "hi"),
+            message="implement it",
+            cwd="/work",
+            branch="main",
+        )
+    )
     messages = json.loads(state.json_text)["messages"]
-    assert len(messages) == 3 and messages[2]["content"] == "implement it"
+    assert len(messages) == 3
+    assert messages[2]["content"] == "implement it"
 
 
 def test_previous_user_task() -> None:
@@ -155,7 +179,7 @@ def test_previous_user_task() -> None:
 
 def test_history_records_keep_only_user_and_assistant_text() -> None:
     """Tool, system and empty assistant messages are left out; order is kept."""
-    records = [
+    records: list[dict[str, object]] = [
         {"role": "system", "content": "be nice"},
         {"role": "user", "content": "a"},
         {"role": "tool", "content": "output"},

@@ -59,10 +59,16 @@ DEFAULT = {"model": "openai/gpt-5.5-mini"}
 def test_explicit_override_bypasses_rules() -> None:
     """An explicit model wins outright: no fallbacks, no matched rule, reason names it."""
     routing = policy(
-        {"default": DEFAULT, "rules": [{"name": "edits", "intent": "edit", "model": "ollama/llama3"}]}
+        {
+            "default": DEFAULT,
+            "rules": [{"name": "edits", "intent": "edit", "model": "ollama/llama3"}],
+        }
     )
     got = route(
-        task("edit"), routing, touched_files=["src/main.rs"], explicit_model="anthropic/claude-sonnet"
+        task("edit"),
+        routing,
+        touched_files=["src/main.rs"],
+        explicit_model="anthropic/claude-sonnet",
     )
     assert got == RoutingDecision(
         intent=TaskIntent.EDIT,
@@ -89,7 +95,9 @@ def test_override_wins_even_when_a_rule_with_fallbacks_matches() -> None:
         }
     )
     got = route(task("edit"), routing, explicit_model="anthropic/claude-sonnet")
-    assert got.override_used and got.fallbacks == () and got.matched_rule is None
+    assert got.override_used
+    assert got.fallbacks == ()
+    assert got.matched_rule is None
 
 
 def test_rule_on_intent_and_path() -> None:
@@ -115,7 +123,8 @@ def test_rule_on_intent_and_path() -> None:
     assert got.matched_rule == "auth edits use Claude"
     assert got.reason == "rule 'auth edits use Claude' matched on intent and path"
     assert got.rule_index == 0
-    assert not got.override_used and not got.fallback_used
+    assert not got.override_used
+    assert not got.fallback_used
     assert got.effort is Effort.MEDIUM
 
 
@@ -130,13 +139,17 @@ def test_default_route_when_no_rule_matches() -> None:
     got = route(task("chat"), routing, touched_files=["docs/readme.md"])
     assert got.model_ref == "openai/gpt-5.5-mini"
     assert got.fallbacks == ("ollama/qwen2.5-coder",)
-    assert got.matched_rule is None and got.rule_index is None and got.effort is None
+    assert got.matched_rule is None
+    assert got.rule_index is None
+    assert got.effort is None
     assert got.reason == "no rule matched; using the default route to 'openai/gpt-5.5-mini'"
 
 
 def test_no_rule_and_no_default_is_no_route() -> None:
     """NoRouteError (API code no_route)."""
-    routing = policy({"rules": [{"name": "auth", "paths": ["src/auth/**"], "model": "ollama/llama3"}]})
+    routing = policy(
+        {"rules": [{"name": "auth", "paths": ["src/auth/**"], "model": "ollama/llama3"}]}
+    )
     with pytest.raises(NoRouteError) as info:
         route(task("chat"), routing, touched_files=["docs/readme.md"])
     assert info.value.code == "no_route"
@@ -201,7 +214,12 @@ def test_higher_precedence_rule_that_does_not_match_is_skipped() -> None:
         {
             "default": DEFAULT,
             "rules": [
-                {"name": "auth only", "priority": 10, "paths": ["src/auth/**"], "model": "ollama/auth"},
+                {
+                    "name": "auth only",
+                    "priority": 10,
+                    "paths": ["src/auth/**"],
+                    "model": "ollama/auth",
+                },
                 {"name": "any edit", "priority": 20, "intent": "edit", "model": "ollama/edit"},
             ],
         }
@@ -213,8 +231,18 @@ def test_higher_precedence_rule_that_does_not_match_is_skipped() -> None:
     ("rule", "intent", "paths", "reason"),
     [
         ({"name": "catch all"}, "chat", ["anything.rs"], "rule 'catch all' matched as a catch-all"),
-        ({"name": "kind", "intent": "review"}, "review", ["src/main.rs"], "rule 'kind' matched on intent"),
-        ({"name": "paths", "paths": ["src/**"]}, "chat", ["src/main.rs"], "rule 'paths' matched on path"),
+        (
+            {"name": "kind", "intent": "review"},
+            "review",
+            ["src/main.rs"],
+            "rule 'kind' matched on intent",
+        ),
+        (
+            {"name": "paths", "paths": ["src/**"]},
+            "chat",
+            ["src/main.rs"],
+            "rule 'paths' matched on path",
+        ),
         (
             {"name": "both", "intent": "edit", "paths": ["src/**"]},
             "edit",
@@ -238,8 +266,16 @@ def test_every_condition_shape_matches_with_its_reason(
     [
         ({"name": "intent", "intent": "edit"}, "chat", ["x.rs"]),
         ({"name": "path", "paths": ["src/**"]}, "chat", ["docs/x.md"]),
-        ({"name": "intent ok, path miss", "intent": "edit", "paths": ["src/**"]}, "edit", ["docs/x.md"]),
-        ({"name": "path ok, intent miss", "intent": "edit", "paths": ["src/**"]}, "chat", ["src/x.rs"]),
+        (
+            {"name": "intent ok, path miss", "intent": "edit", "paths": ["src/**"]},
+            "edit",
+            ["docs/x.md"],
+        ),
+        (
+            {"name": "path ok, intent miss", "intent": "edit", "paths": ["src/**"]},
+            "chat",
+            ["src/x.rs"],
+        ),
         ({"name": "no files", "paths": ["**"]}, "chat", []),
     ],
 )
@@ -254,7 +290,10 @@ def test_a_failing_present_condition_falls_through_to_the_default(
 def test_deterministic_across_calls() -> None:
     """The same input routes the same way twice."""
     routing = policy(
-        {"default": DEFAULT, "rules": [{"name": "edits", "intent": "edit", "model": "ollama/llama3"}]}
+        {
+            "default": DEFAULT,
+            "rules": [{"name": "edits", "intent": "edit", "model": "ollama/llama3"}],
+        }
     )
     assert route(task("edit"), routing) == route(task("edit"), routing)
 
@@ -293,7 +332,12 @@ def test_rule_with_an_invalid_glob_matches_nothing() -> None:
 COMPLEX_RULES = {
     "default": DEFAULT,
     "rules": [
-        {"name": "hard edits", "intent": "edit", "complexity": "complex", "model": "anthropic/opus"},
+        {
+            "name": "hard edits",
+            "intent": "edit",
+            "complexity": "complex",
+            "model": "anthropic/opus",
+        },
         {"name": "edits", "intent": "edit", "model": "ollama/coder"},
         {"name": "risky", "min_consequential": 0.7, "model": "anthropic/sonnet"},
     ],
@@ -345,14 +389,17 @@ def test_reason_with_both_decision_conditions_on_a_path_rule() -> None:
 def test_specificity_ladder_ignores_decision_conditions() -> None:
     """The rung is the original's; decision conditions are a second, lower-order key."""
     assert RoutingRule(name="a", model="a/b").specificity is Specificity.DEFAULT
-    assert RoutingRule(name="a", intent=TaskIntent.EDIT, model="a/b").specificity is Specificity.INTENT
+    assert (
+        RoutingRule(name="a", intent=TaskIntent.EDIT, model="a/b").specificity is Specificity.INTENT
+    )
     assert RoutingRule(name="a", paths=("x",), model="a/b").specificity is Specificity.PATH
     assert (
         RoutingRule(name="a", paths=("x",), intent=TaskIntent.EDIT, model="a/b").specificity
         is Specificity.PATH_INTENT
     )
     rule = RoutingRule(name="a", complexity=Complexity.SIMPLE, model="a/b")
-    assert rule.specificity is Specificity.DEFAULT and rule.decision_conditions == 1
+    assert rule.specificity is Specificity.DEFAULT
+    assert rule.decision_conditions == 1
     assert Specificity.PATH_INTENT > Specificity.PATH > Specificity.INTENT > Specificity.DEFAULT
 
 

@@ -78,7 +78,8 @@ def test_defaults_when_sections_are_absent() -> None:
     """No [classification]: the shipped pack; no [routing]: empty; no [decision]: disabled."""
     settings = parse_settings("")
     assert settings.classification == default_config()
-    assert settings.routing.rules == () and settings.routing.default is None
+    assert settings.routing.rules == ()
+    assert settings.routing.default is None
     d = settings.decision
     assert (d.enabled, d.timeout_s, d.max_state_bytes, d.max_response_bytes) == (
         False,
@@ -86,7 +87,8 @@ def test_defaults_when_sections_are_absent() -> None:
         81920,
         1048576,
     )
-    assert d.min_confidence == 0.5 and d.switch is None
+    assert d.min_confidence == 0.5
+    assert d.switch is None
 
 
 def errors_of(text: str) -> list[tuple[str, str]]:
@@ -101,9 +103,7 @@ RULE = '[[routing.rules]]\nname = "{name}"\nmodel = "a/b"\n'
 
 def test_invalid_glob_names_the_pattern_and_its_key_path() -> None:
     """An invalid glob is a load-time error at routing.rules[i].paths[j]."""
-    errors = errors_of(
-        '[[routing.rules]]\nname = "r"\npaths = ["src/**", "a[b"]\nmodel = "a/b"\n'
-    )
+    errors = errors_of('[[routing.rules]]\nname = "r"\npaths = ["src/**", "a[b"]\nmodel = "a/b"\n')
     assert errors == [
         ("routing.rules[0].paths[1]", "invalid glob 'a[b': unclosed character class; missing ']'")
     ]
@@ -113,14 +113,16 @@ def test_unknown_intent_is_an_error() -> None:
     """A routing rule's intent must be one of the seven."""
     [(loc, msg)] = errors_of('[[routing.rules]]\nname = "r"\nintent = "deploy"\nmodel = "a/b"\n')
     assert loc == "routing.rules[0].intent"
-    assert "'deploy'" in msg and "edit" in msg
+    assert "'deploy'" in msg
+    assert "edit" in msg
 
 
 def test_unknown_complexity_tier_is_an_error() -> None:
     """complexity is simple, standard or complex."""
     [(loc, msg)] = errors_of('[[routing.rules]]\nname = "r"\ncomplexity = "huge"\nmodel = "a/b"\n')
     assert loc == "routing.rules[0].complexity"
-    assert "'huge'" in msg and "complex" in msg
+    assert "'huge'" in msg
+    assert "complex" in msg
 
 
 def test_min_consequential_must_be_a_probability() -> None:
@@ -196,7 +198,10 @@ def test_bad_fallbacks_are_errors() -> None:
         '[[routing.rules]]\nname = "r"\nmodel = "a/a"\nfallbacks = ["a/b", "a/b"]\n'
     )
     assert errors == [
-        ("routing.default.fallbacks[0]", "the default route lists its own model 'a/x' as a fallback"),
+        (
+            "routing.default.fallbacks[0]",
+            "the default route lists its own model 'a/x' as a fallback",
+        ),
         ("routing.rules[0].fallbacks[1]", "rule 'r' lists the fallback 'a/b' twice"),
     ]
 
@@ -228,7 +233,8 @@ def test_unknown_provider_is_an_error() -> None:
     """provider is systemone or openai."""
     [(loc, msg)] = errors_of('[decision]\nprovider = "liquid"\n')
     assert loc == "decision.provider"
-    assert "'liquid'" in msg and "systemone" in msg
+    assert "'liquid'" in msg
+    assert "systemone" in msg
 
 
 def test_systemone_needs_a_key_variable_name() -> None:

@@ -58,9 +58,7 @@ def _parser() -> ArgumentParser:
     )
     parser.add_argument("--cwd", metavar="DIR", help="working directory sent to the decision model")
     parser.add_argument("--branch", metavar="NAME", help="git branch (also a context kind)")
-    parser.add_argument(
-        "--no-decision", action="store_true", help="do not call the decision model"
-    )
+    parser.add_argument("--no-decision", action="store_true", help="do not call the decision model")
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -130,9 +128,7 @@ def run(argv: Sequence[str]) -> int:
         active_model=args.active_model,
     )
     if args.json:
-        sys.stdout.write(
-            json.dumps(preview.to_json_dict(), ensure_ascii=False, indent=2) + "\n"
-        )
+        sys.stdout.write(json.dumps(preview.to_json_dict(), ensure_ascii=False, indent=2) + "\n")
     else:
         from smista.cli._render_preview import render_preview
 

@@ -46,9 +46,7 @@ class DecisionConfig(BaseModel):
     base_url: StrictStr | None = None
     model: StrictStr | None = None
     api_key_env: StrictStr | None = None
-    timeout_s: Annotated[StrictFloat, Field(gt=0, le=600, allow_inf_nan=False)] = (
-        DEFAULT_TIMEOUT_S
-    )
+    timeout_s: Annotated[StrictFloat, Field(gt=0, le=600, allow_inf_nan=False)] = DEFAULT_TIMEOUT_S
     max_state_bytes: Annotated[StrictInt, Field(ge=1)] = DEFAULT_MAX_STATE_BYTES
     max_response_bytes: Annotated[StrictInt, Field(ge=1)] = DEFAULT_MAX_RESPONSE_BYTES
     min_confidence: Annotated[StrictFloat, Field(allow_inf_nan=False)] = (

@@ -50,6 +50,5 @@ class UsageLedger:
     def __repr__(self) -> str:
         total = self.total
         return (
-            f"UsageLedger(input_tokens={total.input_tokens}, "
-            f"output_tokens={total.output_tokens})"
+            f"UsageLedger(input_tokens={total.input_tokens}, output_tokens={total.output_tokens})"
         )

@@ -51,9 +51,7 @@ _FACTORIES: dict[str, Callable[[DecisionConfig, str | None], Evaluator]] = {
 }
 
 
-def _api_key(
-    config: DecisionConfig, environ: Mapping[str, str], source: str | None
-) -> str | None:
+def _api_key(config: DecisionConfig, environ: Mapping[str, str], source: str | None) -> str | None:
     name = config.api_key_env
     if not name:
         return None

@@ -92,9 +92,7 @@ class JsonPoster:
         except httpx.TimeoutException:
             raise EvaluatorTimeout(f"timeout after {_seconds(self.timeout_s)}") from None
         except httpx.ConnectError as exc:
-            raise EvaluatorUnavailable(
-                f"cannot connect to {host}: {self._describe(exc)}"
-            ) from None
+            raise EvaluatorUnavailable(f"cannot connect to {host}: {self._describe(exc)}") from None
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             raise EvaluatorUnavailable(
                 f"transport error talking to {host}: {type(exc).__name__}: {self._describe(exc)}"
@@ -102,9 +100,7 @@ class JsonPoster:
         try:
             return loads_strict(raw)
         except (ValueError, UnicodeDecodeError):
-            raise EvaluatorResponseError(
-                f"response is not valid JSON ({len(raw)} bytes)"
-            ) from None
+            raise EvaluatorResponseError(f"response is not valid JSON ({len(raw)} bytes)") from None
 
     def _describe(self, exc: BaseException) -> str:
         cause: BaseException | None = exc
@@ -122,9 +118,7 @@ class JsonPoster:
     async def _exchange(self, url: str, body: str) -> bytes:
         timeout = httpx.Timeout(self.timeout_s)
         async with (
-            httpx.AsyncClient(
-                timeout=timeout, trust_env=False, follow_redirects=False
-            ) as client,
+            httpx.AsyncClient(timeout=timeout, trust_env=False, follow_redirects=False) as client,
             client.stream(
                 "POST", url, content=body.encode("utf-8"), headers=self._headers()
             ) as response,
@@ -145,9 +139,7 @@ class JsonPoster:
             return raw
 
     def _too_large(self) -> EvaluatorResponseError:
-        return EvaluatorResponseError(
-            f"response too large (over {self.max_response_bytes} bytes)"
-        )
+        return EvaluatorResponseError(f"response too large (over {self.max_response_bytes} bytes)")
 
     def _status_message(self, response: httpx.Response, raw: bytes) -> str:
         phrase = response.reason_phrase or ""
