@@ -20,22 +20,32 @@ _EXPORTS: dict[str, str] = {
     "Classifier": "smista.classifier",
     "Confidence": "smista.intent",
     "ConfigError": "smista.errors",
+    "DefaultRoute": "smista.routing",
     "Explanation": "smista.explain",
     "IntentSource": "smista.intent",
     "KeywordHit": "smista.fuzzy",
     "NoRouteError": "smista.errors",
+    "Preview": "smista.preview",
+    "RoutingDecision": "smista.routing",
+    "RoutingPolicy": "smista.routing",
+    "RoutingRule": "smista.routing",
+    "Settings": "smista.settings",
     "SmistaError": "smista.errors",
     "TaskIntent": "smista.intent",
     "UnknownIntentError": "smista.errors",
     "Workspace": "smista.workspace",
+    "build_preview": "smista.preview",
     "classify": "smista.api",
     "context_kinds": "smista.workspace",
     "default_classifier": "smista.defaults",
     "default_config": "smista.defaults",
     "fuzzy_cap": "smista.fuzzy",
     "load_config": "smista.config",
+    "load_settings": "smista.settings",
     "match_keyword": "smista.fuzzy",
     "parse_config": "smista.config",
+    "parse_settings": "smista.settings",
+    "route": "smista.routing",
     "tokenize": "smista.tokenizer",
     "touched_files": "smista.workspace",
 }
@@ -47,23 +57,33 @@ __all__ = [
     "Classifier",
     "Confidence",
     "ConfigError",
+    "DefaultRoute",
     "Explanation",
     "IntentSource",
     "KeywordHit",
     "NoRouteError",
+    "Preview",
+    "RoutingDecision",
+    "RoutingPolicy",
+    "RoutingRule",
+    "Settings",
     "SmistaError",
     "TaskIntent",
     "UnknownIntentError",
     "Workspace",
     "__version__",
+    "build_preview",
     "classify",
     "context_kinds",
     "default_classifier",
     "default_config",
     "fuzzy_cap",
     "load_config",
+    "load_settings",
     "match_keyword",
     "parse_config",
+    "parse_settings",
+    "route",
     "tokenize",
     "touched_files",
 ]
@@ -77,8 +97,11 @@ if TYPE_CHECKING:
     from smista.explain import Explanation
     from smista.fuzzy import KeywordHit, fuzzy_cap, match_keyword
     from smista.intent import Confidence, IntentSource, TaskIntent
+    from smista.preview import Preview, build_preview
     from smista.result import Classification
+    from smista.routing import DefaultRoute, RoutingDecision, RoutingPolicy, RoutingRule, route
     from smista.rules import ClassificationConfig, ClassificationRule
+    from smista.settings import Settings, load_settings, parse_settings
     from smista.tokenizer import tokenize
     from smista.workspace import Workspace, context_kinds, touched_files
 
