@@ -36,6 +36,7 @@ FAULTS = (
     "echo_key",  # 400 whose body quotes the Authorization header
     "invalid_answers",  # 200, protocol-valid shape, category outside the three
     "fenced",  # openai only: reply content wrapped in a ```json fence
+    "deep",  # 200 with JSON nested far beyond the decoder's recursion limit
 )
 
 
@@ -125,6 +126,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault == "malformed":
             self._send(200, b'{"model": "jev-test", "answers": {')
+            return
+        if fault == "deep":
+            self._send(200, b"[" * 30000 + b"]" * 30000)
             return
         if fault == "huge":
             self._send(200, b" " * b.huge_size)

@@ -261,3 +261,11 @@ def test_wire_response_defaults_usage_and_ignores_extras() -> None:
     )
     assert parsed.usage == Usage()
     assert parsed.answers["a"].noul == 1.0
+
+
+def test_absurdly_nested_json_is_just_invalid() -> None:
+    """Nesting deep enough to exhaust the recursion limit is a ValueError, not a crash."""
+    from smista.decision.contract import loads_strict
+
+    with pytest.raises(ValueError, match="nested too deeply"):
+        loads_strict("[" * 200_000 + "]" * 200_000)

@@ -167,6 +167,8 @@ FAULT_REASONS: list[tuple[str, str, str]] = [
         'decision unavailable: HTTP 401 Unauthorized: {"error":"invalid api key"}',
     ),
     ("openai", "401", 'decision unavailable: HTTP 401 Unauthorized: {"error":"invalid api key"}'),
+    ("systemone", "deep", "decision unavailable: response is not valid JSON (60000 bytes)"),
+    ("openai", "deep", "decision unavailable: response is not valid JSON (60000 bytes)"),
     ("systemone", "malformed", "decision unavailable: response is not valid JSON (34 bytes)"),
     ("openai", "malformed", "decision unavailable: response is not valid JSON (34 bytes)"),
     (

@@ -25,7 +25,8 @@ def render_preview(preview: Preview) -> str:
     if state is not None:
         lines.append(
             f"  state:        {state.bytes} of {state.budget} bytes, "
-            f"{state.messages} messages ({state.dropped} oldest dropped)"
+            f"{state.messages} message{'' if state.messages == 1 else 's'} "
+            f"({state.dropped} oldest dropped)"
         )
     r = preview.routing
     lines += [f"routing:        {r.model_ref}", f"  intent:       {r.intent}"]

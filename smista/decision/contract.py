@@ -130,8 +130,15 @@ def _reject_constant(name: str) -> float:
 
 
 def loads_strict(text: str | bytes) -> Any:
-    """``json.loads`` that rejects ``NaN`` / ``Infinity`` (not JSON)."""
-    return json.loads(text, parse_constant=_reject_constant)
+    """``json.loads`` that rejects ``NaN`` / ``Infinity`` (not JSON).
+
+    Raises ``ValueError`` for anything that is not JSON, including nesting too
+    deep to decode.
+    """
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 _TYPE_WORDS = {
