@@ -149,19 +149,26 @@ def bound_state(
     # '{"cwd":..,"git_branch":..}' -> '{"cwd":..,"git_branch":..,"messages":[' ... ']}'
     prefix = head[:-1] + ',"messages":['
     fixed = _size(prefix) + len("]}")
-    sizes = [_size(_message_json(m)) for m in messages]
-    # total(k) for the suffix starting at k: fixed + sum(sizes[k:]) + commas
-    total = fixed + sum(sizes) + len(sizes) - 1
-    start = 0
-    while total > max_bytes and start < len(messages) - 1:
-        total -= sizes[start] + 1
-        start += 1
+    # A compact serialization is a concatenation, so the size of the suffix
+    # starting at k is fixed + sum(message sizes) + (number of messages - 1)
+    # commas. Walk back from the newest message while the suffix still fits:
+    # the longest fitting suffix is what dropping the oldest first leaves.
+    encoded = [_message_json(messages[-1])]
+    total = fixed + _size(encoded[0])
     if total > max_bytes:
         raise StateTooLarge(total, max_bytes)
-    kept = messages[start:]
-    text = prefix + ",".join(_message_json(m) for m in kept) + "]}"
+    start = len(messages) - 1
+    while start > 0:
+        candidate = _message_json(messages[start - 1])
+        grown = total + _size(candidate) + 1
+        if grown > max_bytes:
+            break
+        encoded.append(candidate)
+        total = grown
+        start -= 1
+    text = prefix + ",".join(reversed(encoded)) + "]}"
     return BoundedState(
-        json_text=text, size=_size(text), messages=len(kept), dropped=start, budget=max_bytes
+        json_text=text, size=_size(text), messages=len(encoded), dropped=start, budget=max_bytes
     )
 
 
