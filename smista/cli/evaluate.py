@@ -1,0 +1,76 @@
+"""``smista eval DATA [--rules FILE] [--html FILE]``: score rules on labelled data.
+
+I/O edge. Reads labelled prompts (JSONL, one ``{"text": ..., "intent": ...}``
+object a line, or a TOML case file), classifies them with the rules, and prints
+accuracy, per-intent precision/recall/F1, the confusion matrix and the
+misclassified prompts; ``--html`` also writes a self-contained report.
+Exits 0 (or 1 when ``--min-accuracy`` is not reached).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from smista.cli._common import ArgumentParser, UsageError
+
+__all__ = ["run"]
+
+
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="smista eval",
+        description="Accuracy, per-intent precision/recall/F1 and confusion matrix.",
+    )
+    parser.add_argument("data", metavar="DATA", help="labelled prompts (.jsonl or .toml)")
+    parser.add_argument("--rules", metavar="FILE", help="rules file (default: the shipped pack)")
+    parser.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report")
+    parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    parser.add_argument(
+        "--max-misses",
+        metavar="N",
+        type=int,
+        default=None,
+        help="list at most N misclassified prompts",
+    )
+    parser.add_argument(
+        "--min-accuracy",
+        metavar="RATE",
+        type=float,
+        default=None,
+        help="exit 1 when accuracy is below RATE (0..1)",
+    )
+    return parser
+
+
+def run(argv: Sequence[str]) -> int:
+    from smista.classifier import Classifier
+    from smista.config import load_config
+    from smista.defaults import default_config
+    from smista.evaluate import evaluate_cases
+    from smista.golden import load_cases
+    from smista.report import render_html, render_text
+
+    args = _parser().parse_args(argv[1:])
+    if args.min_accuracy is not None and not 0.0 <= args.min_accuracy <= 1.0:
+        raise UsageError(f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}")
+    config = default_config() if args.rules is None else load_config(args.rules)
+    evaluation = evaluate_cases(Classifier(config), load_cases(args.data))
+    if args.html:
+        rules_name = args.rules or "shipped default pack"
+        page = render_html(evaluation, source=f"data: {args.data}; rules: {rules_name}")
+        try:
+            Path(args.html).write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.html}: {exc.strerror or exc}") from None
+    if args.json:
+        print(json.dumps(evaluation.to_json(), ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(render_text(evaluation, max_misses=args.max_misses) + "\n")
+        if args.html:
+            sys.stdout.write(f"\nHTML report written to {args.html}\n")
+    if args.min_accuracy is not None and evaluation.accuracy < args.min_accuracy:
+        return 1
+    return 0

@@ -1,0 +1,438 @@
+"""Hypothesis strategies and ready-made property checks for smista rule files.
+
+Install with the ``testing`` extra (``pip install 'smista[testing]'``);
+hypothesis is imported at the top of this module on purpose. The strategies
+respect the matcher's semantics (single-token keywords, typo caps 0/1/2 for
+keyword lengths <5/5-8/>=9, containment is never a typo):
+
+* :func:`intents`, :func:`keywords`, :func:`rules`, :func:`configs`,
+  :func:`workspaces` build inputs;
+* :func:`prompts_with` writes prompts that contain given words as whole tokens
+  (in any case, between fillers that match none of the words to avoid);
+* :func:`typo_of` misspells a keyword by exactly N OSA edits, within its cap,
+  without ever making one string contain the other.
+
+The checks (:func:`check_typo_stability`, :func:`check_no_unreachable_rules`,
+:func:`check_explicit_commands_win`) raise ``AssertionError`` with a readable
+counterexample and are meant to be called from a user's own tests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
+
+from smista.classifier import Classifier
+from smista.fuzzy import fuzzy_cap, osa_distance, token_match
+from smista.golden import GoldenCase, LabelledCase
+from smista.intent import IntentSource, TaskIntent
+from smista.lints import evaluation_order, unreachable_rules
+from smista.rules import ClassificationConfig, ClassificationRule
+from smista.tokenizer import rust_lower, tokenize
+from smista.workspace import WORKSPACE_CONTEXT_KINDS, Workspace
+
+__all__ = [
+    "FILLER_WORDS",
+    "check_explicit_commands_win",
+    "check_no_unreachable_rules",
+    "check_typo_stability",
+    "configs",
+    "intents",
+    "keywords",
+    "prompts_with",
+    "rules",
+    "typo_of",
+    "workspaces",
+]
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+FILLER_WORDS: tuple[str, ...] = (
+    "the",
+    "a",
+    "an",
+    "this",
+    "that",
+    "it",
+    "in",
+    "on",
+    "of",
+    "to",
+    "for",
+    "with",
+    "my",
+    "our",
+    "please",
+    "now",
+    "then",
+    "and",
+    "or",
+    "file",
+    "code",
+    "module",
+    "function",
+    "class",
+    "repo",
+    "project",
+    "thing",
+    "here",
+    "there",
+    "today",
+    "quickly",
+    "again",
+    "also",
+    "just",
+    "src",
+    "main",
+    "app",
+    "api",
+    "v2",
+    "42",
+)
+"""Neutral words :func:`prompts_with` puts around the words it must contain."""
+
+_SEPARATORS = (
+    " ",
+    " ",
+    " ",
+    ", ",
+    ". ",
+    "? ",
+    "! ",
+    " - ",
+    "\n",
+    " / ",
+    ": ",
+    " (",
+    ") ",
+)
+
+
+def intents() -> SearchStrategy[TaskIntent]:
+    """Any of the seven intents."""
+    return st.sampled_from(list(TaskIntent))
+
+
+def keywords(
+    *, min_size: int = 1, max_size: int = 12, alphabet: str = _LETTERS
+) -> SearchStrategy[str]:
+    """Single-token keywords (lowercase ASCII letters by default)."""
+    if min_size < 1:
+        raise ValueError("keywords are at least one character long")
+    return st.text(alphabet=alphabet, min_size=min_size, max_size=max_size).filter(
+        lambda k: tokenize(k) == [rust_lower(k)]
+    )
+
+
+def rules(
+    *,
+    intent: SearchStrategy[TaskIntent] | None = None,
+    keyword: SearchStrategy[str] | None = None,
+    max_keywords: int = 4,
+    context_kinds: Sequence[str] = WORKSPACE_CONTEXT_KINDS,
+    priority: SearchStrategy[int] | None = None,
+) -> SearchStrategy[ClassificationRule]:
+    """Classification rules; ``keywords`` and ``requires_any_context`` may be empty."""
+    return st.builds(
+        ClassificationRule,
+        intent=intent if intent is not None else intents(),
+        priority=priority if priority is not None else st.integers(0, 2000),
+        keywords=st.lists(
+            keyword if keyword is not None else keywords(), max_size=max_keywords
+        ).map(tuple),
+        requires_any_context=st.lists(
+            st.sampled_from(tuple(context_kinds)), max_size=2, unique=True
+        ).map(tuple),
+    )
+
+
+def configs(
+    *, max_rules: int = 8, rule: SearchStrategy[ClassificationRule] | None = None
+) -> SearchStrategy[ClassificationConfig]:
+    """Classification configs of up to ``max_rules`` rules."""
+    return st.builds(
+        ClassificationConfig,
+        default_intent=intents(),
+        rules=st.lists(rule if rule is not None else rules(), max_size=max_rules).map(tuple),
+    )
+
+
+def _paths() -> SearchStrategy[str]:
+    part = st.text(alphabet=_LETTERS + "_", min_size=1, max_size=8)
+    ext = st.sampled_from([".py", ".rs", ".ts", ".md", ".toml", ""])
+    return st.builds(
+        lambda parts, e: "/".join(parts) + e,
+        st.lists(part, min_size=1, max_size=3),
+        ext,
+    )
+
+
+def workspaces() -> SearchStrategy[Workspace]:
+    """Workspace snapshots (each context kind present or absent)."""
+    diff = _paths().map(lambda p: f"diff --git a/{p} b/{p}")
+    return st.builds(
+        Workspace,
+        git_diff=st.none() | diff | st.just(""),
+        git_branch=st.none() | st.text(alphabet=_LETTERS + "-/", min_size=1, max_size=16),
+        active_file=st.none() | _paths(),
+        referenced_paths=st.lists(_paths(), max_size=3).map(tuple),
+    )
+
+
+def _case_variants(word: str) -> list[str]:
+    if not word.isascii():
+        return [word]  # Unicode case mappings need not round-trip
+    return [word, word.upper(), word.capitalize()]
+
+
+def prompts_with(
+    words: Sequence[str],
+    *,
+    avoid: Iterable[str] = (),
+    filler: Sequence[str] = FILLER_WORDS,
+    max_filler: int = 6,
+) -> SearchStrategy[str]:
+    """Prompts containing every word of ``words`` as a whole token (case varies).
+
+    Filler words never equal, contain, or are a typo of any word in ``words``
+    or ``avoid`` (pass a rule file's keywords as ``avoid`` to keep other rules
+    from matching).
+    """
+    words = list(words)
+    for word in words:
+        if tokenize(word) != [rust_lower(word)]:
+            raise ValueError(f"{word!r} is not a single token")
+    blocked = [rust_lower(w) for w in (*words, *avoid) if w]
+    safe = [f for f in filler if all(token_match(b, [f]) is None for b in blocked)]
+    pieces = st.tuples(
+        *[st.sampled_from(_case_variants(w)) for w in words],
+    ).map(list)
+    fillers = st.lists(st.sampled_from(safe), max_size=max_filler) if safe else st.just([])
+
+    @st.composite
+    def build(draw: st.DrawFn) -> str:
+        items = draw(pieces) + draw(fillers)
+        order = draw(st.permutations(items))
+        out = ""
+        for i, item in enumerate(order):
+            out += item if i == 0 else draw(st.sampled_from(_SEPARATORS)) + item
+        return out
+
+    return build()
+
+
+def _apply_edit(chars: list[str], kind: int, pos: int, letter: str) -> list[str]:
+    n = len(chars)
+    if kind == 0 and n:  # substitute
+        i = pos % n
+        return [*chars[:i], letter, *chars[i + 1 :]]
+    if kind == 1:  # insert
+        i = pos % (n + 1)
+        return [*chars[:i], letter, *chars[i:]]
+    if kind == 2 and n > 1:  # delete
+        i = pos % n
+        return [*chars[:i], *chars[i + 1 :]]
+    if n > 1:  # transpose adjacent
+        i = pos % (n - 1)
+        return [*chars[:i], chars[i + 1], chars[i], *chars[i + 2 :]]
+    return chars
+
+
+def typo_of(word: str, edits: int = 1) -> SearchStrategy[str]:
+    """Misspellings of ``word`` at OSA distance exactly ``edits`` (matcher-accepted).
+
+    ``edits`` must be between 1 and the word's cap (1 for 5-8 characters, 2 for
+    9 or more); words under 5 characters have no typos. The result is a single
+    lowercase token that neither contains nor is contained in the word.
+    """
+    needle = rust_lower(word)
+    if tokenize(needle) != [needle]:
+        raise ValueError(f"{word!r} is not a single token")
+    cap = fuzzy_cap(len(needle))
+    if not 1 <= edits <= cap:
+        raise ValueError(
+            f"{word!r} ({len(needle)} characters) accepts typos of 1..{cap} edits, not {edits}"
+        )
+    op = st.tuples(st.integers(0, 3), st.integers(0, 64), st.sampled_from(_LETTERS))
+
+    def accepted(candidate: str) -> bool:
+        return (
+            bool(candidate)
+            and needle not in candidate
+            and candidate not in needle
+            and osa_distance(needle, candidate) == edits
+            and tokenize(candidate) == [candidate]
+        )
+
+    @st.composite
+    def build(draw: st.DrawFn) -> str:
+        for _ in range(8):
+            chars = list(needle)
+            for kind, pos, letter in draw(st.lists(op, min_size=edits, max_size=edits)):
+                chars = _apply_edit(chars, kind, pos, letter)
+            candidate = "".join(chars)
+            if accepted(candidate):
+                return candidate
+        # A substitution walk always succeeds: change `edits` distinct middle letters.
+        chars = list(needle)
+        for i in range(edits):
+            at = 1 + i * 2 if 1 + i * 2 < len(chars) - 1 else i
+            chars[at] = next(c for c in _LETTERS if c != needle[at] and c != chars[at])
+        candidate = "".join(chars)
+        if not accepted(candidate):  # pragma: no cover - guarded by the caps
+            raise AssertionError(f"no typo of {word!r} at distance {edits}")
+        return candidate
+
+    return build()
+
+
+# ---------------------------------------------------------------------------
+# ready-made checks
+
+
+def _as_classifier(rules_: ClassificationConfig | Classifier) -> Classifier:
+    return rules_ if isinstance(rules_, Classifier) else Classifier(rules_)
+
+
+class _Candidate(NamedTuple):
+    where: str
+    case: GoldenCase
+    keyword: str
+
+
+_ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+")
+
+
+def _replace_token(text: str, needle: str, replacement: str) -> str:
+    """``text`` with every token equal to ``needle`` (ignoring case) replaced."""
+    if text.isascii():
+        pattern = _ASCII_TOKEN
+    else:
+        from smista.tokenizer import _tables
+
+        pattern = _tables().token_re
+    return pattern.sub(
+        lambda m: replacement if rust_lower(m.group(0)) == needle else m.group(0), text
+    )
+
+
+def _typo_candidates(classifier: Classifier, cases: Iterable[LabelledCase]) -> list[_Candidate]:
+    out: list[_Candidate] = []
+    for where, case in cases:
+        if case.command is not None:
+            continue
+        match = classifier.rules.match(tokenize(case.text), frozenset(case.contexts))
+        if match.label != case.intent.value or match.keyword is None or match.fuzzy:
+            continue
+        needle = rust_lower(match.keyword)
+        if fuzzy_cap(len(needle)) == 0 or tokenize(needle) != [needle]:
+            continue
+        out.append(_Candidate(where, case, needle))
+    return out
+
+
+def check_typo_stability(
+    rules_: ClassificationConfig | Classifier,
+    cases: Iterable[LabelledCase],
+    *,
+    max_examples: int = 200,
+) -> None:
+    """Passing golden cases keep their intent when the matched keyword gets one typo.
+
+    Only cases decided by an exact hit of a keyword of 5+ characters are
+    eligible (shorter keywords have no typos). A failure means a typo of one
+    keyword is read as a keyword of an earlier rule: see the
+    ``typo-collision`` notes of ``smista check``.
+    """
+    classifier = _as_classifier(rules_)
+    candidates = _typo_candidates(classifier, cases)
+    if not candidates:
+        return
+
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(st.sampled_from(candidates).flatmap(lambda c: st.tuples(st.just(c), typo_of(c.keyword))))
+    def stable(pair: tuple[_Candidate, str]) -> None:
+        candidate, typo = pair
+        text = _replace_token(candidate.case.text, candidate.keyword, typo)
+        result = classifier.classify(text, contexts=candidate.case.contexts)
+        assert result.intent == candidate.case.intent, (
+            f"{candidate.where}: with {candidate.keyword!r} misspelled as {typo!r} the "
+            f"prompt {text!r} is {result.intent.value}, "
+            f"not {candidate.case.intent.value} "
+            f"({result.reason})"
+        )
+
+    stable()
+
+
+def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> None:
+    """Every rule can win: none is shadowed, and each wins on one of its own keywords.
+
+    A rule is tried with each of its keywords alone as the prompt (and each of
+    its contexts, or none); adding words or contexts can only let earlier
+    rules match, so a rule that wins none of these is never chosen for a
+    prompt that uses its keywords as written.
+    """
+    classifier = _as_classifier(rules_)
+    config = classifier.config
+    problems: list[str] = []
+    for index, earlier in sorted(unreachable_rules(config).items()):
+        problems.append(f"rule {index} is shadowed by rule {earlier}, tried first")
+    shadowed = unreachable_rules(config)
+    for index in evaluation_order(config):
+        if index in shadowed:
+            continue
+        rule = config.rules[index]
+        prompts = [k for k in rule.keywords if k] if rule.keywords else [""]
+        contexts: list[tuple[str, ...]] = [(c,) for c in rule.requires_any_context] or [()]
+        if not any(
+            classifier.classify(p, contexts=c).matched_rule == index
+            for p in prompts
+            for c in contexts
+        ):
+            problems.append(
+                f"rule {index} ({rule.intent.value}) wins on none of its keywords: "
+                "earlier "
+                "rules claim every one of them"
+            )
+    assert not problems, "unreachable rules:\n  " + "\n  ".join(problems)
+
+
+def check_explicit_commands_win(
+    rules_: ClassificationConfig | Classifier, *, max_examples: int = 200
+) -> None:
+    """An explicit command always decides the intent, whatever prompt and contexts."""
+    classifier = _as_classifier(rules_)
+    words = sorted(
+        {k for r in classifier.config.rules for k in r.keywords if tokenize(k) == [rust_lower(k)]}
+    )
+    prompt = (
+        st.lists(st.sampled_from(words), max_size=4).flatmap(prompts_with) if words else st.just("")
+    ) | st.text(max_size=40)
+    kinds = st.lists(st.sampled_from(WORKSPACE_CONTEXT_KINDS), max_size=4, unique=True)
+
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(prompt, intents(), kinds)
+    def wins(text: str, command: TaskIntent, contexts: list[str]) -> None:
+        result = classifier.classify(text, command=command, contexts=contexts)
+        assert result.intent == command, f"command {command.value} lost to {result.intent}"
+        assert result.source == IntentSource.EXPLICIT
+        assert result.matched_rule is None
+        assert result.confidence is None
+
+    wins()

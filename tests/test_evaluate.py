@@ -1,0 +1,129 @@
+"""smista eval: metrics on a fixture with a hand-counted confusion matrix; HTML."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from smista.classifier import Classifier
+from smista.config import load_config
+from smista.evaluate import Evaluation, evaluate_cases, evaluate_labels
+from smista.golden import load_cases
+from smista.intent import INTENT_NAMES
+from smista.report import render_html, render_text
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+RunCli = Callable[..., subprocess.CompletedProcess[bytes]]
+
+RULES = DATA / "eval_rules.toml"
+CASES = DATA / "eval_cases.jsonl"
+
+# rows: expected, columns: predicted, in INTENT_NAMES order
+# (chat plan edit review summarize prompt skill)
+EXPECTED_MATRIX = (
+    (1, 0, 0, 0, 0, 0, 0),  # chat: "hello"
+    (0, 0, 1, 0, 0, 0, 0),  # plan: "plan the fix" -> edit (fix is tried first)
+    (0, 0, 1, 1, 0, 0, 0),  # edit: "fix the bug"; "review and fix" -> review
+    (0, 0, 0, 2, 0, 0, 0),  # review: both right
+    (1, 0, 0, 0, 0, 0, 0),  # summarize: no rule -> chat
+    (0, 0, 0, 0, 0, 0, 0),
+    (0, 0, 0, 0, 0, 0, 0),
+)
+
+
+def fixture_evaluation() -> Evaluation:
+    return evaluate_cases(Classifier(load_config(RULES)), load_cases(CASES))
+
+
+def test_confusion_matrix_and_accuracy_match_the_hand_count() -> None:
+    """The fixture's matrix, accuracy and misses are known exactly."""
+    ev = fixture_evaluation()
+    assert ev.labels == INTENT_NAMES
+    assert ev.matrix == EXPECTED_MATRIX
+    assert (ev.correct, ev.total) == (4, 7)
+    assert ev.accuracy == pytest.approx(4 / 7)
+    assert [(m.where, m.expected, m.got) for m in ev.misses] == [
+        ("line 4", "plan", "edit"),
+        ("line 7", "summarize", "chat"),
+        ("line 8", "edit", "review"),
+    ]
+    assert ev.misses[0].reason == "keyword 'fix' matched rule 1"
+
+
+def test_per_intent_precision_recall_f1() -> None:
+    """P/R/F1 per intent, zero when undefined; macro F1 over intents present."""
+    scores = {s.intent: s for s in fixture_evaluation().scores}
+    assert scores["review"].precision == pytest.approx(2 / 3)
+    assert scores["review"].recall == 1.0
+    assert scores["review"].f1 == pytest.approx(0.8)
+    assert (scores["edit"].precision, scores["edit"].recall, scores["edit"].f1) == (
+        0.5,
+        0.5,
+        0.5,
+    )
+    assert scores["chat"].f1 == pytest.approx(2 / 3)
+    assert (scores["plan"].precision, scores["plan"].f1, scores["plan"].support) == (
+        0.0,
+        0.0,
+        1,
+    )
+    assert scores["skill"].support == 0
+    assert scores["skill"].predicted == 0
+    assert fixture_evaluation().macro_f1 == pytest.approx((2 / 3 + 0 + 0.5 + 0.8 + 0) / 5)
+
+
+def test_evaluate_labels_of_a_perfect_run() -> None:
+    """All-correct labels give accuracy 1 and a diagonal matrix."""
+    ev = evaluate_labels([("chat", "chat"), ("edit", "edit"), ("edit", "edit")])
+    assert ev.accuracy == 1.0
+    assert ev.matrix[2][2] == 2
+    assert not ev.misses
+
+
+def test_text_report_lists_matrix_and_misses() -> None:
+    """The printed report has the summary line, the matrix rows and each miss."""
+    text = render_text(fixture_evaluation())
+    assert text.splitlines()[0] == "accuracy: 57.1% (4/7)"
+    assert re.search(r"^edit\s+0\s+0\s+1\s+1\s+0\s+0\s+0$", text, re.M)
+    assert "misclassified: 3" in text
+    assert "'plan the fix'" in text
+
+
+def test_html_report_is_self_contained_escaped_and_has_the_heat_map() -> None:
+    """No external assets, user text escaped, every matrix count present in its cell."""
+    page = render_html(fixture_evaluation(), source="data <x>")
+    assert page.startswith("<!DOCTYPE html>")
+    assert not re.search(r"(src|href)\s*=", page)
+    assert "<script" not in page
+    assert "@import" not in page
+    assert "summarize &lt;b&gt;it&lt;/b&gt; &amp; more" in page
+    assert "<b>it</b>" not in page
+    assert "data &lt;x&gt;" in page
+    table = page[page.index('id="confusion-matrix"') : page.index("</table>")]
+    cells = re.findall(r'<td style="([^"]*)"[^>]*>(\d+)</td>', table)
+    assert [int(n) for _, n in cells] == [n for row in EXPECTED_MATRIX for n in row]
+    review_diagonal = cells[3 * 7 + 3][0]
+    assert "hsl(130" in review_diagonal  # green on the diagonal
+    assert "hsl(0" in cells[1 * 7 + 2][0]  # red off it
+
+
+def test_eval_cli_prints_metrics_json_and_writes_html(run_cli: RunCli, tmp_path: Path) -> None:
+    """`smista eval` end to end: text, --json, --html, --min-accuracy."""
+    report = tmp_path / "report.html"
+    proc = run_cli(["eval", str(CASES), "--rules", str(RULES), "--html", str(report)])
+    assert proc.returncode == 0, proc.stderr
+    assert b"accuracy: 57.1% (4/7)" in proc.stdout
+    assert b"confusion matrix" in proc.stdout
+    assert report.exists()
+    assert 'id="confusion-matrix"' in report.read_text(encoding="utf-8")
+    doc = json.loads(run_cli(["eval", str(CASES), "--rules", str(RULES), "--json"]).stdout)
+    assert doc["confusion_matrix"] == [list(r) for r in EXPECTED_MATRIX]
+    assert doc["per_intent"]["review"]["f1"] == pytest.approx(0.8)
+    low = run_cli(["eval", str(CASES), "--rules", str(RULES), "--min-accuracy", "0.9"])
+    assert low.returncode == 1
