@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from smista.decision.config import DecisionConfig
+from smista.routing import RoutingPolicy
 from smista.rules import ClassificationConfig
 
 __all__ = ["SECTION_MODELS"]
 
 SECTION_MODELS: dict[str, type[BaseModel]] = {
     "classification": ClassificationConfig,
+    "routing": RoutingPolicy,
+    "decision": DecisionConfig,
 }
 """Top-level table name -> the model validating it (one line per section)."""
