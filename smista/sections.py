@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from smista.decision.config import DecisionConfig
 from smista.routing import RoutingPolicy
 from smista.rules import ClassificationConfig
+from smista.tiers.model import TiersConfig
 
 __all__ = ["SECTION_MODELS"]
 
@@ -21,5 +22,6 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
     "classification": ClassificationConfig,
     "routing": RoutingPolicy,
     "decision": DecisionConfig,
+    "tiers": TiersConfig,
 }
 """Top-level table name -> the model validating it (one line per section)."""
