@@ -24,6 +24,7 @@ from smista.server.auth import BearerToken  # noqa: E402
 from smista.server.openapi import build_openapi  # noqa: E402
 from smista.server.plugins import available_endpoints  # noqa: E402
 from smista.server.settings import ServerSettings  # noqa: E402
+from tests.decision_server import refused_url  # noqa: E402
 from tests.live import LiveServer  # noqa: E402
 
 TOKEN = "fuzz-token-0123456789"
@@ -35,9 +36,39 @@ DOC = build_openapi(
 schema = schemathesis.openapi.from_dict(DOC)
 
 
+# /v1/preview needs a route for every request (else 422 no_route, a config
+# condition, not a bad request); the decision stage points at a closed port, so
+# every preview also exercises the fail-open path.
+CONFIG = """
+[routing.default]
+model = "ollama/local"
+
+[[routing.rules]]
+name = "edits"
+intent = "edit"
+paths = ["src/**"]
+model = "anthropic/claude"
+
+[decision]
+enabled = true
+provider = "openai"
+base_url = "{url}/v1"
+model = "jev"
+timeout_s = 1
+
+[decision.switch]
+simple = "a/simple"
+standard = "a/standard"
+complex = "a/complex"
+"""
+
+
 @pytest.fixture(scope="module")
-def live() -> Iterator[LiveServer]:
-    with LiveServer(ARGS, env={"SMISTA_API_TOKEN": TOKEN}) as server:
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    config = tmp_path_factory.mktemp("fuzz") / "smista.toml"
+    config.write_text(CONFIG.format(url=refused_url()), "utf-8")
+    args = [*ARGS, "--config", str(config)]
+    with LiveServer(args, env={"SMISTA_API_TOKEN": TOKEN}) as server:
         yield server
 
 
@@ -56,6 +87,4 @@ def test_the_fuzzed_document_is_the_served_one(live: LiveServer) -> None:
 )
 def test_every_answer_is_documented_and_never_5xx(case: Any, live: LiveServer) -> None:
     """Generated requests get documented, schema-conforming, non-5xx answers."""
-    case.call_and_validate(
-        base_url=live.url, headers={"Authorization": f"Bearer {TOKEN}"}
-    )
+    case.call_and_validate(base_url=live.url, headers={"Authorization": f"Bearer {TOKEN}"})

@@ -83,7 +83,8 @@ def _operation(
             "its limit included)."
         )
     for status, text in sorted(extra_errors.items()):
-        responses[str(status)] = _error(text)
+        known = responses.get(str(status))
+        responses[str(status)] = _error(f"{known['description']} Or {text}" if known else text)
     responses["500"] = _error("An internal error (no details are given).")
     op: dict[str, Any] = {
         "operationId": op_id,
