@@ -233,3 +233,14 @@ def test_log_prompts_puts_the_text_in_decision_logs() -> None:
         )
         rec = live.wait_for(lambda x: x.get("event") == "decision")
     assert rec["prompt"] == "review ünïcode"
+
+
+def test_large_prompts_are_classified_like_small_ones(server: LiveServer) -> None:
+    """Prompts past the worker-thread threshold get the library's answer too."""
+    big = {"text": "lorem ipsum " * 8000 + "please review", "contexts": ["git_diff"]}
+    items = [big, {"text": "x" * 70_000}, {"text": "fix it"}]
+    with server.client() as c:
+        one = c.post("/v1/classify", json=big)
+        many = c.post("/v1/classify/batch", json={"items": items})
+    assert one.json() == expected(big)
+    assert many.json() == {"results": [expected(i) for i in items]}

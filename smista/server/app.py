@@ -40,9 +40,14 @@ from smista.server.settings import ServerSettings
 from smista.server.state import ServiceState, StateHolder, load_state, reload_and_log
 from smista.server.watch import watch_files
 
-__all__ = ["create_app"]
+__all__ = ["OFFLOAD_CHARS", "create_app"]
 
 log = logging.getLogger("smista.server")
+
+OFFLOAD_CHARS = 64 * 1024
+"""Requests with more prompt text than this are classified on a worker thread,
+so that one huge request does not stall the event loop (small ones stay inline:
+a thread hop costs more than classifying them)."""
 
 _REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
 _UNAUTHORIZED = ApiError(
@@ -165,7 +170,10 @@ class _Service:
         body = await read_body(request, self.settings.max_body_bytes)
         req = parse_model(ClassifyRequest, body)
         self._check_prompt(req.text, "text")
-        result = self._classify(state, req)
+        if len(req.text) > OFFLOAD_CHARS:
+            result = await asyncio.to_thread(self._classify, state, req)
+        else:
+            result = self._classify(state, req)
         fields = self._fields(req, result)
         fields["generation"] = state.generation
         self._decision(request.state.request_id, "classify", fields)
@@ -183,7 +191,14 @@ class _Service:
             )
         for i, item in enumerate(req.items):
             self._check_prompt(item.text, f"items[{i}].text")
-        results = [self._classify(state, item) for item in req.items]
+
+        def classify_all() -> list[Classification]:
+            return [self._classify(state, item) for item in req.items]
+
+        if sum(len(item.text) for item in req.items) > OFFLOAD_CHARS:
+            results = await asyncio.to_thread(classify_all)
+        else:
+            results = classify_all()
         self._decision(
             request.state.request_id,
             "classify_batch",
