@@ -237,8 +237,8 @@ def test_log_prompts_puts_the_text_in_decision_logs() -> None:
 
 def test_large_prompts_are_classified_like_small_ones(server: LiveServer) -> None:
     """Prompts past the worker-thread threshold get the library's answer too."""
-    big = {"text": "lorem ipsum " * 8000 + "please review", "contexts": ["git_diff"]}
-    items = [big, {"text": "x" * 70_000}, {"text": "fix it"}]
+    big: dict[str, Any] = {"text": "lorem ipsum " * 8000 + "please review", "contexts": ["git_diff"]}
+    items: list[dict[str, Any]] = [big, {"text": "x" * 70_000}, {"text": "fix it"}]
     with server.client() as c:
         one = c.post("/v1/classify", json=big)
         many = c.post("/v1/classify/batch", json={"items": items})
