@@ -20,10 +20,16 @@ _EXPORTS: dict[str, str] = {
     "Classifier": "smista.classifier",
     "Confidence": "smista.intent",
     "ConfigError": "smista.errors",
+    "DefaultRoute": "smista.routing",
     "Explanation": "smista.explain",
     "IntentSource": "smista.intent",
     "KeywordHit": "smista.fuzzy",
     "NoRouteError": "smista.errors",
+    "Preview": "smista.preview",
+    "RoutingDecision": "smista.routing",
+    "RoutingPolicy": "smista.routing",
+    "RoutingRule": "smista.routing",
+    "Settings": "smista.settings",
     "SmistaError": "smista.errors",
     "TaskIntent": "smista.intent",
     "TierDecision": "smista.tiers.request",
@@ -33,15 +39,19 @@ _EXPORTS: dict[str, str] = {
     "TiersConfig": "smista.tiers.model",
     "UnknownIntentError": "smista.errors",
     "Workspace": "smista.workspace",
+    "build_preview": "smista.preview",
     "classify": "smista.api",
     "context_kinds": "smista.workspace",
     "default_classifier": "smista.defaults",
     "default_config": "smista.defaults",
     "fuzzy_cap": "smista.fuzzy",
     "load_config": "smista.config",
+    "load_settings": "smista.settings",
     "load_tiers": "smista.tiers.loader",
     "match_keyword": "smista.fuzzy",
     "parse_config": "smista.config",
+    "parse_settings": "smista.settings",
+    "route": "smista.routing",
     "tokenize": "smista.tokenizer",
     "touched_files": "smista.workspace",
 }
@@ -53,10 +63,16 @@ __all__ = [
     "Classifier",
     "Confidence",
     "ConfigError",
+    "DefaultRoute",
     "Explanation",
     "IntentSource",
     "KeywordHit",
     "NoRouteError",
+    "Preview",
+    "RoutingDecision",
+    "RoutingPolicy",
+    "RoutingRule",
+    "Settings",
     "SmistaError",
     "TaskIntent",
     "TierDecision",
@@ -67,15 +83,19 @@ __all__ = [
     "UnknownIntentError",
     "Workspace",
     "__version__",
+    "build_preview",
     "classify",
     "context_kinds",
     "default_classifier",
     "default_config",
     "fuzzy_cap",
     "load_config",
+    "load_settings",
     "load_tiers",
     "match_keyword",
     "parse_config",
+    "parse_settings",
+    "route",
     "tokenize",
     "touched_files",
 ]
@@ -89,8 +109,11 @@ if TYPE_CHECKING:
     from smista.explain import Explanation
     from smista.fuzzy import KeywordHit, fuzzy_cap, match_keyword
     from smista.intent import Confidence, IntentSource, TaskIntent
+    from smista.preview import Preview, build_preview
     from smista.result import Classification
+    from smista.routing import DefaultRoute, RoutingDecision, RoutingPolicy, RoutingRule, route
     from smista.rules import ClassificationConfig, ClassificationRule
+    from smista.settings import Settings, load_settings, parse_settings
     from smista.tiers.loader import load_tiers
     from smista.tiers.model import TiersConfig
     from smista.tiers.outcomes import TierOutcome

@@ -117,6 +117,14 @@ def check_document(
             models[section] = validate_section(model, data[section], section, file)
         except ConfigError as exc:
             findings.extend(_from_config_error(exc, file))
+            continue
+        # Sections with semantic checks beyond structure (routing, decision).
+        problems = getattr(models[section], "problems", None)
+        if callable(problems):
+            findings.extend(
+                Finding(file, None, f"{section}.{key}", Severity.ERROR, "invalid", message)
+                for key, message in problems()
+            )
     config = models.get("classification")
     if config is not None:
         findings.extend(

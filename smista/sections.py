@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from smista.decision.config import DecisionConfig
+from smista.routing import RoutingPolicy
 from smista.rules import ClassificationConfig
+from smista.tiers.model import TiersConfig
 
 __all__ = ["SECTION_MODELS"]
 
 SECTION_MODELS: dict[str, type[BaseModel]] = {
     "classification": ClassificationConfig,
+    "routing": RoutingPolicy,
+    "decision": DecisionConfig,
+    "tiers": TiersConfig,
 }
 """Top-level table name -> the model validating it (one line per section)."""

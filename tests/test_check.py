@@ -266,10 +266,19 @@ def test_unknown_context_kinds_are_warnings_unless_declared() -> None:
 
 
 def test_files_without_classification_are_reported_not_failed() -> None:
-    """A [tiers]-only file gets notes (section unchecked, no classification lints)."""
-    findings = check_text("[tiers]\nfoo = 1\n", "tiers.toml")
-    assert codes(findings) == ["unchecked-section", "no-classification"]
+    """A valid [tiers]-only file gets a note, not a failure."""
+    findings = check_text('[tiers]\ndefault_tier = "normal"\n', "tiers.toml")
+    assert codes(findings) == ["no-classification"]
     assert not failed(findings, strict=True)
+
+
+def test_tiers_section_is_validated() -> None:
+    """[tiers] is checked structurally and semantically, with key paths."""
+    findings = check_text("[tiers]\nfoo = 1\n", "tiers.toml")
+    assert [(f.code, f.key) for f in findings if f.code == "invalid"] == [("invalid", "tiers.foo")]
+    assert failed(findings, strict=False)
+    bad_default = check_text('[tiers]\ndefault_tier = "nope"\n', "tiers.toml")
+    assert any(f.severity == "error" and f.key.startswith("tiers.") for f in bad_default)
 
 
 def test_golden_case_files_are_validated_structurally() -> None:

@@ -146,6 +146,10 @@ class TiersConfig(BaseModel):
             return {**data, "models": {}}
         return data
 
+    def problems(self) -> list[tuple[str, str]]:
+        """Cross-key problems as ``(key path relative to [tiers], message)`` pairs."""
+        return config_problems(self)
+
     @property
     def tier_ids(self) -> tuple[str, ...]:
         """The ordered tier vocabulary."""

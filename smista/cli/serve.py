@@ -1,0 +1,174 @@
+"""``smista serve``: run the HTTP service (needs the ``server`` extra).
+
+I/O edge (argv, environment, sockets). Reads the bearer token from
+``SMISTA_API_TOKEN`` and refuses, in one line, to bind a non-loopback address
+without it. The token is never printed. Heavy imports (starlette, uvicorn)
+happen inside :func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+
+from smista.cli._common import ArgumentParser, UsageError
+
+__all__ = ["run"]
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer, got {text!r}"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"expected a port number 0-65535, got {text!r}"
+        )
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds, got {text!r}"
+        )
+    return value
+
+
+def _parser() -> ArgumentParser:
+    from smista.server.settings import (
+        DEFAULT_HOST,
+        DEFAULT_MAX_BATCH,
+        DEFAULT_MAX_BODY_BYTES,
+        DEFAULT_MAX_PROMPT_CHARS,
+        DEFAULT_PORT,
+    )
+
+    p = ArgumentParser(
+        prog="smista serve",
+        description=(
+            "Run the HTTP service (POST /v1/classify, /v1/classify/batch; "
+            "GET /v1/rules, /healthz, /openapi.json). Set SMISTA_API_TOKEN to "
+            "require a bearer token; it is required when --host is not loopback."
+        ),
+    )
+    p.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"bind address (default {DEFAULT_HOST})"
+    )
+    p.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"port (default {DEFAULT_PORT}; 0: any)",
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="config file ([classification], [routing], ...)",
+    )
+    p.add_argument(
+        "--rules", metavar="FILE", help="rules file (wins over the config's rules)"
+    )
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="reload when the rules or config file changes",
+    )
+    p.add_argument(
+        "--watch-interval",
+        type=_seconds,
+        default=1.0,
+        metavar="S",
+        help="seconds between --watch polls (default 1)",
+    )
+    p.add_argument(
+        "--log-prompts",
+        action="store_true",
+        help="include prompt text in decision logs",
+    )
+    p.add_argument(
+        "--max-batch",
+        type=_positive,
+        default=DEFAULT_MAX_BATCH,
+        metavar="N",
+        help=f"most items in one batch request (default {DEFAULT_MAX_BATCH})",
+    )
+    p.add_argument(
+        "--max-body-bytes",
+        type=_positive,
+        default=DEFAULT_MAX_BODY_BYTES,
+        metavar="N",
+        help=f"largest request body (default {DEFAULT_MAX_BODY_BYTES})",
+    )
+    p.add_argument(
+        "--max-prompt-chars",
+        type=_positive,
+        default=DEFAULT_MAX_PROMPT_CHARS,
+        metavar="N",
+        help=f"longest prompt text (default {DEFAULT_MAX_PROMPT_CHARS})",
+    )
+    p.add_argument(
+        "--shutdown-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="S",
+        help="on SIGTERM, wait this long for in-flight requests (default 10)",
+    )
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="log level (default info; warning silences access and decision logs)",
+    )
+    return p
+
+
+def run(argv: Sequence[str]) -> int:
+    from smista.server.auth import TOKEN_ENV, BearerToken, is_loopback
+    from smista.server.logs import configure_logging
+    from smista.server.settings import ServerSettings
+
+    args = _parser().parse_args(argv[1:])
+    secret = os.environ.get(TOKEN_ENV, "").strip()
+    if not secret and not is_loopback(args.host):
+        raise UsageError(
+            f"refusing to listen on {args.host} without authentication: "
+            f"set {TOKEN_ENV} (required when the bind address is not loopback)"
+        )
+    settings = ServerSettings(
+        host=args.host,
+        port=args.port,
+        config_path=args.config,
+        rules_path=args.rules,
+        watch=args.watch,
+        watch_interval=args.watch_interval,
+        log_prompts=args.log_prompts,
+        max_batch=args.max_batch,
+        max_body_bytes=args.max_body_bytes,
+        max_prompt_chars=args.max_prompt_chars,
+        token=BearerToken(secret) if secret else None,
+        shutdown_timeout=args.shutdown_timeout,
+        log_level=args.log_level,
+    )
+    configure_logging(args.log_level)
+    from smista.server.run import serve
+
+    return serve(settings)

@@ -1,0 +1,98 @@
+"""The optional decision-model stage: provider-neutral contract, task complexity, switching.
+
+Everything importable from here is pure (no I/O, no environment, no network).
+Providers that talk HTTP live in :mod:`smista.decision.providers` and are never
+imported by this package; build one with
+:func:`smista.decision.providers.build_stage`. Names load lazily (PEP 562) so
+that importing :mod:`smista.routing` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "Answer": "smista.decision.contract",
+    "BoundedState": "smista.decision.state",
+    "Complexity": "smista.decision.result",
+    "Conversation": "smista.decision.state",
+    "DecisionConfig": "smista.decision.config",
+    "DecisionOutcome": "smista.decision.stage",
+    "DecisionRequest": "smista.decision.contract",
+    "DecisionResponse": "smista.decision.contract",
+    "DecisionResult": "smista.decision.result",
+    "DecisionStage": "smista.decision.stage",
+    "Evaluator": "smista.decision.contract",
+    "Message": "smista.decision.state",
+    "Question": "smista.decision.contract",
+    "StateTooLarge": "smista.decision.state",
+    "SwitchConfig": "smista.decision.switch",
+    "SwitchDecision": "smista.decision.switch",
+    "Usage": "smista.decision.result",
+    "UsageLedger": "smista.decision.ledger",
+    "bound_state": "smista.decision.state",
+    "decide_switch": "smista.decision.switch",
+    "parse_result": "smista.decision.taskcomplexity",
+    "task_complexity_questions": "smista.decision.taskcomplexity",
+}
+
+__all__ = [
+    "Answer",
+    "BoundedState",
+    "Complexity",
+    "Conversation",
+    "DecisionConfig",
+    "DecisionOutcome",
+    "DecisionRequest",
+    "DecisionResponse",
+    "DecisionResult",
+    "DecisionStage",
+    "Evaluator",
+    "Message",
+    "Question",
+    "StateTooLarge",
+    "SwitchConfig",
+    "SwitchDecision",
+    "Usage",
+    "UsageLedger",
+    "bound_state",
+    "decide_switch",
+    "parse_result",
+    "task_complexity_questions",
+]
+
+if TYPE_CHECKING:
+    from smista.decision.config import DecisionConfig
+    from smista.decision.contract import (
+        Answer,
+        DecisionRequest,
+        DecisionResponse,
+        Evaluator,
+        Question,
+    )
+    from smista.decision.ledger import UsageLedger
+    from smista.decision.result import Complexity, DecisionResult, Usage
+    from smista.decision.stage import DecisionOutcome, DecisionStage
+    from smista.decision.state import (
+        BoundedState,
+        Conversation,
+        Message,
+        StateTooLarge,
+        bound_state,
+    )
+    from smista.decision.switch import SwitchConfig, SwitchDecision, decide_switch
+    from smista.decision.taskcomplexity import parse_result, task_complexity_questions
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smista.decision' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

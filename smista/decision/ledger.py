@@ -1,0 +1,54 @@
+"""A usage ledger: token usage of successful decision calls, per provider and model.
+
+Pure (in-memory, thread-safe). The decision stage adds the usage of every
+call that produced a valid result; a host reads the totals whenever it likes.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from smista.decision.result import Usage
+
+__all__ = ["UsageLedger"]
+
+
+class UsageLedger:
+    """Accumulated token usage, keyed by ``(provider, model)``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._usage: dict[tuple[str, str], Usage] = {}
+        self._calls: dict[tuple[str, str], int] = {}
+
+    def record(self, provider: str, model: str, usage: Usage) -> None:
+        """Add one call's usage."""
+        key = (provider, model)
+        with self._lock:
+            self._usage[key] = self._usage.get(key, Usage()) + usage
+            self._calls[key] = self._calls.get(key, 0) + 1
+
+    def entries(self) -> dict[tuple[str, str], Usage]:
+        """A snapshot of the per-(provider, model) totals."""
+        with self._lock:
+            return dict(self._usage)
+
+    def calls(self, provider: str, model: str) -> int:
+        """How many calls were recorded for ``(provider, model)``."""
+        with self._lock:
+            return self._calls.get((provider, model), 0)
+
+    @property
+    def total(self) -> Usage:
+        """Usage summed over every provider and model."""
+        with self._lock:
+            out = Usage()
+            for usage in self._usage.values():
+                out = out + usage
+            return out
+
+    def __repr__(self) -> str:
+        total = self.total
+        return (
+            f"UsageLedger(input_tokens={total.input_tokens}, output_tokens={total.output_tokens})"
+        )

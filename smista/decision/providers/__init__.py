@@ -1,0 +1,116 @@
+"""Building decision evaluators from ``[decision]``: the provider registry.
+
+I/O edge: reads the API key from the environment variable the config names and
+imports httpx (the ``llm`` extra) when a provider is built. Misconfiguration
+(stage disabled, unknown provider, missing base URL or model, unset key
+variable) raises :class:`~smista.errors.ConfigError` here, at build time, and
+is never swallowed per request. The key itself is never logged or echoed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from smista.decision.config import PROVIDERS, DecisionConfig
+from smista.decision.contract import Evaluator
+from smista.decision.ledger import UsageLedger
+from smista.decision.stage import DecisionStage
+from smista.errors import ConfigError
+
+__all__ = ["PROVIDERS", "build_evaluator", "build_stage"]
+
+
+def _systemone(config: DecisionConfig, key: str | None) -> Evaluator:
+    from smista.decision.providers.systemone import SystemOneEvaluator
+
+    if key is None:  # guarded by DecisionConfig.problems(); kept for direct callers
+        raise ConfigError([("decision.api_key_env", "required for provider 'systemone'")])
+    return SystemOneEvaluator(
+        base_url=config.endpoint_base(),
+        api_key=key,
+        timeout_s=config.timeout_s,
+        max_response_bytes=config.max_response_bytes,
+    )
+
+
+def _openai(config: DecisionConfig, key: str | None) -> Evaluator:
+    from smista.decision.providers.openai_compat import OpenAICompatEvaluator
+
+    return OpenAICompatEvaluator(
+        base_url=config.endpoint_base(),
+        api_key=key,
+        timeout_s=config.timeout_s,
+        max_response_bytes=config.max_response_bytes,
+    )
+
+
+_FACTORIES: dict[str, Callable[[DecisionConfig, str | None], Evaluator]] = {
+    "systemone": _systemone,
+    "openai": _openai,
+}
+
+
+def _api_key(config: DecisionConfig, environ: Mapping[str, str], source: str | None) -> str | None:
+    name = config.api_key_env
+    if not name:
+        return None
+    value = environ.get(name, "").strip()
+    if not value:
+        raise ConfigError(
+            [("decision.api_key_env", f"environment variable {name!r} is not set or is empty")],
+            source,
+        )
+    return value
+
+
+def build_evaluator(
+    config: DecisionConfig,
+    *,
+    environ: Mapping[str, str] | None = None,
+    source: str | None = None,
+) -> Evaluator:
+    """The evaluator ``config`` describes; raises ``ConfigError`` if it cannot be built.
+
+    ``environ`` (default ``os.environ``) is where the key variable is looked
+    up; ``source`` names the config file in errors.
+    """
+    if not config.enabled:
+        raise ConfigError([("decision.enabled", "the decision stage is disabled")], source)
+    problems = config.problems()
+    if problems:
+        raise ConfigError([(f"decision.{loc}", msg) for loc, msg in problems], source)
+    factory = _FACTORIES.get(config.provider or "")
+    if factory is None:
+        raise ConfigError(
+            [
+                (
+                    "decision.provider",
+                    f"unknown provider {config.provider!r}; expected one of: "
+                    f"{', '.join(PROVIDERS)}",
+                )
+            ],
+            source,
+        )
+    key = _api_key(config, os.environ if environ is None else environ, source)
+    return factory(config, key)
+
+
+def build_stage(
+    config: DecisionConfig,
+    *,
+    environ: Mapping[str, str] | None = None,
+    ledger: UsageLedger | None = None,
+    source: str | None = None,
+) -> DecisionStage | None:
+    """The decision stage ``config`` describes, or ``None`` when it is disabled."""
+    if not config.enabled:
+        return None
+    evaluator = build_evaluator(config, environ=environ, source=source)
+    return DecisionStage(
+        evaluator,
+        model=config.model or "",
+        max_state_bytes=config.max_state_bytes,
+        min_confidence=config.min_confidence,
+        ledger=ledger,
+    )

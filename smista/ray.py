@@ -1,0 +1,109 @@
+"""Ray Data integration: classify a ``ray.data.Dataset`` with rules loaded once per worker.
+
+I/O edge (imports ray lazily; needs the ``ray`` extra). :class:`SmistaClassify`
+is a callable class for ``Dataset.map_batches``: Ray builds one instance per
+actor, so the rules are read and compiled once per worker, then every batch
+(pandas, pyarrow or numpy format) gets the five output columns of
+:mod:`smista.scale`. Pass the rules as a path (readable on every worker), as a
+:class:`~smista.ClassificationConfig` / :class:`~smista.Classifier` (pickled
+to the workers, so no shared filesystem is needed), or not at all (the
+shipped rules)::
+
+    ds.map_batches(
+        SmistaClassify,
+        fn_constructor_kwargs={"rules": "rules.toml"},
+        batch_format="pandas",
+        concurrency=4,
+    )
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from smista.classifier import Classifier
+from smista.rules import ClassificationConfig
+from smista.scale import OUTPUT_COLUMNS, classify_columns, classify_frame, classify_table
+
+if TYPE_CHECKING:
+    import ray.data
+
+__all__ = ["SmistaClassify", "classify_dataset"]
+
+
+class SmistaClassify:
+    """Adds ``intent, source, reason, matched_rule, confidence`` to each batch."""
+
+    def __init__(
+        self,
+        rules: str | Path | ClassificationConfig | Classifier | None = None,
+        *,
+        text: str = "text",
+        command: str | None = "command",
+        contexts: str | None = "contexts",
+    ) -> None:
+        from smista.scale import resolve_classifier
+
+        if isinstance(rules, (str, Path)):
+            from smista.config import load_config
+
+            rules = load_config(rules)
+        self.classifier = resolve_classifier(rules)
+        self.text = text
+        self.command = command
+        self.contexts = contexts
+
+    def __call__(self, batch: Any) -> Any:
+        """Classify one batch; returns the same format it was given."""
+        if isinstance(batch, dict):  # batch_format="numpy": column name -> array
+            import numpy as np
+
+            def column(name: str | None) -> list[Any] | None:
+                return list(batch[name]) if name is not None and name in batch else None
+
+            result = classify_columns(
+                list(batch[self.text]),
+                column(self.command),
+                column(self.contexts),
+                self.classifier,
+            )
+            out = dict(batch)
+            for name in OUTPUT_COLUMNS:
+                out[name] = np.array(result[name], dtype=object)
+            return out
+        classify = (
+            classify_table if type(batch).__module__.startswith("pyarrow") else classify_frame
+        )
+        return classify(
+            batch,
+            self.classifier,
+            text=self.text,
+            command=self.command,
+            contexts=self.contexts,
+        )
+
+
+def classify_dataset(
+    dataset: ray.data.Dataset,
+    rules: str | Path | ClassificationConfig | Classifier | None = None,
+    *,
+    concurrency: int | tuple[int, int] = 1,
+    batch_size: int | None = 4096,
+    text: str = "text",
+    command: str | None = "command",
+    contexts: str | None = "contexts",
+) -> ray.data.Dataset:
+    """``dataset`` with the five output columns, computed by ``concurrency`` actors."""
+    return dataset.map_batches(
+        SmistaClassify,
+        fn_constructor_kwargs={
+            "rules": rules,
+            "text": text,
+            "command": command,
+            "contexts": contexts,
+        },
+        batch_format="pandas",
+        batch_size=batch_size,
+        concurrency=concurrency,
+    )

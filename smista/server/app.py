@@ -1,0 +1,361 @@
+"""The ASGI application: routes, request limits, auth, access and decision logs.
+
+I/O edge (HTTP). Thin: every answer comes from the library (``Classifier``) or
+a pluggable endpoint; this module only reads bodies under limits, validates
+them, takes the current :class:`~smista.server.state.ServiceState` once per
+request (so a reload never changes the rules under a request), and writes
+JSON. Bad input is always a 4xx JSON error; a bug is a JSON 500 without
+details. Prompt text reaches the logs only with ``log_prompts``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import signal
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from smista.result import Classification
+from smista.server.body import parse_model, read_body
+from smista.server.errors import ApiError, error_response
+from smista.server.logs import ACCESS, DECISION, emit
+from smista.server.models import BatchRequest, ClassifyRequest, Health
+from smista.server.openapi import build_openapi
+from smista.server.plugins import Endpoint, RequestContext, available_endpoints
+from smista.server.settings import ServerSettings
+from smista.server.state import ServiceState, StateHolder, load_state, reload_and_log
+from smista.server.watch import watch_files
+
+__all__ = ["OFFLOAD_CHARS", "create_app"]
+
+log = logging.getLogger("smista.server")
+
+OFFLOAD_CHARS = 64 * 1024
+"""Requests with more prompt text than this are classified on a worker thread,
+so that one huge request does not stall the event loop (small ones stay inline:
+a thread hop costs more than classifying them)."""
+
+_REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
+_UNAUTHORIZED = ApiError(
+    401, "unauthorized", "unauthorized", headers={"WWW-Authenticate": "Bearer"}
+)
+
+
+def _json(payload: object, state: ServiceState | None = None) -> Response:
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    headers = {"X-Smista-Rules-Sha256": state.rules.sha256} if state else None
+    return Response(body.encode("utf-8"), media_type="application/json", headers=headers)
+
+
+class _Gate:
+    """Outermost HTTP layer: request id, bearer check on ``/v1``, access log."""
+
+    def __init__(self, app: ASGIApp, settings: ServerSettings) -> None:
+        self.app = app
+        self.token = settings.token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        headers = dict(scope["headers"])
+        given = headers.get(b"x-request-id", b"")
+        rid = given.decode() if _REQUEST_ID.match(given) else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = rid
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", rid.encode()),
+                ]
+            await send(message)
+
+        try:
+            path: str = scope["path"]
+            if (
+                self.token is not None
+                and path.startswith("/v1/")
+                and not self.token.accepts(headers.get(b"authorization"))
+            ):
+                await error_response(_UNAUTHORIZED)(scope, receive, send_with_id)
+            else:
+                await self.app(scope, receive, send_with_id)
+        finally:
+            emit(
+                ACCESS,
+                "request",
+                {
+                    "event": "access",
+                    "request_id": rid,
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                    "client": scope["client"][0] if scope.get("client") else None,
+                },
+            )
+
+
+class _Service:
+    """The request handlers of one application instance."""
+
+    def __init__(
+        self,
+        settings: ServerSettings,
+        holder: StateHolder,
+        endpoints: Sequence[Endpoint],
+    ) -> None:
+        self.settings = settings
+        self.holder = holder
+        self.endpoints = tuple(endpoints)
+        self.openapi = _json(build_openapi(settings, self.endpoints)).body
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _check_prompt(self, text: str, loc: str) -> None:
+        limit = self.settings.max_prompt_chars
+        if len(text) > limit:
+            raise ApiError(
+                422,
+                "prompt_too_large",
+                f"prompt is longer than {limit} characters",
+                [(loc, f"{len(text)} characters; at most {limit} are allowed")],
+            )
+
+    def _decision(self, rid: str, endpoint: str, fields: dict[str, object]) -> None:
+        emit(DECISION, endpoint, {"event": "decision", "request_id": rid, **fields})
+
+    def _classify(self, state: ServiceState, req: ClassifyRequest) -> Classification:
+        return state.classifier.classify(
+            req.text,
+            command=req.command,
+            contexts=req.contexts,
+            workspace=req.workspace,
+        )
+
+    def _fields(self, req: ClassifyRequest, result: Classification) -> dict[str, object]:
+        out: dict[str, object] = {
+            **result.to_wire(),
+            "prompt_chars": len(req.text),
+            "contexts": list(req.contexts),
+        }
+        del out["reason"]
+        if self.settings.log_prompts:
+            out["prompt"] = req.text
+        return out
+
+    # -- endpoints ---------------------------------------------------------------
+
+    async def classify(self, request: Request) -> Response:
+        state = self.holder.current
+        body = await read_body(request, self.settings.max_body_bytes)
+        req = parse_model(ClassifyRequest, body)
+        self._check_prompt(req.text, "text")
+        if len(req.text) > OFFLOAD_CHARS:
+            result = await asyncio.to_thread(self._classify, state, req)
+        else:
+            result = self._classify(state, req)
+        fields = self._fields(req, result)
+        fields["generation"] = state.generation
+        self._decision(request.state.request_id, "classify", fields)
+        return _json(result.to_wire(), state)
+
+    async def batch(self, request: Request) -> Response:
+        state = self.holder.current
+        body = await read_body(request, self.settings.max_body_bytes)
+        req = parse_model(BatchRequest, body)
+        if len(req.items) > self.settings.max_batch:
+            raise ApiError(
+                422,
+                "batch_too_large",
+                f"batch has {len(req.items)} items; at most {self.settings.max_batch}",
+            )
+        for i, item in enumerate(req.items):
+            self._check_prompt(item.text, f"items[{i}].text")
+
+        def classify_all() -> list[Classification]:
+            return [self._classify(state, item) for item in req.items]
+
+        if sum(len(item.text) for item in req.items) > OFFLOAD_CHARS:
+            results = await asyncio.to_thread(classify_all)
+        else:
+            results = classify_all()
+        self._decision(
+            request.state.request_id,
+            "classify_batch",
+            {
+                "count": len(results),
+                "generation": state.generation,
+                "results": [self._fields(i, r) for i, r in zip(req.items, results, strict=True)],
+            },
+        )
+        return _json({"results": [r.to_wire() for r in results]}, state)
+
+    async def rules(self, _request: Request) -> Response:
+        state = self.holder.current
+        return _json(state.info().model_dump(mode="json", exclude_none=True), state)
+
+    async def healthz(self, _request: Request) -> Response:
+        health = Health(status="ok", generation=self.holder.current.generation)
+        return _json(health.model_dump(mode="json"))
+
+    async def openapi_json(self, _request: Request) -> Response:
+        return Response(self.openapi, media_type="application/json")
+
+    def plugged(self, endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
+        async def handler(request: Request) -> Response:
+            state = self.holder.current
+            body = await read_body(request, self.settings.max_body_bytes)
+            req = parse_model(endpoint.request_model, body)
+            for name in endpoint.prompt_fields:
+                text = getattr(req, name, None)
+                if isinstance(text, str):
+                    self._check_prompt(text, name)
+            rid = request.state.request_id
+            ctx = RequestContext(rid, state.classifier, self.settings.log_prompts)
+            handled = await endpoint.handle(state.runtimes[endpoint.name], req, ctx)
+            self._decision(rid, endpoint.name, {"generation": state.generation, **handled.log})
+            return _json(handled.response.model_dump(mode="json"), state)
+
+        return handler
+
+
+# -- exception handlers ------------------------------------------------------------
+
+
+async def _api_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error_response(exc)
+
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+async def _http_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    code = _HTTP_CODES.get(exc.status_code, "http_error")
+    return error_response(
+        ApiError(exc.status_code, code, code.replace("_", " "), headers=exc.headers)
+    )
+
+
+async def _internal_error(_request: Request, _exc: Exception) -> Response:
+    return error_response(ApiError(500, "internal_error", "internal server error"))
+
+
+# -- lifespan: SIGHUP and --watch ----------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(settings: ServerSettings, holder: StateHolder) -> AsyncIterator[None]:
+    loop = asyncio.get_running_loop()
+    tasks: set[asyncio.Task[Any]] = set()
+
+    def on_sighup() -> None:
+        task = loop.create_task(asyncio.to_thread(reload_and_log, holder, "sighup"))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    sighup = settings.reload_on_sighup and threading.current_thread() is threading.main_thread()
+    if sighup:
+        loop.add_signal_handler(signal.SIGHUP, on_sighup)
+    watcher = (
+        loop.create_task(watch_files(holder, settings.watch_interval)) if settings.watch else None
+    )
+    state = holder.current
+    log.info(
+        "rules loaded",
+        extra={
+            "event": "started",
+            "source": state.rules.path,
+            "sha256": state.rules.sha256,
+            "rule_count": len(state.classifier.config.rules),
+            "watch": settings.watch,
+            "auth": settings.token is not None,
+            "log_prompts": settings.log_prompts,
+        },
+    )
+    try:
+        yield
+    finally:
+        if sighup:
+            loop.remove_signal_handler(signal.SIGHUP)
+        if watcher is not None:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+        for task in list(tasks):
+            with contextlib.suppress(Exception):
+                await task
+
+
+def create_app(
+    settings: ServerSettings,
+    *,
+    endpoints: Sequence[Endpoint] | None = None,
+    holder: StateHolder | None = None,
+) -> Starlette:
+    """The service as an ASGI app; loads (and validates) the rules now.
+
+    ``endpoints`` defaults to every pluggable endpoint installed; raises
+    :class:`~smista.errors.ConfigError` when the rules or config are invalid.
+    """
+    found = available_endpoints() if endpoints is None else tuple(endpoints)
+    if holder is None:
+
+        def commit(state: ServiceState) -> None:
+            for ep in found:
+                try:
+                    ep.commit(state.runtimes[ep.name])
+                except Exception:  # the contract says it never raises; keep serving
+                    log.exception("commit failed", extra={"event": "commit_failed"})
+
+        holder = StateHolder(
+            lambda previous: load_state(
+                config_path=settings.config_path,
+                rules_path=settings.rules_path,
+                endpoints=found,
+                previous=previous,
+            ),
+            commit,
+        )
+    service = _Service(settings, holder, found)
+    routes = [
+        Route("/v1/classify", service.classify, methods=["POST"]),
+        Route("/v1/classify/batch", service.batch, methods=["POST"]),
+        *(Route(ep.path, service.plugged(ep), methods=["POST"]) for ep in found),
+        Route("/v1/rules", service.rules, methods=["GET"]),
+        Route("/healthz", service.healthz, methods=["GET"]),
+        Route("/openapi.json", service.openapi_json, methods=["GET"]),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={
+            ApiError: _api_error,
+            HTTPException: _http_error,
+            Exception: _internal_error,
+        },
+        lifespan=lambda _app: _lifespan(settings, holder),
+    )
+    app.state.holder = holder
+    app.add_middleware(_Gate, settings=settings)
+    return app

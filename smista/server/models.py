@@ -1,0 +1,129 @@
+"""Request and response models of the HTTP service (the shapes in ``/openapi.json``).
+
+Pure data (pydantic v2, frozen, unknown keys rejected). Responses that the
+library already defines (:class:`~smista.result.Classification`) are reused
+as they are, so ``/v1/classify`` answers exactly the library's wire JSON.
+Never performs I/O.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from smista.intent import TaskIntent
+from smista.result import Classification
+from smista.workspace import Workspace
+
+__all__ = [
+    "BatchRequest",
+    "BatchResponse",
+    "ClassifyRequest",
+    "ErrorBody",
+    "ErrorDetail",
+    "ErrorResponse",
+    "Health",
+    "RulesInfo",
+]
+
+
+class ClassifyRequest(BaseModel):
+    """One request to classify: the prompt, and what the host knows around it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: StrictStr = Field(description="The user's prompt.")
+    command: TaskIntent | None = Field(
+        default=None,
+        description="An explicit intent chosen by the user; wins over every rule.",
+    )
+    contexts: tuple[StrictStr, ...] = Field(
+        default=(),
+        description="Context kinds available to the request, e.g. git_diff.",
+    )
+    workspace: Workspace | None = Field(
+        default=None,
+        description="The working-tree snapshot; adds the context kinds it provides.",
+    )
+
+
+class BatchRequest(BaseModel):
+    """Several requests classified against one rule set, answered in order."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    items: tuple[ClassifyRequest, ...]
+
+
+class BatchResponse(BaseModel):
+    """One classification per request item, in the items' order."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    results: tuple[Classification, ...]
+
+
+class Health(BaseModel):
+    """The service is up and serving a rule set."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    status: StrictStr = Field(description='Always "ok" when the service answers.')
+    generation: StrictInt = Field(ge=1, description="Rule-set generation (1 at start).")
+
+
+class RulesInfo(BaseModel):
+    """The rule set currently served."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: StrictStr = Field(description="Path of the file the rules were read from.")
+    sha256: StrictStr = Field(
+        pattern="^[0-9a-f]{64}$", description="SHA-256 of that file's bytes, in hex."
+    )
+    loaded_at: StrictStr = Field(description="When it was loaded (RFC 3339, UTC).")
+    rule_count: StrictInt = Field(ge=0, description="Number of classification rules.")
+    default_intent: TaskIntent = Field(description="The intent used when no rule matches.")
+    generation: StrictInt = Field(
+        ge=1, description="1 for the rules loaded at start, +1 per successful reload."
+    )
+    config: StrictStr | None = Field(
+        default=None, description="The --config file, when the service has one."
+    )
+    config_sha256: StrictStr | None = Field(
+        default=None,
+        pattern="^[0-9a-f]{64}$",
+        description="SHA-256 of the --config file.",
+    )
+
+
+class ErrorDetail(BaseModel):
+    """One problem with a request body: where it is and what was expected."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    loc: StrictStr = Field(description="Key path inside the body, e.g. items[2].text.")
+    message: StrictStr
+
+
+class ErrorBody(BaseModel):
+    """A machine-readable code, a readable message and, for bad bodies, the details."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: StrictStr = Field(
+        description=(
+            "invalid_json, invalid_request, body_too_large, prompt_too_large, "
+            "batch_too_large, unauthorized, not_found, method_not_allowed, "
+            "internal_error, or an endpoint's own code."
+        )
+    )
+    message: StrictStr
+    details: tuple[ErrorDetail, ...] | None = None
+
+
+class ErrorResponse(BaseModel):
+    """Every error the service answers has this shape."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    error: ErrorBody

@@ -1,0 +1,181 @@
+"""``POST /v1/preview``: classification, decision outcome, routing and model switch.
+
+I/O edge (calls the decision model when ``[decision] enabled = true``). A thin
+adapter over :func:`smista.preview.build_preview`, exactly what ``smista
+preview --json`` prints. Each load validates ``[routing]`` and ``[decision]``
+of ``--config`` with :func:`smista.settings.settings_from_document` and builds
+the decision stage (a missing API key variable is a config error then, never
+per request); the classification is the service's own rules, the same ones
+``/v1/classify`` answers with. The stage fails open: an unreachable or
+misbehaving decision model gives ``decision.status = "unavailable"`` and the
+route comes from the rules alone. Token usage accumulates in one ledger across
+reloads. No route (no rule matched and no default route) is a 422 ``no_route``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+
+from smista.classifier import Classifier
+from smista.decision.ledger import UsageLedger
+from smista.decision.stage import DecisionOutcome, DecisionStage
+from smista.decision.state import messages_from_records
+from smista.decision.switch import SwitchConfig, SwitchDecision
+from smista.errors import NoRouteError, RoutingError
+from smista.intent import TaskIntent
+from smista.preview import Preview, build_preview, conversation_for
+from smista.result import Classification
+from smista.routing import RoutingDecision, RoutingPolicy
+from smista.server.errors import ApiError
+from smista.server.plugins import Handled, RequestContext
+from smista.settings import settings_from_document
+from smista.workspace import Workspace
+
+__all__ = ["ENDPOINT", "HistoryRecord", "PreviewAnswer", "PreviewBody", "PreviewEndpoint"]
+
+MODEL_REF = r"^[^/]+/[\s\S]+$"
+
+
+class HistoryRecord(BaseModel):
+    """An earlier message; only ``user`` and ``assistant`` text reaches the decision model."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: StrictStr
+    content: StrictStr
+
+
+class PreviewBody(BaseModel):
+    """One request to preview (``smista preview``'s inputs)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: StrictStr = Field(description="The user's prompt.")
+    command: TaskIntent | None = Field(default=None, description="An explicit intent.")
+    contexts: tuple[StrictStr, ...] = Field(default=(), description="Available context kinds.")
+    workspace: Workspace | None = Field(
+        default=None, description="Working-tree snapshot; its files feed routing path globs."
+    )
+    explicit_model: StrictStr | None = Field(
+        default=None,
+        pattern=MODEL_REF,
+        description="A provider/model override; bypasses the routing rules.",
+    )
+    active_model: StrictStr | None = Field(
+        default=None, description="The host's current chat model (for the switch policy)."
+    )
+    history: tuple[HistoryRecord, ...] = Field(
+        default=(), description="Earlier messages, oldest first."
+    )
+    skip_decision: StrictBool = Field(
+        default=False, description="Do not call the decision model for this request."
+    )
+
+
+class PreviewAnswer(BaseModel):
+    """The answer's shape (``smista.preview.Preview``; classification in wire form)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    classification: Classification
+    touched_files: tuple[str, ...]
+    decision: DecisionOutcome
+    routing: RoutingDecision
+    switch: SwitchDecision | None
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewRuntime:
+    """One generation's routing policy, switch policy and decision stage."""
+
+    routing: RoutingPolicy
+    switch: SwitchConfig | None
+    stage: DecisionStage | None
+    ledger: UsageLedger
+
+
+class PreviewEndpoint:
+    """The ``/v1/preview`` endpoint."""
+
+    name = "preview"
+    path = "/v1/preview"
+    summary = "Classification, decision outcome, routing and model switch for a request."
+    request_model = PreviewBody
+    response_model = PreviewAnswer
+    prompt_fields = ("text",)
+    error_statuses: Mapping[int, str] = {
+        422: "no_route: no routing rule matched and there is no default route.",
+    }
+
+    def build(
+        self,
+        document: Mapping[str, Any],
+        source: str | None,
+        classifier: Classifier,  # noqa: ARG002 - the service's rules are used per request
+        previous: Any,
+    ) -> PreviewRuntime:
+        settings = settings_from_document(document, source)
+        ledger = previous.ledger if isinstance(previous, PreviewRuntime) else UsageLedger()
+        stage = None
+        if settings.decision.enabled:
+            from smista.decision.providers import build_stage
+
+            stage = build_stage(settings.decision, ledger=ledger, source=source)
+        return PreviewRuntime(settings.routing, settings.decision.switch, stage, ledger)
+
+    def commit(self, runtime: PreviewRuntime) -> None:
+        """Nothing to switch: each generation has its own immutable runtime."""
+
+    async def handle(self, runtime: PreviewRuntime, request: Any, ctx: RequestContext) -> Handled:
+        body: PreviewBody = request
+        outcome = DecisionOutcome.disabled()
+        if runtime.stage is not None and not body.skip_decision:
+            history = messages_from_records(r.model_dump() for r in body.history)
+            conversation = conversation_for(body.text, history=history, workspace=body.workspace)
+            outcome = await runtime.stage.classify(conversation)
+        try:
+            preview = build_preview(
+                body.text,
+                classification=ctx.classifier,
+                routing=runtime.routing,
+                switch=runtime.switch,
+                decision=outcome,
+                command=body.command,
+                contexts=body.contexts,
+                workspace=body.workspace,
+                explicit_model=body.explicit_model,
+                active_model=body.active_model,
+            )
+        except NoRouteError as exc:
+            raise ApiError(422, NoRouteError.code, str(exc)) from None
+        except RoutingError as exc:
+            raise ApiError(
+                422, "invalid_request", str(exc), [("explicit_model", str(exc))]
+            ) from None
+        return Handled(preview, _log_fields(preview, body, ctx))
+
+
+def _log_fields(preview: Preview, body: PreviewBody, ctx: RequestContext) -> dict[str, object]:
+    c, r = preview.classification, preview.routing
+    fields: dict[str, object] = {
+        "intent": c.intent.value,
+        "source": c.source.value,
+        "matched_rule": c.matched_rule,
+        "confidence": c.confidence.value if c.confidence is not None else None,
+        "route": f"{r.provider}/{r.model}",
+        "route_rule": r.matched_rule,
+        "override_used": r.override_used,
+        "decision_status": preview.decision.status,
+        "switched": preview.switch.switched if preview.switch is not None else None,
+        "prompt_chars": len(body.text),
+    }
+    if ctx.log_prompts:
+        fields["prompt"] = body.text
+    return fields
+
+
+ENDPOINT = PreviewEndpoint()

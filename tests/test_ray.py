@@ -1,0 +1,140 @@
+"""Ray Data integration on a local Ray runtime: results identical to the in-process classifier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smista.classifier import Classifier
+from smista.config import parse_config
+from smista.defaults import default_classifier
+from smista.scale import OUTPUT_COLUMNS
+
+ray = pytest.importorskip("ray", exc_type=ImportError)
+pytest.importorskip("ray.data", exc_type=ImportError)
+pytest.importorskip("pandas")
+
+from smista.ray import SmistaClassify, classify_dataset  # noqa: E402
+
+# Ray's own deprecation notices (raised inside ray.*) are not ours to fix.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray")
+
+RULES_TOML = """
+[classification]
+default_intent = "plan"
+[[classification.rules]]
+intent = "review"
+priority = 5
+keywords = ["review"]
+requires_any_context = ["git_diff"]
+[[classification.rules]]
+intent = "skill"
+keywords = ["hello", "summarise"]
+"""
+CUSTOM = parse_config(RULES_TOML)
+
+PROMPTS = [
+    "please review this diff",
+    "fix the failing test",
+    "summarise this thread",
+    "plan the migration",
+    "write a system prompt",
+    "hello",
+    "",
+    "Überprüfe 日本語 reveiw",
+]
+ROWS: list[dict[str, Any]] = [
+    {"id": i, "text": text, "command": command, "contexts": contexts}
+    for i, (text, command, contexts) in enumerate(
+        (t, c, x)
+        for t in PROMPTS
+        for c in (None, "edit", "Summarize")
+        for x in (None, [], ["git_diff"], ["active_file", "git_branch"])
+    )
+]
+
+
+@pytest.fixture(scope="session")
+def ray_runtime() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def expected(classifier: Classifier) -> list[dict[str, Any]]:
+    out = []
+    for row in ROWS:
+        wire = classifier.classify(
+            row["text"], command=row["command"], contexts=row["contexts"] or ()
+        ).to_wire()
+        out.append({"id": row["id"], **{k: wire.get(k) for k in OUTPUT_COLUMNS}})
+    return out
+
+
+def collected(ds: Any) -> list[dict[str, Any]]:
+    rows = []
+    for r in ds.take_all():
+        out: dict[str, Any] = {"id": int(r["id"])}
+        for k in OUTPUT_COLUMNS:
+            v = r[k]
+            out[k] = None if v is None or v != v else (int(v) if k == "matched_rule" else v)
+        rows.append(out)
+    return sorted(rows, key=lambda r: r["id"])
+
+
+def dataset() -> Any:
+    return ray.data.from_items(ROWS, override_num_blocks=4)
+
+
+@pytest.mark.usefixtures("ray_runtime")
+def test_pandas_batches_with_a_pickled_config_equal_the_classifier() -> None:
+    """map_batches(SmistaClassify) with a config object: every row as in-process."""
+    out = dataset().map_batches(
+        SmistaClassify,
+        fn_constructor_kwargs={"rules": CUSTOM},
+        batch_format="pandas",
+        batch_size=16,
+        concurrency=2,
+    )
+    assert collected(out) == expected(Classifier(CUSTOM))
+
+
+@pytest.mark.usefixtures("ray_runtime")
+def test_arrow_batches_with_a_rules_path_equal_the_classifier(tmp_path: Path) -> None:
+    """A rules file path loads once per worker; pyarrow batches work too."""
+    path = tmp_path / "rules.toml"
+    path.write_text(RULES_TOML, "utf-8")
+    out = dataset().map_batches(
+        SmistaClassify,
+        fn_constructor_kwargs={"rules": str(path)},
+        batch_format="pyarrow",
+        batch_size=32,
+        concurrency=1,
+    )
+    assert collected(out) == expected(Classifier(CUSTOM))
+
+
+@pytest.mark.usefixtures("ray_runtime")
+def test_classify_dataset_with_the_shipped_rules() -> None:
+    """classify_dataset wraps map_batches; without rules it uses the shipped pack."""
+    assert collected(classify_dataset(dataset(), concurrency=1)) == expected(default_classifier())
+
+
+def test_numpy_batches_are_classified_in_process() -> None:
+    """The callable also takes numpy-format batches (dict of arrays)."""
+    import numpy as np
+
+    fn = SmistaClassify(CUSTOM)
+    batch = {
+        "text": np.array(["review this", "hello"], dtype=object),
+        "contexts": np.array([["git_diff"], None], dtype=object),
+    }
+    out = fn(batch)
+    assert list(out["intent"]) == ["review", "skill"]
+    assert list(out["matched_rule"]) == [0, 1]
+    assert list(out["text"]) == ["review this", "hello"]
