@@ -265,7 +265,7 @@ def section_scaling(quick: bool) -> None:
         "start = time.perf_counter()\n"
         "rules.match_text(text)\n"
         "took = time.perf_counter() - start\n"
-        "memo = sum(len(d) for d in rules._state)\n"
+        "memo = rules.memo_size()\n"
         "rules = CompiledRules(base.specs, base.default_label)\n"
         "tracemalloc.start()\n"
         "rules.match_text(text)\n"

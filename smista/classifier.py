@@ -42,13 +42,15 @@ def _contexts(contexts: Iterable[str], workspace: Workspace | None) -> frozenset
 class Classifier:
     """A classifier built once from a config: immutable, picklable, thread-safe."""
 
-    __slots__ = ("_match_text", "_results", "config", "rules")
+    __slots__ = ("_by_code", "_match_code", "_match_text", "_results", "config", "rules")
 
     def __init__(self, config: ClassificationConfig) -> None:
         self.config = config
         self.rules = compile_rules(self.config)
         self._match_text = self.rules.match_text
+        self._match_code = self.rules.match_code
         self._results: dict[RuleMatch, Classification] = {}
+        self._by_code: dict[int, Classification] = {}
 
     def __repr__(self) -> str:
         return f"Classifier(<{len(self.config.rules)} rules>)"
@@ -81,17 +83,20 @@ class Classifier:
         case-insensitively); ``contexts`` names available context kinds
         directly; ``workspace`` adds the kinds it provides.
         """
-        if command is None and workspace is None and not contexts:
-            match = self._match_text(text)  # the hot path
-        elif command is not None:
+        if command is None and workspace is None and not contexts:  # the hot path
+            code = self._match_code(text)
+            found = self._by_code.get(code)
+            if found is None:
+                found = self._by_code[code] = self.result(self.rules.match_of_code(code))
+            return found
+        if command is not None:
             return explicit(command)
+        kinds: Collection[str]
+        if isinstance(contexts, (set, frozenset)) and workspace is None:
+            kinds = contexts
         else:
-            kinds: Collection[str]
-            if isinstance(contexts, (set, frozenset)) and workspace is None:
-                kinds = contexts
-            else:
-                kinds = _contexts(contexts, workspace)
-            match = self._match_text(text, kinds)
+            kinds = _contexts(contexts, workspace)
+        match = self._match_text(text, kinds)
         cached = self._results.get(match)
         return cached if cached is not None else self.result(match)
 

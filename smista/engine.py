@@ -216,8 +216,8 @@ def _token_variants(token: str, levels: tuple[bool, bool, bool]) -> set[str]:
 # (rank, fuzzy 0/1, keyword position in the rule, rule index, match when no context is needed)
 _Entry = tuple[int, int, int, int, RuleMatch | None]
 # (tokens that satisfy no rule, token -> (best entry needing no context, all entries))
-_Hits = dict[str, tuple[_Entry | None, tuple[_Entry, ...]]]
-_State = tuple[dict[str, None], _Hits]
+# (tokens that satisfy no rule, token -> its entries, token -> its outcome code)
+_State = tuple[dict[str, None], dict[str, tuple[_Entry, ...]], dict[str, int]]
 
 
 class CompiledRules:
@@ -230,14 +230,19 @@ class CompiledRules:
     __slots__ = (
         "_bands",
         "_exact",
+        "_by_code",
+        "_free_code",
         "_free_default",
         "_free_rank",
+        "_half",
         "_keywordless",
         "_learned",
         "_levels",
         "_matches",
         "_needs_context",
+        "_no_free",
         "_state",
+        "_stride",
         "_typo",
         "contexts",
         "default_label",
@@ -283,11 +288,17 @@ class CompiledRules:
         else:
             self._free_rank = free[0]
             self._free_default = RuleMatch(free[1], self.labels[free[1]])
+        # Outcome codes order entries like (rank, fuzzy, position) tuples.
+        self._half = max((len(k) for k in self.keywords), default=0) + 1
+        self._stride = 2 * self._half
+        self._free_code = self._free_rank * self._stride
+        self._no_free = (len(self.order) + 1) * self._stride
+        self._by_code: dict[int, RuleMatch] = {self._free_code: self._free_default}
         self._typo = typo_index if typo_index is not None else self._build_typo_index()
         self._levels = self._depth_levels()
         self._bands: tuple[tuple[str, ...] | None, ...] | None = None
         self._learned = 0
-        self._state: _State = ({}, {})
+        self._state: _State = ({}, {}, {})
 
     # -- construction ---------------------------------------------------------
 
@@ -398,56 +409,68 @@ class CompiledRules:
 
     def match_text(self, text: str, contexts: Collection[str] = ()) -> RuleMatch:
         """The winning rule for prompt ``text`` given the available ``contexts``."""
+        if not contexts:
+            return self._by_code[self.match_code(text)]
         if len(text) > LARGE_TEXT:
-            return self._match_large(text, contexts)
-        if text.isascii():  # tokenize() inlined: this is the hot path
-            distinct = set(text.encode().translate(ASCII_TABLE).decode().split())
-        else:
-            distinct = set(tokenize(text))
-        # Tokens known to satisfy no rule drop out in one C pass; what is left
-        # are the tokens that hit a keyword and the tokens never seen before.
-        state = self._state
-        rest = distinct.difference(state[0])
-        if not rest:
-            return self._decide((), contexts) if contexts else self._free_default
-        if contexts or len(rest) != 1:
-            return self._from_rest(rest, state[1], contexts)
-        # the common case: one token hits a keyword, no context is given
-        hit = state[1].get(rest.pop())
-        if hit is None:
-            return self._from_rest(distinct.difference(state[0]), state[1], contexts)
-        entry = hit[0]
-        if entry is not None and entry[0] < self._free_rank:
-            return entry[4]  # type: ignore[return-value]
-        return self._free_default
+            return self._decide([self._large_entries(text)], contexts)
+        return self.match(tokenize(text), contexts)
 
     def match(self, tokens: Iterable[str], contexts: Collection[str] = ()) -> RuleMatch:
         """The winning rule for a prompt's ``tokens`` given the available ``contexts``."""
         distinct = tokens if isinstance(tokens, (set, frozenset)) else set(tokens)
-        state = self._state
-        rest = distinct.difference(state[0])
-        if rest:
-            return self._from_rest(rest, state[1], contexts)
-        return self._decide((), contexts) if contexts else self._free_default
+        rest = distinct.difference(self._state[0])
+        if not contexts:
+            return self._by_code[self._code_of_rest(rest)]
+        return self._decide(self._learn(rest) if rest else (), contexts)
 
-    def _from_rest(
-        self, rest: set[str] | frozenset[str], hits: _Hits, contexts: Collection[str]
-    ) -> RuleMatch:
-        if contexts:
-            return self._decide(self._learn(rest), contexts)
-        best: _Entry | None = None
+    def match_code(self, text: str) -> int:
+        """``match_text(text)`` with no context, as an int; :meth:`match_of_code` reads it.
+
+        This is the hot path of classification: one tokenizing pass, one set
+        built, one set difference against the tokens known to hit nothing (all
+        in C), then one C ``min`` over the codes of the few tokens left.
+        """
+        if len(text) > LARGE_TEXT:
+            return min(self._code_of_entries(self._large_entries(text)), self._free_code)
+        if text.isascii():  # tokenize() inlined
+            distinct = set(text.encode().translate(ASCII_TABLE).decode().split())
+        else:
+            distinct = set(tokenize(text))
+        return self._code_of_rest(distinct.difference(self._state[0]))
+
+    def memo_size(self) -> int:
+        """How many distinct tokens the memo holds now (at most :data:`MEMO_LIMIT`)."""
+        plain, hits, _ = self._state
+        return len(plain) + len(hits)
+
+    def match_of_code(self, code: int) -> RuleMatch:
+        """The :class:`RuleMatch` a :meth:`match_code` result stands for."""
+        return self._by_code[code]
+
+    def _code_of_rest(self, rest: set[str] | frozenset[str]) -> int:
+        """The outcome code given the tokens not known to hit nothing."""
+        codes = self._state[2]
+        best = self._free_code
         for token in rest:
-            hit = hits.get(token)
-            if hit is None:
-                return self._decide(self._learn(rest), contexts)
-            entry = hit[0]
-            if entry is not None and (best is None or entry < best):
-                best = entry
-        if best is not None and best[0] < self._free_rank:
-            return best[4]  # type: ignore[return-value]
-        return self._free_default
+            code = codes.get(token, -1)
+            if code < best:
+                if code < 0:  # a token never seen: resolve the lot
+                    found = map(self._code_of_entries, self._learn(rest))
+                    return min(min(found, default=best), self._free_code)
+                best = code
+        return best
 
-    def _match_large(self, text: str, contexts: Collection[str]) -> RuleMatch:
+    def _code_of_entries(self, entries: tuple[_Entry, ...]) -> int:
+        """The code of the best entry needing no context (or a code past every rule)."""
+        for entry in entries:
+            if entry[4] is not None:
+                code = entry[0] * self._stride + entry[1] * self._half + entry[2]
+                if code not in self._by_code:
+                    self._by_code[code] = entry[4]
+                return code
+        return self._no_free
+
+    def _large_entries(self, text: str) -> tuple[_Entry, ...]:
         """Match a huge text piece by piece: memory stays proportional to a piece.
 
         Pieces end at a space or newline (never inside a token); per rule only
@@ -464,7 +487,7 @@ class CompiledRules:
                     held = best.get(entry[0])
                     if held is None or entry < held:
                         best[entry[0]] = entry
-        return self._decide([tuple(sorted(best.values()))], contexts)
+        return tuple(sorted(best.values()))
 
     def _decide(
         self, entry_lists: Iterable[tuple[_Entry, ...]], contexts: Collection[str]
@@ -509,13 +532,17 @@ class CompiledRules:
     # -- learning tokens -------------------------------------------------------
 
     def _learn(self, tokens: Iterable[str]) -> list[tuple[_Entry, ...]]:
-        """The non-empty entries of ``tokens``, resolving (and remembering) unseen ones."""
-        plain, hits = self._state
+        """The non-empty entries of ``tokens``, resolving (and remembering) unseen ones.
+
+        A hit token goes into ``hits`` before ``codes`` (a reader that finds
+        its code finds its entries); the memo restarts empty when full.
+        """
+        plain, hits, codes = self._state
         found: list[tuple[_Entry, ...]] = []
         for token in tokens:
-            hit = hits.get(token)
-            if hit is not None:
-                found.append(hit[1])
+            known = hits.get(token)
+            if known is not None:
+                found.append(known)
                 continue
             if token in plain:
                 continue
@@ -524,12 +551,12 @@ class CompiledRules:
             if self._learned == _BAND_AFTER:
                 self._enable_bands()
             if len(plain) + len(hits) >= MEMO_LIMIT:
-                self._state = ({}, {})
-                plain, hits = self._state
+                self._state = ({}, {}, {})
+                plain, hits, codes = self._state
             if entries:
                 found.append(entries)
-                free = next((e for e in entries if e[4] is not None), None)
-                hits[token] = (free, entries)
+                hits[token] = entries
+                codes[token] = self._code_of_entries(entries)
             else:
                 plain[token] = None
         return found

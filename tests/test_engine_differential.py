@@ -158,7 +158,7 @@ def test_memo_restarts_and_pieces_match_reference(
             expected = reference(specs, "chat", tokenize(text), contexts)
             assert rules.match_text(text, contexts) == expected
             assert rules.match(tokenize(text), contexts) == expected
-            assert sum(len(d) for d in rules._state) <= 3
+            assert rules.memo_size() <= 3
 
 
 @settings(max_examples=500)
@@ -187,7 +187,7 @@ def test_large_text_uses_bounded_memo(monkeypatch: pytest.MonkeyPatch) -> None:
     rules = CompiledRules([RuleSpec("edit", 1, ("implement",), ())], "chat")
     text = " ".join(f"tok{i}" for i in range(5000)) + " implemnt"
     assert rules.match_text(text) == RuleMatch(0, "edit", "implement", True)
-    assert sum(len(d) for d in rules._state) <= 100
+    assert rules.memo_size() <= 100
 
 
 def test_cache_data_of_another_rule_set_is_rejected() -> None:
