@@ -229,8 +229,8 @@ class CompiledRules:
 
     __slots__ = (
         "_bands",
-        "_exact",
         "_by_code",
+        "_exact",
         "_free_code",
         "_free_default",
         "_free_rank",
