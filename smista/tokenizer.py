@@ -6,6 +6,12 @@ category Nd/Nl/No), split first and then lowercased with Rust's full Unicode
 lowercasing, final sigma included. Python's own ``str.isalnum`` and
 ``str.lower`` are used only where they provably agree with Rust (ASCII, and
 code points outside the generated override tables).
+
+Speed: ASCII text is split by ``bytes.translate`` and ``str.split`` (no regex).
+Other text is split by a regex whose classes hold BMP characters only (``re``
+tests those with a bitmap, but scans a list of ranges as soon as a class holds
+an astral character); the rare astral characters are handled apart. Tokens are
+lowercased in one ``str.lower`` call when no character needs Rust's own rules.
 """
 
 from __future__ import annotations
