@@ -215,7 +215,6 @@ def _token_variants(token: str, levels: tuple[bool, bool, bool]) -> set[str]:
 
 # (rank, fuzzy 0/1, keyword position in the rule, rule index, match when no context is needed)
 _Entry = tuple[int, int, int, int, RuleMatch | None]
-# (tokens that satisfy no rule, token -> (best entry needing no context, all entries))
 # (tokens that satisfy no rule, token -> its entries, token -> its outcome code)
 _State = tuple[dict[str, None], dict[str, tuple[_Entry, ...]], dict[str, int]]
 
