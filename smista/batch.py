@@ -128,8 +128,9 @@ def _workspace_kinds(value: object) -> list[str]:
         if key != "referenced_paths" and item is not None and not isinstance(item, str):
             raise _RecordError(f"workspace.{key}: expected a string or null, got {_kind(item)}")
     kinds = [kind for key, kind in _WORKSPACE_KINDS if value.get(key) is not None]
-    paths = value.get("referenced_paths")
-    if paths is not None and _strings(paths, "workspace.referenced_paths"):
+    if "referenced_paths" in value and _strings(
+        value["referenced_paths"], "workspace.referenced_paths"
+    ):
         kinds.append("referenced_paths")
     return kinds
 

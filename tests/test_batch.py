@@ -106,6 +106,7 @@ def test_bad_lines_become_error_objects_and_the_run_goes_on() -> None:
         b'{"text": "x", "contexts": [1], "id": 6}',
         b'{"text": "x", "workspace": {"git_dif": ""}, "id": 7}',
         b'{"text": "x", "workspace": [], "id": 8}',
+        b'{"text": "x", "workspace": {"referenced_paths": null}, "id": 9}',
         b'{"text": "x", "id": NaN}',
         b'{"text": "x"} trailing',
         b"\xff\xfe not utf-8",
@@ -116,7 +117,7 @@ def test_bad_lines_become_error_objects_and_the_run_goes_on() -> None:
     errors, last = got[:-1], got[-1]
     assert [e["line"] for e in errors] == list(range(10, 10 + len(lines) - 1))
     assert all(set(e) <= {"id", "line", "error"} and e["error"] for e in errors)
-    assert [e.get("id") for e in errors[2:10]] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert [e.get("id") for e in errors[2:11]] == [1, 2, 3, 4, 5, 6, 7, 8, 9]
     messages = [e["error"] for e in errors]
     assert messages[0].startswith("invalid JSON")
     assert messages[1] == "expected a JSON object, got an array"
@@ -128,9 +129,10 @@ def test_bad_lines_become_error_objects_and_the_run_goes_on() -> None:
     assert messages[7] == "contexts[0]: expected a string, got a number"
     assert messages[8].startswith("workspace.git_dif: unknown key")
     assert messages[9] == "workspace: expected an object, got an array"
-    assert "NaN" in messages[10]
-    assert messages[11].startswith("invalid JSON: Extra data")
-    assert messages[12].startswith("not valid UTF-8")
+    assert messages[10] == ("workspace.referenced_paths: expected an array of strings, got null")
+    assert "NaN" in messages[11]
+    assert messages[12].startswith("invalid JSON: Extra data")
+    assert messages[13].startswith("not valid UTF-8")
     assert last["id"] == "ok"
     assert last["intent"] == "chat"
 
