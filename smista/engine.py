@@ -33,7 +33,7 @@ Must never perform I/O, read the environment, or consult a model.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from itertools import combinations
+from itertools import chain, combinations
 from typing import Any, NamedTuple
 
 from smista.tokenizer import ASCII_TABLE, rust_lower, tokenize
@@ -56,7 +56,7 @@ MEMO_LIMIT = 1 << 16
 LARGE_TEXT = 1 << 20
 """Texts longer than this (characters) are matched piece by piece, in bounded memory."""
 
-FORMAT = 1
+FORMAT = 2
 """Version of :meth:`CompiledRules.to_data`'s layout (bump on any change)."""
 
 
@@ -362,45 +362,52 @@ class CompiledRules:
         return hash((self.specs, self.default_label))
 
     def to_data(self) -> tuple[object, ...]:
-        """Plain nested tuples (str/int only) for a marshal/JSON cache; see :meth:`from_data`."""
+        """Plain data (tuples, one dict; str/int only) for a marshal cache; see :meth:`from_data`.
+
+        Deterministic: the same rules always give the same data.
+        """
         specs = tuple(
             (s.label, s.priority, tuple(s.keywords), tuple(s.contexts)) for s in self.specs
         )
-        typo = tuple(sorted((v, tuple(sorted(k))) for v, k in self._typo.items()))
+        typo = {v: tuple(sorted(self._typo[v])) for v in sorted(self._typo)}
         return (FORMAT, self.default_label, specs, typo)
 
     @classmethod
     def from_data(cls, data: object) -> CompiledRules:
-        """Rebuild from :meth:`to_data` output; ``ValueError`` if its shape is wrong."""
-        if not (isinstance(data, tuple) and len(data) == 4 and data[0] == FORMAT):
+        """Rebuild from :meth:`to_data` output; ``ValueError`` if its shape is wrong.
+
+        Every field is type-checked (with C-level passes over the typo index),
+        and every keyword the index names must be a keyword of these rules.
+        """
+        if not (type(data) is tuple and len(data) == 4 and data[0] == FORMAT):
             raise ValueError("not compiled rules data of this format")
-        _, default, raw_specs, raw_typo = data
-        if not isinstance(default, str) or not isinstance(raw_specs, tuple):
+        _, default, raw_specs, typo = data
+        if type(default) is not str or type(raw_specs) is not tuple:
             raise ValueError("bad compiled rules header")
         specs: list[RuleSpec] = []
         for raw in raw_specs:
-            if not (isinstance(raw, tuple) and len(raw) == 4):
+            if not (type(raw) is tuple and len(raw) == 4):
                 raise ValueError("bad rule")
             label, priority, keywords, contexts = raw
             if not (
-                isinstance(label, str)
+                type(label) is str
                 and type(priority) is int
                 and _str_tuple(keywords)
                 and _str_tuple(contexts)
             ):
                 raise ValueError("bad rule")
             specs.append(RuleSpec(label, priority, keywords, contexts))
-        if not isinstance(raw_typo, tuple):
+        if type(typo) is not dict:
             raise ValueError("bad typo index")
-        typo: dict[str, tuple[str, ...]] = {}
-        for item in raw_typo:
-            if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
-                raise ValueError("bad typo index")
-            if not _str_tuple(item[1]):
-                raise ValueError("bad typo index")
-            typo[item[0]] = item[1]
+        named = set(chain.from_iterable(typo.values())) if typo else set()
+        if not (
+            set(map(type, typo)) <= {str}
+            and set(map(type, typo.values())) <= {tuple}
+            and set(map(type, named)) <= {str}
+        ):
+            raise ValueError("bad typo index")
         rules = cls(specs, default, typo_index=typo)
-        if not all(k in rules._exact for ks in typo.values() for k in ks):
+        if not named <= rules._exact.keys():
             raise ValueError("typo index does not belong to these rules")
         return rules
 
@@ -642,4 +649,4 @@ def _pieces(text: str, size: int) -> Iterable[str]:
 
 
 def _str_tuple(value: object) -> bool:
-    return isinstance(value, tuple) and all(isinstance(v, str) for v in value)
+    return type(value) is tuple and all(type(v) is str for v in value)
