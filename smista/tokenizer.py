@@ -19,15 +19,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, cached_property
 
 __all__ = ["ASCII_TABLE", "rust_lower", "tokenize"]
 
 _CAPITAL_SIGMA = "\u03a3"
 
 ASCII_TABLE = bytes(
-    (ord(chr(b).lower()) if chr(b).isalnum() else 0x20) if b < 128 else 0x20
-    for b in range(256)
+    (ord(chr(b).lower()) if chr(b).isalnum() else 0x20) if b < 128 else 0x20 for b in range(256)
 )
 """``bytes.translate`` table for ASCII text: letters lowercased, digits kept,
 everything else a space. ``text.encode().translate(ASCII_TABLE).decode().split()``
@@ -79,26 +78,45 @@ class _Tables:
         # class holding astral characters by a linear scan of its ranges; so
         # every class is split in two, and the astral half is only used for
         # text that holds an astral character at all.
-        alnum = _class_ranges(data.ALNUM_CLASS)
         self.astral_re = re.compile("[\U00010000-\U0010ffff]")
-        self.token_bmp_re = re.compile(_class(alnum, astral=False) + "+")
-        self.token_re = re.compile(
-            "(?:"
-            + _class(alnum, astral=False)
-            + "|(?=[\U00010000-\U0010ffff])"
-            + _class(alnum, astral=True)
-            + ")+"
-        )
         self.lower_overrides = {chr(cp): s for cp, s in data.LOWER_OVERRIDES.items()}
         self.sigma_overrides = {chr(cp): v for cp, v in data.SIGMA_OVERRIDES.items()}
-        self.astral_starts = [a for a, b in alnum if b > _BMP_END]
-        self.astral_ends = [b for a, b in alnum if b > _BMP_END]
         lower = [(c, c) for c in data.LOWER_OVERRIDES]
         sigma = [(c, c) for c in data.SIGMA_OVERRIDES]
         self.special_re = re.compile(_class(lower, astral=False))
         self.special_astral = {chr(c) for c in data.LOWER_OVERRIDES if c > _BMP_END}
         self.sigma_re = re.compile(_class(sigma, astral=False))
         self.sigma_astral = {chr(c) for c in data.SIGMA_OVERRIDES if c > _BMP_END}
+
+    # The token patterns are big; lowercasing keywords alone never needs them.
+
+    @cached_property
+    def _alnum(self) -> list[tuple[int, int]]:
+        from smista import _unicode_tables as data
+
+        return _class_ranges(data.ALNUM_CLASS)
+
+    @cached_property
+    def token_bmp_re(self) -> re.Pattern[str]:
+        return re.compile(_class(self._alnum, astral=False) + "+")
+
+    @cached_property
+    def token_re(self) -> re.Pattern[str]:
+        return re.compile(
+            "(?:"
+            + _class(self._alnum, astral=False)
+            + "|(?=[\U00010000-\U0010ffff])"
+            + _class(self._alnum, astral=True)
+            + ")+"
+        )
+
+    @cached_property
+    def astral_starts(self) -> list[int]:
+        return [a for a, b in self._alnum if b > _BMP_END]
+
+    @cached_property
+    def astral_ends(self) -> list[int]:
+        return [b for a, b in self._alnum if b > _BMP_END]
 
     def astral_alnum(self, ch: str) -> bool:
         """Whether the astral character ``ch`` is a token character."""
@@ -117,9 +135,7 @@ class _Tables:
             return False
         if _CAPITAL_SIGMA not in text:
             return True
-        return not (
-            self.sigma_re.search(text) or not astral.isdisjoint(self.sigma_astral)
-        )
+        return not (self.sigma_re.search(text) or not astral.isdisjoint(self.sigma_astral))
 
     def lower(self, token: str) -> str:
         if self.plain(token):
