@@ -10,49 +10,20 @@ is read and protocol-validated against the questions asked.
 
 from __future__ import annotations
 
-from smista.decision.contract import (
-    DecisionRequest,
-    DecisionResponse,
-    response_from_json,
-    validate_response,
-)
-from smista.decision.providers._http import JsonPoster
+from typing import Any
+
+from smista.decision.contract import DecisionRequest, DecisionResponse, response_from_json
+from smista.decision.providers._base import HttpEvaluator
 from smista.decision.state import go_json
 
 __all__ = ["SystemOneEvaluator"]
 
 
-class SystemOneEvaluator:
+class SystemOneEvaluator(HttpEvaluator):
     """An :class:`~smista.decision.contract.Evaluator` speaking the SystemOne protocol."""
 
     provider_id = "systemone"
-
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        api_key: str,
-        timeout_s: float,
-        max_response_bytes: int,
-    ) -> None:
-        self.base_url = base_url.strip().rstrip("/")
-        self._poster = JsonPoster(
-            provider=self.provider_id,
-            api_key=api_key,
-            timeout_s=timeout_s,
-            max_response_bytes=max_response_bytes,
-        )
-
-    @property
-    def id(self) -> str:
-        return self.provider_id
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url}/v1/systemone"
-
-    def __repr__(self) -> str:
-        return f"SystemOneEvaluator(url={self.url!r})"
+    path = "/v1/systemone"
 
     @staticmethod
     def body(request: DecisionRequest) -> str:
@@ -68,8 +39,6 @@ class SystemOneEvaluator:
         }
         return go_json(payload, sort_keys=True)
 
-    async def evaluate(self, request: DecisionRequest) -> DecisionResponse:
-        data = await self._poster.post(self.url, self.body(request))
-        response = response_from_json(data)
-        validate_response(request, response)
-        return response
+    @staticmethod
+    def read(request: DecisionRequest, data: Any) -> DecisionResponse:  # noqa: ARG004
+        return response_from_json(data)
