@@ -61,10 +61,7 @@ class OpenAICompatEvaluator(HttpEvaluator):
         """The chat-completions request body for ``request``."""
         task = {
             "state": request.state_value(),
-            "questions": {
-                qid: q.model_dump(mode="json", exclude_none=True)
-                for qid, q in request.questions.items()
-            },
+            "questions": request.questions_value(),
         }
         payload = {
             "model": request.model.strip(),

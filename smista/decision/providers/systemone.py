@@ -28,13 +28,9 @@ class SystemOneEvaluator(HttpEvaluator):
     @staticmethod
     def body(request: DecisionRequest) -> str:
         """The wire body for ``request`` (sorted keys, Go-compatible escaping)."""
-        questions = {
-            qid: q.model_dump(mode="json", exclude_none=True)
-            for qid, q in request.questions.items()
-        }
         payload = {
             "model": request.model.strip(),
-            "questions": questions,
+            "questions": request.questions_value(),
             "state": request.state_value(),
         }
         return go_json(payload, sort_keys=True)
