@@ -1,6 +1,6 @@
 """The ``openai`` provider: any OpenAI-compatible chat-completions endpoint.
 
-I/O edge (network, via httpx). Works with OpenAI itself and with local servers
+I/O edge (network, via :mod:`smista._http`). Works with OpenAI itself and local servers
 that speak the same protocol (Ollama, vLLM, llama.cpp server): ``base_url`` is
 the API root including its version segment (``http://127.0.0.1:11434/v1``)
 and requests go to ``{base_url}/chat/completions``.
