@@ -8,8 +8,9 @@ only when first used. This is a deliberate departure from eager re-exports;
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from smista._lazy import lazy_getattr
 
 __version__ = "0.1.0"
 
@@ -123,13 +124,7 @@ if TYPE_CHECKING:
     from smista.workspace import Workspace, context_kinds, touched_files
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smista' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
 
 
 def __dir__() -> list[str]:

@@ -29,6 +29,7 @@ __all__ = [
     "load_document",
     "parse_config",
     "parse_document",
+    "read_source",
     "validate_section",
 ]
 
@@ -49,8 +50,11 @@ def format_loc(loc: Sequence[str | int]) -> str:
     return out
 
 
-def load_document(path: str | Path) -> dict[str, Any]:
-    """Read and parse a TOML file, checking its top-level tables."""
+def read_source(path: str | Path) -> tuple[str, bytes]:
+    """A TOML file's text and the exact bytes it was decoded from.
+
+    A missing, unreadable or non-UTF-8 file is a :class:`ConfigError` naming it.
+    """
     name = str(path)
     try:
         raw = Path(path).read_bytes()
@@ -61,11 +65,17 @@ def load_document(path: str | Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError([("", f"cannot read file: {exc.strerror or exc}")], name) from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8"), raw
     except UnicodeDecodeError as exc:
         raise ConfigError(
             [("", f"not valid UTF-8 (byte {exc.start}); TOML files must be UTF-8")], name
         ) from None
+
+
+def load_document(path: str | Path) -> dict[str, Any]:
+    """Read and parse a TOML file, checking its top-level tables."""
+    name = str(path)
+    text, _ = read_source(path)
     return parse_document(text, name)
 
 

@@ -321,6 +321,20 @@ def _replace_token(text: str, needle: str, replacement: str) -> str:
     )
 
 
+def _check_settings(max_examples: int) -> settings:
+    """Hypothesis settings for a check run inside the caller's own test.
+
+    No deadline, no example database and no health checks: the caller's rules
+    and cases decide how slow or filtered the generation is.
+    """
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
 def _typo_candidates(classifier: Classifier, cases: Iterable[LabelledCase]) -> list[_Candidate]:
     out: list[_Candidate] = []
     for where, case in cases:
@@ -354,12 +368,7 @@ def check_typo_stability(
     if not candidates:
         return
 
-    @settings(
-        max_examples=max_examples,
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    @_check_settings(max_examples)
     @given(st.sampled_from(candidates).flatmap(lambda c: st.tuples(st.just(c), typo_of(c.keyword))))
     def stable(pair: tuple[_Candidate, str]) -> None:
         candidate, typo = pair
@@ -385,10 +394,11 @@ def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> Non
     """
     classifier = _as_classifier(rules_)
     config = classifier.config
-    problems: list[str] = []
-    for index, earlier in sorted(unreachable_rules(config).items()):
-        problems.append(f"rule {index} is shadowed by rule {earlier}, tried first")
     shadowed = unreachable_rules(config)
+    problems = [
+        f"rule {index} is shadowed by rule {earlier}, tried first"
+        for index, earlier in sorted(shadowed.items())
+    ]
     for index in evaluation_order(config):
         if index in shadowed:
             continue
@@ -421,12 +431,7 @@ def check_explicit_commands_win(
     ) | st.text(max_size=40)
     kinds = st.lists(st.sampled_from(WORKSPACE_CONTEXT_KINDS), max_size=4, unique=True)
 
-    @settings(
-        max_examples=max_examples,
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    @_check_settings(max_examples)
     @given(prompt, intents(), kinds)
     def wins(text: str, command: TaskIntent, contexts: list[str]) -> None:
         result = classifier.classify(text, command=command, contexts=contexts)

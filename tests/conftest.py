@@ -1,15 +1,17 @@
-"""Shared test fixtures: CLI runner, hypothesis profiles, paths."""
+"""Shared test fixtures: CLI runner, loopback chat-completions server, hypothesis profiles, paths."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.chat_server import ChatServer
 
 pytest_plugins = ["smista.pytest_plugin"]  # the assert_golden fixture users get
 
@@ -60,3 +62,13 @@ def run_cli() -> RunCli:
         )
 
     return run
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    """A loopback OpenAI-compatible chat-completions server, closed after the test."""
+    chat = ChatServer()
+    try:
+        yield chat
+    finally:
+        chat.close()

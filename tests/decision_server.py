@@ -241,3 +241,12 @@ def refused_url() -> str:
     port = sock.getsockname()[1]
     sock.close()
     return f"http://127.0.0.1:{port}"
+
+
+def base_url_for(provider: str, url: str) -> str:
+    """The ``base_url`` a provider is configured with to reach the server at ``url``.
+
+    The openai provider's base URL carries the API version (``/v1``); SystemOne's
+    does not (it posts to ``/v1/systemone`` itself).
+    """
+    return f"{url}/v1" if provider == "openai" else url

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -94,15 +93,6 @@ def test_tier_both_stdin_is_a_usage_error(capsys: pytest.CaptureFixture[str]) ->
     assert "only one of TASK and --solution-space" in err
 
 
-@pytest.fixture
-def server() -> Iterator[ChatServer]:
-    chat = ChatServer()
-    try:
-        yield chat
-    finally:
-        chat.close()
-
-
 def llm_config(path: Path, url: str, timeout_ms: int) -> Path:
     path.write_text(
         "[tiers]\nclassifier = 'llm'\ndefault_tier = 'normal'\n"
@@ -113,10 +103,12 @@ def llm_config(path: Path, url: str, timeout_ms: int) -> Path:
     return path
 
 
-def test_tier_cli_with_llm_classifier(run_cli: RunCli, server: ChatServer, tmp_path: Path) -> None:
+def test_tier_cli_with_llm_classifier(
+    run_cli: RunCli, chat_server: ChatServer, tmp_path: Path
+) -> None:
     """End to end: the command reads the task from stdin and asks the real endpoint."""
-    server.reply = '{"tier": "hard", "reason": "unknown cause"}'
-    config = llm_config(tmp_path / "llm.toml", server.url, 20_000)
+    chat_server.reply = '{"tier": "hard", "reason": "unknown cause"}'
+    config = llm_config(tmp_path / "llm.toml", chat_server.url, 20_000)
     proc = run_cli(
         ["tier", "--config", str(config), "--json", "-"], stdin=b"debug the flaky deploy"
     )
@@ -124,13 +116,17 @@ def test_tier_cli_with_llm_classifier(run_cli: RunCli, server: ChatServer, tmp_p
     data = json.loads(proc.stdout)
     assert (data["outcome"], data["model"], data["reason"]) == ("routed", "m-hard", "unknown cause")
     assert data["classifier_model"] == "tiny"
-    assert server.requests[0]["body"]["messages"][1]["content"] == "Task:\ndebug the flaky deploy"
+    assert (
+        chat_server.requests[0]["body"]["messages"][1]["content"] == "Task:\ndebug the flaky deploy"
+    )
 
 
-def test_tier_cli_timeout_fails_open(run_cli: RunCli, server: ChatServer, tmp_path: Path) -> None:
+def test_tier_cli_timeout_fails_open(
+    run_cli: RunCli, chat_server: ChatServer, tmp_path: Path
+) -> None:
     """A slow classifier: classifier_timeout, the default tier's model, exit 0."""
-    server.mode = "slow"
-    config = llm_config(tmp_path / "llm.toml", server.url, 300)
+    chat_server.mode = "slow"
+    config = llm_config(tmp_path / "llm.toml", chat_server.url, 300)
     proc = run_cli(["tier", "--config", str(config), "some task"])
     out = proc.stdout.decode()
     assert proc.returncode == 0, proc.stderr

@@ -18,15 +18,11 @@ from smista.decision.stage import DecisionStage
 from smista.decision.state import Conversation, Message
 from smista.decision.switch import SwitchConfig
 from smista.errors import ConfigError, EvaluatorResponseError
-from tests.decision_server import decision_server, refused_url
+from tests.decision_server import base_url_for, decision_server, refused_url
 
 KEY = "sk-test-Zq8rT1-secret-value"
 ENV = {"SMISTA_TEST_KEY": KEY}
 PROVIDERS = ("systemone", "openai")
-
-
-def _base(provider: str, url: str) -> str:
-    return f"{url}/v1" if provider == "openai" else url
 
 
 def make_stage(
@@ -41,7 +37,7 @@ def make_stage(
     config = DecisionConfig(
         enabled=True,
         provider=provider,
-        base_url=_base(provider, url),
+        base_url=base_url_for(provider, url),
         model="jev",
         api_key_env=key_env,
         timeout_s=timeout_s,

@@ -29,6 +29,7 @@ FORBIDDEN = [
     "smista.cli",
     "smista.defaults",
     "smista.decision.providers",
+    "smista._http",
     "httpx",
     "httpcore",
     "hypothesis",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -10,7 +11,7 @@ from smista.decision.result import Complexity, DecisionResult
 from smista.decision.stage import DecisionOutcome
 from smista.decision.switch import SwitchConfig
 from smista.errors import NoRouteError
-from smista.preview import build_preview, conversation_for
+from smista.preview import Preview, build_preview, conversation_for
 from smista.routing import RoutingPolicy
 from smista.rules import ClassificationConfig
 from smista.workspace import Workspace
@@ -104,17 +105,23 @@ TIERED = RoutingPolicy.model_validate(
 SWITCH = SwitchConfig(simple="m/s", standard="m/m", complex="m/l")
 
 
-def test_usable_decision_feeds_routing_and_switch() -> None:
-    """An ok outcome matches complexity rules and drives the switch policy."""
-    outcome = DecisionOutcome(status="ok", provider="systemone", result=RESULT)
-    got = build_preview(
+def tiered_preview(outcome: DecisionOutcome, **extra: Any) -> Preview:
+    """'hello' under TIERED routing and SWITCH, the host on m/s, with ``outcome``."""
+    return build_preview(
         "hello",
         classification=ClassificationConfig(),
         routing=TIERED,
         switch=SWITCH,
         decision=outcome,
         active_model="m/s",
+        **extra,
     )
+
+
+def test_usable_decision_feeds_routing_and_switch() -> None:
+    """An ok outcome matches complexity rules and drives the switch policy."""
+    outcome = DecisionOutcome(status="ok", provider="systemone", result=RESULT)
+    got = tiered_preview(outcome)
     assert got.routing.matched_rule == "hard"
     assert got.switch is not None
     assert got.switch.switched
@@ -127,14 +134,7 @@ def test_abstained_or_unavailable_decision_is_no_signal() -> None:
         DecisionOutcome(status="abstained", reason="decision abstained: ...", result=RESULT),
         DecisionOutcome.unavailable("timeout after 5s", "systemone"),
     ):
-        got = build_preview(
-            "hello",
-            classification=ClassificationConfig(),
-            routing=TIERED,
-            switch=SWITCH,
-            decision=outcome,
-            active_model="m/s",
-        )
+        got = tiered_preview(outcome)
         assert got.routing.matched_rule is None
         assert got.switch is not None
         assert not got.switch.switched
@@ -143,15 +143,7 @@ def test_abstained_or_unavailable_decision_is_no_signal() -> None:
 def test_json_shape_is_stable() -> None:
     """The JSON object /v1/preview will return verbatim."""
     outcome = DecisionOutcome(status="ok", provider="systemone", result=RESULT)
-    got = build_preview(
-        "hello",
-        classification=ClassificationConfig(),
-        routing=TIERED,
-        switch=SWITCH,
-        decision=outcome,
-        active_model="m/s",
-        workspace=Workspace(git_diff="diff --git a/x.py b/x.py"),
-    )
+    got = tiered_preview(outcome, workspace=Workspace(git_diff="diff --git a/x.py b/x.py"))
     data = got.to_json_dict()
     assert list(data) == ["classification", "touched_files", "decision", "routing", "switch"]
     assert list(data["decision"]) == ["status", "reason", "provider", "result", "state"]

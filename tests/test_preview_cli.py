@@ -8,52 +8,15 @@ from typing import Any
 
 from tests.conftest import RunCli, cli_env
 from tests.decision_server import decision_server, refused_url
+from tests.preview_config import ROUTING, SWITCH, decision_table
 
 KEY = "sk-cli-secret-9f3b2a"
 
-BASE = """
-[classification]
-default_intent = "chat"
-[[classification.rules]]
-intent = "edit"
-keywords = ["refactor"]
-
-[routing.default]
-model = "ollama/mock-local"
-fallbacks = ["openai/gpt-mini"]
-
-[[routing.rules]]
-name = "auth edits use Claude"
-priority = 30
-effort = "high"
-intent = "edit"
-paths = ["src/auth/**"]
-model = "anthropic/claude-sonnet"
-fallbacks = ["openai/gpt-5.5-thinking"]
-
-[[routing.rules]]
-name = "complex work"
-priority = 40
-complexity = "complex"
-model = "anthropic/opus"
-"""
-
-SWITCH = """
-[decision.switch]
-simple = "openai/mini"
-standard = "openai/std"
-complex = "anthropic/opus"
-"""
-
 
 def write_config(tmp_path: Path, url: str | None = None, provider: str = "systemone") -> Path:
-    text = BASE
+    text = ROUTING
     if url is not None:
-        base = f"{url}/v1" if provider == "openai" else url
-        text += (
-            f'\n[decision]\nenabled = true\nprovider = "{provider}"\nbase_url = "{base}"\n'
-            'model = "jev"\napi_key_env = "SMISTA_CLI_KEY"\ntimeout_s = 2\n'
-        )
+        text += decision_table(url, provider=provider, key_env="SMISTA_CLI_KEY")
     text += SWITCH
     path = tmp_path / "smista.toml"
     path.write_text(text, encoding="utf-8")

@@ -32,6 +32,7 @@ FORBIDDEN = [
     "smista.defaults",
     "smista.server",
     "smista.decision.providers",
+    "smista._http",
     "httpx",
     "hypothesis",
     "tomllib",

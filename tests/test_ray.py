@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from smista.classifier import Classifier
-from smista.config import parse_config
 from smista.defaults import default_classifier
 from smista.scale import OUTPUT_COLUMNS
+from tests.scale_data import CUSTOM, CUSTOM_TOML, PROMPTS, expected_columns
 
 ray = pytest.importorskip("ray", exc_type=ImportError)
 pytest.importorskip("ray.data", exc_type=ImportError)
@@ -22,30 +22,6 @@ from smista.ray import SmistaClassify, classify_dataset  # noqa: E402
 # Ray's own deprecation notices (raised inside ray.*) are not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray")
 
-RULES_TOML = """
-[classification]
-default_intent = "plan"
-[[classification.rules]]
-intent = "review"
-priority = 5
-keywords = ["review"]
-requires_any_context = ["git_diff"]
-[[classification.rules]]
-intent = "skill"
-keywords = ["hello", "summarise"]
-"""
-CUSTOM = parse_config(RULES_TOML)
-
-PROMPTS = [
-    "please review this diff",
-    "fix the failing test",
-    "summarise this thread",
-    "plan the migration",
-    "write a system prompt",
-    "hello",
-    "",
-    "Überprüfe 日本語 reveiw",
-]
 ROWS: list[dict[str, Any]] = [
     {"id": i, "text": text, "command": command, "contexts": contexts}
     for i, (text, command, contexts) in enumerate(
@@ -67,13 +43,13 @@ def ray_runtime() -> Iterator[None]:
 
 
 def expected(classifier: Classifier) -> list[dict[str, Any]]:
-    out = []
-    for row in ROWS:
-        wire = classifier.classify(
-            row["text"], command=row["command"], contexts=row["contexts"] or ()
-        ).to_wire()
-        out.append({"id": row["id"], **{k: wire.get(k) for k in OUTPUT_COLUMNS}})
-    return out
+    return [
+        {
+            "id": row["id"],
+            **expected_columns(classifier, row["text"], row["command"], row["contexts"]),
+        }
+        for row in ROWS
+    ]
 
 
 def collected(ds: Any) -> list[dict[str, Any]]:
@@ -108,7 +84,7 @@ def test_pandas_batches_with_a_pickled_config_equal_the_classifier() -> None:
 def test_arrow_batches_with_a_rules_path_equal_the_classifier(tmp_path: Path) -> None:
     """A rules file path loads once per worker; pyarrow batches work too."""
     path = tmp_path / "rules.toml"
-    path.write_text(RULES_TOML, "utf-8")
+    path.write_text(CUSTOM_TOML, "utf-8")
     out = dataset().map_batches(
         SmistaClassify,
         fn_constructor_kwargs={"rules": str(path)},

@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from smista.classifier import Classifier
-from smista.config import parse_config
 from smista.defaults import default_classifier
 from smista.errors import UnknownIntentError
 from smista.intent import TaskIntent
@@ -22,48 +21,19 @@ from smista.scale import (
     classify_frames,
     classify_table,
 )
+from tests.scale_data import CUSTOM, PROMPTS, expected_columns
 
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
 
-PROMPTS = [
-    "please review this diff",
-    "fix the failing test",
-    "summarise this thread",
-    "plan the migration",
-    "write a system prompt",
-    "hello",
-    "",
-    "Überprüfe 日本語 review",
-]
 COMMANDS: list[str | None] = [None, "edit", "Plan"]
 CONTEXTS: list[Any] = [None, [], ["git_diff"], "git_diff", ["active_file", "git_branch"]]
 
 ROWS = list(itertools.product(PROMPTS, COMMANDS, CONTEXTS))
 
-CUSTOM = parse_config(
-    """
-[classification]
-default_intent = "plan"
-[[classification.rules]]
-intent = "review"
-priority = 5
-keywords = ["review"]
-requires_any_context = ["git_diff"]
-[[classification.rules]]
-intent = "skill"
-keywords = ["hello"]
-"""
-)
-
 
 def expected_rows(rows: list[tuple[str, Any, Any]], classifier: Classifier) -> list[dict[str, Any]]:
-    out = []
-    for text, command, contexts in rows:
-        kinds = () if contexts is None else contexts
-        wire = classifier.classify(text, command=command, contexts=kinds).to_wire()
-        out.append({name: wire.get(name) for name in OUTPUT_COLUMNS})
-    return out
+    return [expected_columns(classifier, *row) for row in rows]
 
 
 def frame_rows(frame: Any) -> list[dict[str, Any]]:

@@ -18,49 +18,14 @@ from smista.settings import parse_settings
 from smista.workspace import Workspace
 from tests.decision_server import decision_server, refused_url
 from tests.live import LiveServer
+from tests.preview_config import ROUTING, SWITCH, decision_table
 
 KEY = "sk-server-secret-5d1e"
 KEY_ENV = "SMISTA_TEST_DECISION_KEY"
 
-ROUTING = """
-[classification]
-default_intent = "chat"
-[[classification.rules]]
-intent = "edit"
-keywords = ["refactor"]
-
-[routing.default]
-model = "ollama/mock-local"
-fallbacks = ["openai/gpt-mini"]
-
-[[routing.rules]]
-name = "auth edits use Claude"
-priority = 30
-effort = "high"
-intent = "edit"
-paths = ["src/auth/**"]
-model = "anthropic/claude-sonnet"
-
-[[routing.rules]]
-name = "complex work"
-priority = 40
-complexity = "complex"
-model = "anthropic/opus"
-"""
-
-SWITCH = """
-[decision.switch]
-simple = "openai/mini"
-standard = "openai/std"
-complex = "anthropic/opus"
-"""
-
 
 def decision(url: str) -> str:
-    return (
-        f'\n[decision]\nenabled = true\nprovider = "openai"\nbase_url = "{url}/v1"\n'
-        f'model = "jev"\napi_key_env = "{KEY_ENV}"\ntimeout_s = 2\n'
-    )
+    return decision_table(url, provider="openai", key_env=KEY_ENV)
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,15 +22,6 @@ from smista.tiers.http import chat_completions_url
 from tests.chat_server import ChatServer
 
 KEY = "sk-test-5d1e0a7c9b"
-
-
-@pytest.fixture
-def server() -> Iterator[ChatServer]:
-    chat = ChatServer()
-    try:
-        yield chat
-    finally:
-        chat.close()
 
 
 def router_for(url: str, **llm: Any) -> TierRouter:
@@ -55,19 +45,19 @@ REQUEST = TierRequest(
 
 
 def test_routes_through_the_endpoint_with_the_wire_format(
-    server: ChatServer, monkeypatch: pytest.MonkeyPatch
+    chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One POST to /chat/completions: model, system prompt, user message, bearer key."""
     monkeypatch.setenv("SMISTA_TEST_KEY", KEY)
-    server.reply = '{"tier":"hard","reason":"unknown cause"}'
-    router = router_for(server.url, api_key_env="SMISTA_TEST_KEY")
+    chat_server.reply = '{"tier":"hard","reason":"unknown cause"}'
+    router = router_for(chat_server.url, api_key_env="SMISTA_TEST_KEY")
     decision = router.route_sync(REQUEST)
     assert (decision.outcome, decision.model, decision.reason) == (
         TierOutcome.ROUTED,
         "router-test/hard",
         "unknown cause",
     )
-    (sent,) = server.requests
+    (sent,) = chat_server.requests
     assert sent["path"] == "/v1/chat/completions"
     assert sent["headers"]["Authorization"] == f"Bearer {KEY}"
     body = sent["body"]
@@ -85,28 +75,28 @@ def test_routes_through_the_endpoint_with_the_wire_format(
     assert KEY not in repr(client_from_config(router.config.llm))
 
 
-def test_no_authorization_header_without_key(server: ChatServer) -> None:
+def test_no_authorization_header_without_key(chat_server: ChatServer) -> None:
     """Without api_key_env nothing is sent in Authorization."""
-    router_for(server.url).route_sync(REQUEST)
-    assert "Authorization" not in server.requests[0]["headers"]
+    router_for(chat_server.url).route_sync(REQUEST)
+    assert "Authorization" not in chat_server.requests[0]["headers"]
 
 
 def test_missing_key_variable_fails_open_without_a_request(
-    server: ChatServer, monkeypatch: pytest.MonkeyPatch
+    chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A named but unset key variable: classifier_failed, default tier, nothing sent."""
     monkeypatch.delenv("SMISTA_TEST_KEY", raising=False)
-    decision = router_for(server.url, api_key_env="SMISTA_TEST_KEY").route_sync(REQUEST)
+    decision = router_for(chat_server.url, api_key_env="SMISTA_TEST_KEY").route_sync(REQUEST)
     assert decision.outcome is TierOutcome.CLASSIFIER_FAILED
     assert decision.model == "router-test/normal"
     assert "SMISTA_TEST_KEY is not set" in decision.reason
-    assert server.requests == []
+    assert chat_server.requests == []
 
 
-def test_scripted_classifier_like_the_seed_lifecycle(server: ChatServer) -> None:
+def test_scripted_classifier_like_the_seed_lifecycle(chat_server: ChatServer) -> None:
     """'hard' when the assignment mentions hard-task, else 'cheap' (seed lifecycle script)."""
-    server.reply = lambda user: "hard" if "hard-task" in user else "cheap"
-    router = router_for(server.url)
+    chat_server.reply = lambda user: "hard" if "hard-task" in user else "cheap"
+    router = router_for(chat_server.url)
     hard = router.route_sync(
         TierRequest(
             task="hard-task-command", solution_space="Unknown cause; inspect synchronization paths"
@@ -115,20 +105,20 @@ def test_scripted_classifier_like_the_seed_lifecycle(server: ChatServer) -> None
     assert (hard.selected_tier, hard.model) == ("hard", "router-test/hard")
     cheap = router.route_sync(TierRequest(task="cheap-task-batch"))
     assert (cheap.selected_tier, cheap.model) == ("cheap", "router-test/cheap")
-    assert len(server.requests) == 2
+    assert len(chat_server.requests) == 2
 
 
-def test_cache_spares_the_second_request(server: ChatServer) -> None:
+def test_cache_spares_the_second_request(chat_server: ChatServer) -> None:
     """The same task twice reaches the endpoint once; a changed task asks again."""
-    router = router_for(server.url)
+    router = router_for(chat_server.url)
     first = router.route_sync(REQUEST)
     again = router.route_sync(REQUEST)
     assert not first.cached
     assert again.cached
     assert again.model == first.model
-    assert len(server.requests) == 1
+    assert len(chat_server.requests) == 1
     router.route_sync(TierRequest(task="another task"))
-    assert len(server.requests) == 2
+    assert len(chat_server.requests) == 2
 
 
 @pytest.mark.parametrize(
@@ -143,7 +133,7 @@ def test_cache_spares_the_second_request(server: ChatServer) -> None:
     ids=["timeout", "timeout-while-reading", "failure", "disconnect", "not-json"],
 )
 def test_faults_fall_back_to_default_tier(
-    server: ChatServer,
+    chat_server: ChatServer,
     monkeypatch: pytest.MonkeyPatch,
     mode: str,
     outcome: TierOutcome,
@@ -151,10 +141,10 @@ def test_faults_fall_back_to_default_tier(
 ) -> None:
     """Timeouts and failures (the seed's timeout table) give the default tier's model."""
     monkeypatch.setenv("SMISTA_TEST_KEY", KEY)
-    server.mode = mode
+    chat_server.mode = mode
     # Short deadline only where the deadline is the point; generous elsewhere (slow CI).
     timeout_ms = 300 if outcome is TierOutcome.CLASSIFIER_TIMEOUT else 20_000
-    router = router_for(server.url, timeout_ms=timeout_ms, api_key_env="SMISTA_TEST_KEY")
+    router = router_for(chat_server.url, timeout_ms=timeout_ms, api_key_env="SMISTA_TEST_KEY")
     decision = router.route_sync(REQUEST)
     assert decision.outcome is outcome
     assert decision.model == "router-test/normal"
@@ -164,14 +154,14 @@ def test_faults_fall_back_to_default_tier(
     assert len(router.cache) == 0
 
 
-def test_caller_abort_while_waiting(server: ChatServer) -> None:
+def test_caller_abort_while_waiting(chat_server: ChatServer) -> None:
     """Cancelling the route mid-request propagates and records classifier_timeout."""
-    server.mode = "slow"
-    router = router_for(server.url)
+    chat_server.mode = "slow"
+    router = router_for(chat_server.url)
 
     async def scenario() -> None:
         task = asyncio.create_task(router.route(REQUEST))
-        while not server.requests:
+        while not chat_server.requests:
             await asyncio.sleep(0.01)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -193,11 +183,11 @@ def test_connection_refused_fails_open() -> None:
 
 
 @pytest.mark.parametrize("mode", ["huge", "huge_streamed"])
-def test_response_size_cap(server: ChatServer, mode: str) -> None:
+def test_response_size_cap(chat_server: ChatServer, mode: str) -> None:
     """A body over max_response_bytes is a failure, declared or streamed."""
-    server.mode = mode
-    server.size = 5000
-    decision = router_for(server.url, max_response_bytes=4096).route_sync(REQUEST)
+    chat_server.mode = mode
+    chat_server.size = 5000
+    decision = router_for(chat_server.url, max_response_bytes=4096).route_sync(REQUEST)
     assert decision.outcome is TierOutcome.CLASSIFIER_FAILED
     assert "exceeds 4096 bytes" in decision.reason
 
@@ -210,23 +200,25 @@ def test_response_size_cap(server: ChatServer, mode: str) -> None:
         ('```json\n{"tier": "cheap"}\n```', TierOutcome.ROUTED),
     ],
 )
-def test_reply_parsing_end_to_end(server: ChatServer, reply: str, outcome: TierOutcome) -> None:
+def test_reply_parsing_end_to_end(
+    chat_server: ChatServer, reply: str, outcome: TierOutcome
+) -> None:
     """What the model writes decides routed, unknown_tier or invalid_classifier_output."""
-    server.reply = reply
-    assert router_for(server.url).route_sync(REQUEST).outcome is outcome
+    chat_server.reply = reply
+    assert router_for(chat_server.url).route_sync(REQUEST).outcome is outcome
 
 
-def test_content_parts_are_joined(server: ChatServer) -> None:
+def test_content_parts_are_joined(chat_server: ChatServer) -> None:
     """Content given as text parts is read too."""
-    server.mode = "parts"
-    server.reply = "hard"
-    assert router_for(server.url).route_sync(REQUEST).model == "router-test/hard"
+    chat_server.mode = "parts"
+    chat_server.reply = "hard"
+    assert router_for(chat_server.url).route_sync(REQUEST).model == "router-test/hard"
 
 
-def test_client_directly(server: ChatServer) -> None:
+def test_client_directly(chat_server: ChatServer) -> None:
     """The client returns the assistant text; repr never shows the key."""
-    server.reply = "normal"
-    client = ChatCompletionsClient(server.url + "/", "m", api_key=KEY)
+    chat_server.reply = "normal"
+    client = ChatCompletionsClient(chat_server.url + "/", "m", api_key=KEY)
     assert asyncio.run(client.complete("sys", "user", 5.0)) == "normal"
     assert KEY not in repr(client)
     assert "with API key" in repr(client)

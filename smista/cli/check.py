@@ -55,6 +55,18 @@ def _expand(names: Sequence[str]) -> list[Path]:
     return paths
 
 
+def _read(path: Path) -> tuple[str | None, str]:
+    """The file's UTF-8 text, or ``None`` and why it cannot be checked."""
+    try:
+        return path.read_bytes().decode("utf-8"), ""
+    except FileNotFoundError:
+        return None, "no such file"
+    except UnicodeDecodeError as exc:
+        return None, f"not valid UTF-8 (byte {exc.start})"
+    except OSError as exc:
+        return None, f"cannot read file: {exc.strerror or exc}"
+
+
 def run(argv: Sequence[str]) -> int:
     from smista.check import Finding, Severity, check_text, failed, summary
 
@@ -66,34 +78,9 @@ def run(argv: Sequence[str]) -> int:
     findings: list[Finding] = []
     for path in paths:
         name = str(path)
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except FileNotFoundError:
-            findings.append(Finding(name, None, "", Severity.ERROR, "invalid", "no such file"))
-            continue
-        except UnicodeDecodeError as exc:
-            findings.append(
-                Finding(
-                    name,
-                    None,
-                    "",
-                    Severity.ERROR,
-                    "invalid",
-                    f"not valid UTF-8 (byte {exc.start})",
-                )
-            )
-            continue
-        except OSError as exc:
-            findings.append(
-                Finding(
-                    name,
-                    None,
-                    "",
-                    Severity.ERROR,
-                    "invalid",
-                    f"cannot read file: {exc.strerror or exc}",
-                )
-            )
+        text, problem = _read(path)
+        if text is None:
+            findings.append(Finding(name, None, "", Severity.ERROR, "invalid", problem))
             continue
         findings.extend(check_text(text, name, known_contexts=known))
     bad = failed(findings, strict=args.strict)

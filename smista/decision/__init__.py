@@ -9,8 +9,9 @@ that importing :mod:`smista.routing` stays cheap.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from smista._lazy import lazy_getattr
 
 _EXPORTS: dict[str, str] = {
     "Answer": "smista.decision.contract",
@@ -85,13 +86,7 @@ if TYPE_CHECKING:
     from smista.decision.taskcomplexity import parse_result, task_complexity_questions
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smista.decision' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
 
 
 def __dir__() -> list[str]:

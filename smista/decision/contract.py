@@ -80,6 +80,12 @@ class DecisionRequest(BaseModel):
         """The state decoded from its JSON text."""
         return loads_strict(self.state)
 
+    def questions_value(self) -> dict[str, Any]:
+        """The questions as JSON values, unset fields left out (what every provider sends)."""
+        return {
+            qid: q.model_dump(mode="json", exclude_none=True) for qid, q in self.questions.items()
+        }
+
 
 Number = StrictFloat
 

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from smista.classifier import Classifier
-from smista.config import parse_config, parse_document, validate_section
+from smista.config import parse_config, parse_document, read_source, validate_section
 from smista.defaults import default_config, shipped_rules_path
 from smista.errors import ConfigError
 from smista.rules import ClassificationConfig
@@ -83,21 +83,7 @@ class ServiceState:
 
 
 def _read(path: str) -> tuple[str, SourceFile]:
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ConfigError([("", "no such file")], path) from None
-    except IsADirectoryError:
-        raise ConfigError([("", "is a directory, expected a TOML file")], path) from None
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read file: {exc.strerror or exc}")], path) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            [("", f"not valid UTF-8 (byte {exc.start}); TOML files must be UTF-8")],
-            path,
-        ) from None
+    text, raw = read_source(path)
     return text, SourceFile(path, hashlib.sha256(raw).hexdigest())
 
 

@@ -7,9 +7,9 @@ I/O and pulls in neither TOML parsing nor httpx.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from smista._lazy import lazy_getattr
 from smista.tiers.cache import CACHE_SIZE, CachedTier, CacheKey, TierCache, cache_key
 from smista.tiers.model import (
     DEFAULT_MODELS,
@@ -90,10 +90,4 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> Any:
-    module = _EDGE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smista.tiers' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EDGE, globals())

@@ -1,10 +1,12 @@
 """A small OpenAI-compatible chat-completions client for the LLM tier classifier.
 
-I/O edge (network, and the environment for the API key); needs ``httpx``
-(the ``llm`` extra), imported on first use. It implements the router's
+I/O edge (network, and the environment for the API key); the POST itself is
+:mod:`smista._http`'s (it needs ``httpx``, the ``llm`` extra), imported on
+first use. It implements the router's
 :class:`~smista.tiers.request.Completer` protocol and nothing more: one POST,
 no retries, no redirects followed, bounded connect and overall time, and a
-cap on the bytes read. The API key is read once from the environment variable
+cap on the bytes read; this module words the transport's failures for the
+router. The API key is read once from the environment variable
 the config names and is sent only in the ``Authorization`` header; it never
 appears in ``repr``, errors or logs.
 
@@ -18,15 +20,19 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from smista.errors import (
     ConfigError,
+    EvaluatorError,
     EvaluatorResponseError,
     EvaluatorTimeout,
     EvaluatorUnavailable,
 )
 from smista.tiers.model import LlmClassifierConfig
+
+if TYPE_CHECKING:
+    from smista._http import HttpFailure
 
 __all__ = ["ChatCompletionsClient", "chat_completions_url", "client_from_config"]
 
@@ -68,14 +74,11 @@ class ChatCompletionsClient:
     async def complete(self, system: str, user: str, timeout: float) -> str:
         """One completion: ``system`` as the system message, ``user`` as the only user message."""
         try:
-            import httpx
+            from smista._http import HttpFailure, Poster
         except ImportError:
             raise EvaluatorUnavailable(
                 "the llm tier classifier needs httpx: pip install 'smista[llm]'"
             ) from None
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
         body = {
             "model": self.model,
             "messages": [
@@ -86,57 +89,52 @@ class ChatCompletionsClient:
             "temperature": 0,
             "stream": False,
         }
-        limits = httpx.Timeout(timeout, connect=min(self.connect_timeout, timeout))
+        # Serialized as httpx's own ``json=`` argument does.
+        content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        poster = Poster(
+            api_key=self._api_key, max_response_bytes=self.max_response_bytes, trust_env=True
+        )
         try:
-            async with (
-                httpx.AsyncClient(timeout=limits, follow_redirects=False) as client,
-                client.stream("POST", self.url, json=body, headers=headers) as response,
-            ):
-                payload = await self._read(response)
-                status = response.status_code
-        except httpx.TimeoutException as exc:
-            raise EvaluatorTimeout(f"{_kind(exc)} from {self.url}") from None
-        except httpx.HTTPError as exc:
-            raise EvaluatorUnavailable(
-                f"cannot reach the classifier endpoint {self.url}: {_kind(exc)}"
-            ) from None
-        if not 200 <= status < 300:
-            snippet = self._redact(payload[:200].decode("utf-8", "replace")).strip()
-            raise EvaluatorUnavailable(
-                f"classifier endpoint returned HTTP {status}" + (f": {snippet}" if snippet else "")
+            reply = await poster.post(
+                self.url,
+                content.encode("utf-8"),
+                timeout=timeout,
+                connect_timeout=self.connect_timeout,
             )
-        return _content(payload)
+        except HttpFailure as failure:
+            raise self._error(failure) from None
+        if not reply.ok:
+            snippet = poster.redact(reply.body[:200].decode("utf-8", "replace")).strip()
+            raise EvaluatorUnavailable(
+                f"classifier endpoint returned HTTP {reply.status}"
+                + (f": {snippet}" if snippet else "")
+            )
+        return _content(reply.body)
 
-    async def _read(self, response: Any) -> bytes:
-        cap = self.max_response_bytes
-        declared = response.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > cap:
-            raise EvaluatorResponseError(f"classifier response exceeds {cap} bytes")
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > cap:
-                raise EvaluatorResponseError(f"classifier response exceeds {cap} bytes")
-            chunks.append(chunk)
-        return b"".join(chunks)
-
-    def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
+    def _error(self, failure: HttpFailure) -> EvaluatorError:
+        """The router's wording for a POST that got no reply."""
+        if failure.kind == "too_large":
+            return EvaluatorResponseError(
+                f"classifier response exceeds {self.max_response_bytes} bytes"
+            )
+        if failure.kind == "invalid_url":  # httpx's own words, as for any unexpected error
+            return EvaluatorUnavailable(failure.detail)
+        kind = _KINDS.get(failure.name, failure.name)
+        if failure.kind == "timeout":
+            return EvaluatorTimeout(f"{kind} from {self.url}")
+        return EvaluatorUnavailable(f"cannot reach the classifier endpoint {self.url}: {kind}")
 
 
-def _kind(exc: Exception) -> str:
-    """A short, secret-free description of an httpx error."""
-    names = {
-        "ConnectTimeout": "connect timeout",
-        "ReadTimeout": "read timeout",
-        "WriteTimeout": "write timeout",
-        "PoolTimeout": "pool timeout",
-        "ConnectError": "connection failed",
-        "RemoteProtocolError": "connection closed or invalid HTTP",
-        "ReadError": "read error",
-    }
-    return names.get(type(exc).__name__, type(exc).__name__)
+_KINDS = {
+    "ConnectTimeout": "connect timeout",
+    "ReadTimeout": "read timeout",
+    "WriteTimeout": "write timeout",
+    "PoolTimeout": "pool timeout",
+    "ConnectError": "connection failed",
+    "RemoteProtocolError": "connection closed or invalid HTTP",
+    "ReadError": "read error",
+}
+"""Short, secret-free descriptions of httpx errors, by class name."""
 
 
 def _content(payload: bytes) -> str:

@@ -1,6 +1,6 @@
 """The ``openai`` provider: any OpenAI-compatible chat-completions endpoint.
 
-I/O edge (network, via httpx). Works with OpenAI itself and with local servers
+I/O edge (network, via :mod:`smista._http`). Works with OpenAI itself and local servers
 that speak the same protocol (Ollama, vLLM, llama.cpp server): ``base_url`` is
 the API root including its version segment (``http://127.0.0.1:11434/v1``)
 and requests go to ``{base_url}/chat/completions``.
@@ -26,9 +26,8 @@ from smista.decision.contract import (
     DecisionResponse,
     describe_validation_error,
     loads_strict,
-    validate_response,
 )
-from smista.decision.providers._http import JsonPoster
+from smista.decision.providers._base import HttpEvaluator
 from smista.decision.result import Usage
 from smista.decision.state import go_json
 from smista.errors import EvaluatorResponseError
@@ -51,47 +50,18 @@ SYSTEM_PROMPT = (
 _FENCE = re.compile(r"\A```[A-Za-z0-9_-]*\s*\n(.*?)\n?```\s*\Z", re.DOTALL)
 
 
-class OpenAICompatEvaluator:
+class OpenAICompatEvaluator(HttpEvaluator):
     """An :class:`~smista.decision.contract.Evaluator` over OpenAI-style chat completions."""
 
     provider_id = "openai"
-
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        api_key: str | None,
-        timeout_s: float,
-        max_response_bytes: int,
-    ) -> None:
-        self.base_url = base_url.strip().rstrip("/")
-        self._poster = JsonPoster(
-            provider=self.provider_id,
-            api_key=api_key,
-            timeout_s=timeout_s,
-            max_response_bytes=max_response_bytes,
-        )
-
-    @property
-    def id(self) -> str:
-        return self.provider_id
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
-
-    def __repr__(self) -> str:
-        return f"OpenAICompatEvaluator(url={self.url!r})"
+    path = "/chat/completions"
 
     @staticmethod
     def body(request: DecisionRequest) -> str:
         """The chat-completions request body for ``request``."""
         task = {
             "state": request.state_value(),
-            "questions": {
-                qid: q.model_dump(mode="json", exclude_none=True)
-                for qid, q in request.questions.items()
-            },
+            "questions": request.questions_value(),
         }
         payload = {
             "model": request.model.strip(),
@@ -104,11 +74,9 @@ class OpenAICompatEvaluator:
         }
         return go_json(payload)
 
-    async def evaluate(self, request: DecisionRequest) -> DecisionResponse:
-        data = await self._poster.post(self.url, self.body(request))
-        response = parse_completion(request, data)
-        validate_response(request, response)
-        return response
+    @staticmethod
+    def read(request: DecisionRequest, data: Any) -> DecisionResponse:
+        return parse_completion(request, data)
 
 
 def _content(data: Any) -> str:

@@ -1,0 +1,138 @@
+"""What every HTTP decision provider shares: construction, identity, the POST and its errors.
+
+I/O edge (network, through :mod:`smista._http`). A provider subclasses
+:class:`HttpEvaluator`, names itself (``provider_id``) and its endpoint path,
+and supplies the request body and the reading of the reply; the POST, the
+protocol check of the response and the error wording live here.
+
+Every transport failure becomes an :class:`~smista.errors.EvaluatorError`
+whose message names what went wrong (timeout, connection refused, HTTP
+status, oversized or non-JSON body) and never contains the API key: the key is
+held by the :class:`~smista._http.Poster`, travels only in the
+``Authorization`` header, is never logged, and is redacted from any server
+text quoted in an error. Proxy and ``.netrc`` settings from the environment
+are not used.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from smista import __version__
+from smista._http import HttpFailure, Poster, Reply
+from smista.decision.contract import (
+    DecisionRequest,
+    DecisionResponse,
+    loads_strict,
+    validate_response,
+)
+from smista.errors import (
+    EvaluatorError,
+    EvaluatorResponseError,
+    EvaluatorTimeout,
+    EvaluatorUnavailable,
+)
+
+__all__ = ["HttpEvaluator"]
+
+logger = logging.getLogger("smista.decision")
+
+_SNIPPET = 160
+
+
+class HttpEvaluator(ABC):
+    """An :class:`~smista.decision.contract.Evaluator` that POSTs JSON to ``{base_url}{path}``."""
+
+    provider_id: ClassVar[str]
+    path: ClassVar[str]
+    """Appended to ``base_url`` (which has no trailing slash) to form :attr:`url`."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None,
+        timeout_s: float,
+        max_response_bytes: int,
+    ) -> None:
+        self.base_url = base_url.strip().rstrip("/")
+        self.timeout_s = timeout_s
+        self._poster = Poster(
+            api_key=api_key,
+            max_response_bytes=max_response_bytes,
+            user_agent=f"smista/{__version__}",
+        )
+
+    @property
+    def id(self) -> str:
+        return self.provider_id
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}{self.path}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(url={self.url!r})"
+
+    @staticmethod
+    @abstractmethod
+    def body(request: DecisionRequest) -> str:
+        """The wire body for ``request``."""
+
+    @staticmethod
+    @abstractmethod
+    def read(request: DecisionRequest, data: Any) -> DecisionResponse:
+        """The decoded JSON reply ``data`` as a response (validated afterwards)."""
+
+    async def evaluate(self, request: DecisionRequest) -> DecisionResponse:
+        response = self.read(request, await self.post(self.body(request)))
+        validate_response(request, response)
+        return response
+
+    async def post(self, body: str) -> Any:
+        """POST ``body`` to :attr:`url`; the decoded JSON reply (or ``EvaluatorError``)."""
+        url = self.url
+        logger.debug("decision request: POST %s (%d bytes)", url, len(body))
+        try:
+            reply = await self._poster.post(
+                url, body.encode("utf-8"), timeout=self.timeout_s, deadline=self.timeout_s
+            )
+        except HttpFailure as failure:
+            raise self._error(failure, urlsplit(url).netloc or url) from None
+        if not reply.ok:
+            raise EvaluatorUnavailable(self._status_message(reply))
+        try:
+            return loads_strict(reply.body)
+        except (ValueError, UnicodeDecodeError):
+            raise EvaluatorResponseError(
+                f"response is not valid JSON ({len(reply.body)} bytes)"
+            ) from None
+
+    def _error(self, failure: HttpFailure, host: str) -> EvaluatorError:
+        timeout = f"{self.timeout_s:g}s"
+        if failure.kind == "too_large":
+            limit = self._poster.max_response_bytes
+            return EvaluatorResponseError(f"response too large (over {limit} bytes)")
+        if failure.kind == "timeout" and failure.name == "ConnectTimeout":
+            return EvaluatorTimeout(f"connect timeout after {timeout} ({host})")
+        if failure.kind in ("deadline", "timeout"):
+            return EvaluatorTimeout(f"timeout after {timeout}")
+        if failure.kind == "connect":
+            return EvaluatorUnavailable(f"cannot connect to {host}: {failure.detail}")
+        return EvaluatorUnavailable(
+            f"transport error talking to {host}: {failure.name}: {failure.detail}"
+        )
+
+    def _status_message(self, reply: Reply) -> str:
+        phrase = reply.reason_phrase
+        message = f"HTTP {reply.status}{' ' + phrase if phrase else ''}"
+        text = reply.body.decode("utf-8", "replace").strip()
+        if text:
+            text = " ".join(self._poster.redact(text).split())
+            if len(text) > _SNIPPET:
+                text = text[: _SNIPPET - 3] + "..."
+            message += f": {text}"
+        return message
