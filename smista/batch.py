@@ -252,8 +252,11 @@ def _renderer_for(rules: CompiledRules) -> _Renderer:
     return found[1]
 
 
-def iter_blocks(stream: IO[bytes], size: int = BLOCK_BYTES) -> Iterator[tuple[bytes, int]]:
-    """``(block, first line number)`` pairs of whole lines (no trailing newline)."""
+def iter_blocks(stream: IO[bytes], size: int = BLOCK_BYTES) -> Iterator[tuple[bytes, int, int]]:
+    """``(block, first line number, line count)`` triples of whole lines.
+
+    A block holds whole lines joined by newlines, without the last newline.
+    """
     line = 1
     pending = b""
     while True:
@@ -266,10 +269,11 @@ def iter_blocks(stream: IO[bytes], size: int = BLOCK_BYTES) -> Iterator[tuple[by
             pending = data
             continue
         block, pending = data[:cut], data[cut + 1 :]
-        yield block, line
-        line += block.count(b"\n") + 1
+        count = block.count(b"\n") + 1
+        yield block, line, count
+        line += count
     if pending:
-        yield pending, line
+        yield pending, line, pending.count(b"\n") + 1
 
 
 class BatchStats:
@@ -320,17 +324,17 @@ def run_batch(
     stats = BatchStats()
     blocks = iter_blocks(source, block_bytes)
 
-    def emit(out: bytes, block: bytes) -> None:
+    def emit(out: bytes, lines: int, size: int) -> None:
         sink.write(out)
-        stats.lines += block.count(b"\n") + 1
+        stats.lines += lines
         stats.records += out.count(b"\n")
-        stats.bytes_in += len(block) + 1
+        stats.bytes_in += size
         if progress is not None:
             progress(stats)
 
     if workers <= 1:
-        for block, first in blocks:
-            emit(classify_block(rules, block, first), block)
+        for block, first, lines in blocks:
+            emit(classify_block(rules, block, first), lines, len(block) + 1)
         return stats
 
     import multiprocessing
@@ -351,24 +355,23 @@ def run_batch(
             there.close()
             conns.append(here)
             procs.append(proc)
-        in_flight: deque[bytes] = deque()  # blocks sent, oldest first
+        in_flight: deque[tuple[int, int]] = deque()  # (lines, bytes) sent, oldest first
         k = 0
-        for block, first in blocks:
+        for block, first, lines in blocks:
             conn = conns[k % workers]
             if len(in_flight) == workers:  # this worker still holds block k - workers
-                done = in_flight.popleft()
                 out = _receive(conn)
                 conn.send_bytes(first.to_bytes(8, "little"))
                 conn.send_bytes(block)
-                emit(out, done)
+                emit(out, *in_flight.popleft())
             else:
                 conn.send_bytes(first.to_bytes(8, "little"))
                 conn.send_bytes(block)
-            in_flight.append(block)
+            in_flight.append((lines, len(block) + 1))
             k += 1
         while in_flight:
             conn = conns[(k - len(in_flight)) % workers]
-            emit(_receive(conn), in_flight.popleft())
+            emit(_receive(conn), *in_flight.popleft())
         for conn in conns:
             conn.send_bytes(b"")
         for proc in procs:

@@ -155,10 +155,11 @@ def test_blocks_hold_whole_lines_whatever_the_read_size() -> None:
     """iter_blocks never splits a line and numbers blocks by their first line."""
     data = b"".join(b"line %d\n" % i for i in range(1, 200)) + b"last"
     blocks = list(iter_blocks(io.BytesIO(data), size=17))
-    joined = b"\n".join(b for b, _ in blocks)
+    joined = b"\n".join(b for b, _, _ in blocks)
     assert joined == data
-    for block, first in blocks:
+    for block, first, count in blocks:
         assert block.split(b"\n")[0] in (b"line %d" % first, b"last")
+        assert count == block.count(b"\n") + 1
 
 
 def test_cli_stdin_to_stdout(run_cli: RunCli, tmp_path: Path) -> None:
