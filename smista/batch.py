@@ -74,9 +74,17 @@ def _reject_constant(name: str) -> Any:
     raise _RecordError(f"invalid JSON: {name} is not a JSON number")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value in (_INF, -_INF):
+        raise _RecordError(f"invalid JSON: number {text} is out of range")
+    return value
+
+
+_INF = float("inf")
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_parse_float)
 _SCAN: Any = json.scanner.make_scanner(_DECODER)  # type: ignore[arg-type]
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _dump = _ENCODER.encode
 _ALLOWED = frozenset(RECORD_KEYS)
 
@@ -205,14 +213,17 @@ class _Renderer:
             if not isinstance(obj, dict):
                 raise _RecordError(f"expected a JSON object, got {_kind(obj)}")
             body = self.record(obj)
+            if "id" in obj:
+                body = '{"id":' + _dump(obj["id"]) + "," + body[1:]
         except (_RecordError, ValueError, RecursionError) as exc:
             message = str(exc) if isinstance(exc, _RecordError) else _json_error(exc)
             error = {"line": number, "error": message}
             if isinstance(obj, dict) and "id" in obj:
-                error = {"id": obj["id"], **error}
+                try:
+                    return _dump({"id": obj["id"], **error})
+                except (ValueError, RecursionError):
+                    pass
             return _dump(error)
-        if "id" in obj:
-            return '{"id":' + _dump(obj["id"]) + "," + body[1:]
         return body
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from smista.batch import classify_block, iter_blocks, run_batch
 from smista.defaults import default_classifier
@@ -108,6 +110,7 @@ def test_bad_lines_become_error_objects_and_the_run_goes_on() -> None:
         b'{"text": "x", "workspace": [], "id": 8}',
         b'{"text": "x", "workspace": {"referenced_paths": null}, "id": 9}',
         b'{"text": "x", "id": NaN}',
+        b'{"text": "x", "id": 1e400}',
         b'{"text": "x"} trailing',
         b"\xff\xfe not utf-8",
         b'{"text": "fine", "id": "ok"}',
@@ -131,8 +134,9 @@ def test_bad_lines_become_error_objects_and_the_run_goes_on() -> None:
     assert messages[9] == "workspace: expected an object, got an array"
     assert messages[10] == ("workspace.referenced_paths: expected an array of strings, got null")
     assert "NaN" in messages[11]
-    assert messages[12].startswith("invalid JSON: Extra data")
-    assert messages[13].startswith("not valid UTF-8")
+    assert messages[12] == "invalid JSON: number 1e400 is out of range"
+    assert messages[13].startswith("invalid JSON: Extra data")
+    assert messages[14].startswith("not valid UTF-8")
     assert last["id"] == "ok"
     assert last["intent"] == "chat"
 
@@ -259,3 +263,32 @@ def test_progress_shows_on_a_terminal_only(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert b"50 lines" in shown
     assert len(parse(done.stdout)) == 50
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(max_size=40),
+            st.recursive(
+                st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                lambda inner: (
+                    st.lists(inner, max_size=3)
+                    | st.dictionaries(
+                        st.sampled_from(["text", "id", "command", "contexts", "workspace", "x"]),
+                        inner,
+                        max_size=4,
+                    )
+                ),
+                max_leaves=8,
+            ).map(lambda v: json.dumps(v).encode()),
+        ),
+        max_size=8,
+    )
+)
+def test_no_input_line_stops_the_run(lines: list[bytes]) -> None:
+    """Any bytes give one valid JSON output line per non-blank input line."""
+    lines = [line.replace(b"\n", b" ") for line in lines]
+    out = classify_block(load_rules(None), b"\n".join(lines), 1)
+    got = parse(out) if out else []
+    assert len(got) == sum(1 for line in lines if line.strip())
