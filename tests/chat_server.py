@@ -24,6 +24,7 @@ class ChatServer:
         self.reply: Reply = "cheap"
         self.delay = 30.0
         self.size = 0
+        self.pad = ""  # text sent before the echoed Authorization header in "status" mode
         self.requests: list[dict[str, Any]] = []
         self.stopping = threading.Event()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -92,7 +93,7 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
             return
         if mode == "status":
-            echo = f"bad request from {self.headers.get('Authorization')}".encode()
+            echo = f"{chat.pad}bad request from {self.headers.get('Authorization')}".encode()
             self._send(500, echo)
         elif mode == "close":
             self.close_connection = True

@@ -154,6 +154,20 @@ def test_faults_fall_back_to_default_tier(
     assert len(router.cache) == 0
 
 
+def test_key_echoed_across_the_snippet_cut_never_leaks(
+    chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server echoing the key where the error snippet is cut leaks no part of it."""
+    monkeypatch.setenv("SMISTA_TEST_KEY", KEY)
+    chat_server.mode = "status"
+    chat_server.pad = "x" * (200 - len("bad request from Bearer ") - 5)
+    router = router_for(chat_server.url, api_key_env="SMISTA_TEST_KEY")
+    decision = router.route_sync(REQUEST)
+    assert decision.outcome is TierOutcome.CLASSIFIER_FAILED
+    assert "HTTP 500" in decision.reason
+    assert KEY[:5] not in decision.reason
+
+
 def test_caller_abort_while_waiting(chat_server: ChatServer) -> None:
     """Cancelling the route mid-request propagates and records classifier_timeout."""
     chat_server.mode = "slow"

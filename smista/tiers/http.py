@@ -104,7 +104,9 @@ class ChatCompletionsClient:
         except HttpFailure as failure:
             raise self._error(failure) from None
         if not reply.ok:
-            snippet = poster.redact(reply.body[:200].decode("utf-8", "replace")).strip()
+            # Redact before cutting, so a key straddling the cut cannot leak in part.
+            text = poster.redact(reply.body.decode("utf-8", "replace"))
+            snippet = text[:200].strip()
             raise EvaluatorUnavailable(
                 f"classifier endpoint returned HTTP {reply.status}"
                 + (f": {snippet}" if snippet else "")
