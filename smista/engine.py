@@ -442,7 +442,8 @@ class CompiledRules:
             distinct = set(text.encode().translate(ASCII_TABLE).decode().split())
         else:
             distinct = set(tokenize(text))
-        return self._code_of_rest(distinct.difference(self._state[0]))
+        rest = distinct.difference(self._state[0])
+        return self._code_of_rest(rest) if rest else self._free_code
 
     def memo_size(self) -> int:
         """How many distinct tokens the memo holds now (at most :data:`MEMO_LIMIT`)."""
