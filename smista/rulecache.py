@@ -23,6 +23,9 @@ only when its recorded digest equals the digest of the pack file on disk.
 
 Cache directory: ``$SMISTA_CACHE_DIR``, else ``$XDG_CACHE_HOME/smista``, else
 ``~/.cache/smista``. Set ``SMISTA_CACHE_DIR`` to an empty string to disable it.
+
+Must never unpickle or execute cache contents, trust an entry it has not
+validated, or import pydantic unless a file has to be validated.
 """
 
 from __future__ import annotations

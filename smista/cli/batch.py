@@ -3,6 +3,7 @@
 I/O edge: opens the input and output, shows progress on stderr when stderr is
 a terminal, and hands the streams to :func:`smista.batch.run_batch`. Rules
 load through :mod:`smista.rulecache` (no pydantic once a rules file is known).
+Never writes anything but JSONL to the output, nor progress to a non-terminal.
 """
 
 from __future__ import annotations
