@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '2f27df3647ae5b71c4668d51623a6379416d9bd8'
+DIGEST = '00f9b84023a7a3f4304ac61c644748de9ba51732'
 
 DATA: tuple[object, ...] = (2, 'chat',
  (('skill', 100,
@@ -66,12 +66,12 @@ DATA: tuple[object, ...] = (2, 'chat',
     'corrija', 'corrigir', 'alterar', 'remova', 'atualize', 'escreva', 'criar'),
    ()),
   ('summarize', 650, ('sum', 'briefly', 'shorten', 'shortened', 'bullets'), ()),
+  ('prompt', 660, ('instructions',), ()),
   ('review', 700,
    ('wrong', 'issues', 'problems', 'bugs', 'smells', 'practices', 'verify', 'analyze',
     'analyse', 'analyzing', 'analysing', 'improved', 'vulnerabilities', 'vulnerability',
     'correct', 'check', 'checking', 'eyes', 'flaw', 'flawed', 'mistakes', 'improvements'),
    ()),
-  ('prompt', 660, ('instructions',), ()),
   ('plan', 800, ('steps', 'structure', 'milestone', 'tasks'), ()),
   ('edit', 900,
    ('make', 'handle', 'increase', 'generate', 'resolve', 'wire', 'clean', 'build', 'building'),
