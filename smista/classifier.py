@@ -9,7 +9,7 @@ decision trace.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from smista.engine import CompiledRules, RuleMatch, RuleSpec, confidence_of, reason_of
 from smista.explain import Explanation, explain_rules
@@ -44,13 +44,29 @@ class Classifier:
 
     __slots__ = ("_by_code", "_match_code", "_match_text", "_results", "config", "rules")
 
+    config: ClassificationConfig
+    rules: CompiledRules
+    _match_text: Callable[[str, Collection[str]], RuleMatch]
+    _match_code: Callable[[str], int]
+    _results: dict[RuleMatch, Classification]
+    _by_code: dict[int, Classification]
+
     def __init__(self, config: ClassificationConfig) -> None:
-        self.config = config
-        self.rules = compile_rules(self.config)
-        self._match_text = self.rules.match_text
-        self._match_code = self.rules.match_code
-        self._results: dict[RuleMatch, Classification] = {}
-        self._by_code: dict[int, Classification] = {}
+        # Attributes are set once here; __setattr__ refuses later changes.
+        init = object.__setattr__
+        rules = compile_rules(config)
+        init(self, "config", config)
+        init(self, "rules", rules)
+        init(self, "_match_text", rules.match_text)
+        init(self, "_match_code", rules.match_code)
+        init(self, "_results", {})
+        init(self, "_by_code", {})
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Classifier is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Classifier is immutable: cannot delete {name!r}")
 
     def __repr__(self) -> str:
         return f"Classifier(<{len(self.config.rules)} rules>)"

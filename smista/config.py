@@ -56,6 +56,8 @@ def read_source(path: str | Path) -> tuple[str, bytes]:
     A missing, unreadable or non-UTF-8 file is a :class:`ConfigError` naming it.
     """
     name = str(path)
+    if not name:
+        raise ConfigError([("", "empty file name, expected the path of a TOML file")], "''")
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
@@ -72,19 +74,30 @@ def read_source(path: str | Path) -> tuple[str, bytes]:
         ) from None
 
 
-def load_document(path: str | Path) -> dict[str, Any]:
-    """Read and parse a TOML file, checking its top-level tables."""
+def load_document(path: str | Path, *, known_tables_only: bool = True) -> dict[str, Any]:
+    """Read and parse a TOML file, checking its top-level tables (see :func:`parse_document`)."""
     name = str(path)
     text, _ = read_source(path)
-    return parse_document(text, name)
+    return parse_document(text, name, known_tables_only=known_tables_only)
 
 
-def parse_document(text: str, source: str | None = None) -> dict[str, Any]:
-    """Parse TOML text, checking its top-level tables."""
+def parse_document(
+    text: str, source: str | None = None, *, known_tables_only: bool = True
+) -> dict[str, Any]:
+    """Parse TOML text.
+
+    With ``known_tables_only`` (a smista config file) every top-level table
+    must be one of :data:`SECTIONS`. Without it (reading only the
+    ``[classification]`` of a host's larger config.toml, which also holds
+    ``[router]``, ``[tools]``, ``[privacy]`` ...) other tables are left to
+    their owners.
+    """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([("", f"invalid TOML: {exc}")], source) from None
+    if not known_tables_only:
+        return data
     unknown = [key for key in data if key not in SECTIONS]
     if unknown:
         expected = ", ".join(f"[{s}]" for s in SECTIONS)
@@ -110,13 +123,14 @@ def validate_section(
 
 
 def parse_config(text: str, source: str | None = None) -> ClassificationConfig:
-    """The ``[classification]`` section of TOML text."""
-    return _classification(parse_document(text, source), source)
+    """The ``[classification]`` section of TOML text (other top-level tables are not read)."""
+    return _classification(parse_document(text, source, known_tables_only=False), source)
 
 
 def load_config(path: str | Path) -> ClassificationConfig:
-    """The ``[classification]`` section of a TOML file (a rules file or a full config)."""
-    return _classification(load_document(path), str(path))
+    """The ``[classification]`` section of a TOML file: a rules file, a smista config, or
+    a host's larger config.toml whose other tables belong to the host."""
+    return _classification(load_document(path, known_tables_only=False), str(path))
 
 
 def _classification(data: Mapping[str, Any], source: str | None) -> ClassificationConfig:

@@ -377,6 +377,16 @@ def test_classifier_pickles_and_keeps_answers() -> None:
     assert clone.classify("audit", workspace=DIFF) == classifier.classify("audit", workspace=DIFF)
 
 
+def test_classifier_is_immutable() -> None:
+    """Its config and compiled rules cannot be swapped after construction."""
+    classifier = make(DOC_RULES)
+    with pytest.raises(AttributeError, match="immutable"):
+        classifier.config = ClassificationConfig()
+    with pytest.raises(AttributeError, match="immutable"):
+        del classifier.rules
+    assert classifier.classify("audit", workspace=DIFF).intent == "review"
+
+
 def test_classifier_is_thread_safe() -> None:
     """Concurrent classification gives the same answers as sequential."""
     classifier = make([{"intent": "edit", "keywords": [f"keyword{i}"]} for i in range(50)])

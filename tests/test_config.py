@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 
 from smista import ClassificationConfig, ConfigError, TaskIntent, load_config, parse_config
+from smista.config import parse_document
 from smista.defaults import default_config, shipped_rules_path
 from tests.test_classifier import config_st
 
@@ -56,6 +57,32 @@ def test_loads_from_a_larger_config_with_other_tables(tmp_path: Path) -> None:
     """Other known sections of a full config.toml do not disturb loading."""
     text = SPEC_EXAMPLE + '\n[routing.default]\nmodel = "ollama/llama3"\n'
     assert len(load_config(write(tmp_path, text)).rules) == 2
+
+
+def test_loads_the_classification_of_a_hosts_full_config(tmp_path: Path) -> None:
+    """The original CLI's config.toml ([router], [tools], [privacy] ...) yields its rules."""
+    text = (
+        '[router]\nport = 7331\n[tools.permissions]\nfile_read = "allow"\n'
+        '[privacy]\nrestricted_paths = [".env"]\n' + SPEC_EXAMPLE
+    )
+    assert [r.intent for r in load_config(write(tmp_path, text)).rules] == ["review", "edit"]
+
+
+def test_a_misspelt_classification_table_is_not_silently_empty(tmp_path: Path) -> None:
+    """[clasification] is reported: the file has no [classification] table."""
+    assert "expected a [classification] table" in str(error_of(tmp_path, "[clasification]\n"))
+
+
+def test_smista_config_files_reject_unknown_tables() -> None:
+    """A smista config document (settings, check) allows only its own sections."""
+    with pytest.raises(ConfigError, match="unknown table"):
+        parse_document("[clasification]\n", "x.toml")
+
+
+def test_empty_path_is_named() -> None:
+    """An empty --rules value is a clear error, not 'is a directory'."""
+    with pytest.raises(ConfigError, match="empty file name"):
+        load_config("")
 
 
 def test_empty_classification_table_is_the_default(tmp_path: Path) -> None:
@@ -134,7 +161,6 @@ def test_parse_config_from_text() -> None:
         ),
         ("[classification]\nrules = 3\n", "classification.rules", "expected an array"),
         ("classification = 3\n", "classification", "expected a table"),
-        ("[clasification]\n", "clasification", "unknown table"),
     ],
 )
 def test_structural_errors_name_file_key_path_and_expectation(
