@@ -113,6 +113,34 @@ def test_invalid_utf8_on_stdin(run_cli: RunCli, rules: Path) -> None:
     )
 
 
+def test_invalid_utf8_in_argv(run_cli: RunCli, rules: Path) -> None:
+    """Undecodable bytes on the command line are one readable error line."""
+    assert_one_line_error(
+        run_cli([b"classify", b"--rules", str(rules).encode(), b"fix \xff"]), "UTF-8"
+    )
+
+
+def test_write_failure_is_one_line(run_cli: RunCli, rules: Path) -> None:
+    """A full disk on stdout is reported in one line, exit 1, no traceback."""
+    import subprocess
+    import sys
+
+    from tests.conftest import cli_env
+
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "smista", "classify", "--rules", str(rules), "--json", "fix"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env=cli_env(),
+            check=False,
+        )
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    assert "No space left on device" in err
+
+
 def test_malformed_toml(run_cli: RunCli, tmp_path: Path) -> None:
     """A TOML syntax error names the file."""
     bad = tmp_path / "bad.toml"

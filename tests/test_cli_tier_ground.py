@@ -70,16 +70,16 @@ def test_tier_explicit_model_policy(
 def test_tier_bad_config_fails_open_or_strict(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """A malformed [tiers] disables routing with the error on stderr; --strict exits 2."""
+    """A malformed [tiers] is a config error (exit 2); --fail-open prints router_disabled."""
     bad = tmp_path / "bad.toml"
     bad.write_text("[tiers]\nenabled = 'yes'\n", encoding="utf-8")
-    code, out, err = run(capsys, "tier", "--config", str(bad), "fix it")
+    code, out, err = run(capsys, "tier", "--fail-open", "--config", str(bad), "fix it")
     assert code == 0
     assert "outcome: router_disabled" in out
     assert "model:   (unchanged)" in out
     assert err.count("\n") == 1
     assert f"{bad}: tiers.enabled: expected a boolean" in err
-    code, out, err = run(capsys, "tier", "--strict", "--config", str(bad), "fix it")
+    code, out, err = run(capsys, "tier", "--config", str(bad), "fix it")
     assert code == 2
     assert out == ""
     assert err.startswith("smista tier: error: ")

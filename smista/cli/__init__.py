@@ -83,6 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, SmistaError):
             print(f"smista {name}: error: {exc}", file=sys.stderr)
             return 2
+        if isinstance(exc, OSError) and not os.environ.get("SMISTA_DEBUG"):
+            # The environment failed us (disk full, closed stream, permissions).
+            where = f": {exc.filename}" if exc.filename else ""
+            print(f"smista {name}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+            return 1
         if os.environ.get("SMISTA_DEBUG"):
             raise
         print(

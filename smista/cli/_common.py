@@ -27,8 +27,18 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def read_text_arg(text: str) -> str:
-    """``-`` reads all of stdin as strict UTF-8; anything else is the text itself."""
+    """``-`` reads all of stdin as strict UTF-8; anything else is the text itself.
+
+    Command-line text must be valid UTF-8 too: Python hands undecodable argv
+    bytes over as lone surrogates, which no prompt can contain.
+    """
     if text != "-":
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise UsageError(
+                f"TEXT is not valid UTF-8 (invalid byte at character {exc.start})"
+            ) from None
         return text
     data = sys.stdin.buffer.read()
     try:

@@ -2,11 +2,11 @@
 
 I/O edge (argv, stdin, stdout, files, and the network for an ``llm``
 classifier). Prints the tier, model, reason and outcome of one routing
-decision. Tier routing fails open, and so does this command: a malformed
-config disables routing (outcome ``router_disabled``, the error on stderr)
-unless ``--strict`` is given. Exit status: 0 when a decision was printed,
-whatever its outcome; 2 for usage errors, and for config errors with
-``--strict``.
+decision. A config file that does not load is a config error (one line,
+exit 2) like everywhere else in smista; a host hook that wants a decision
+whatever happens passes ``--fail-open``, which prints the ``router_disabled``
+decision with the error on stderr instead. Exit status: 0 when a decision was
+printed, whatever its outcome; 2 for usage and config errors.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ def _parser() -> ArgumentParser:
             "tier, its model, the reason and the routing outcome."
         ),
         epilog=(
-            "exit status: 0 decision printed (any outcome); 2 usage error, or a "
-            "config error with --strict"
+            "exit status: 0 decision printed (any outcome); 2 usage or config error "
+            "(with --fail-open a config error prints a router_disabled decision)"
         ),
     )
     parser.add_argument("task", metavar="TASK", help="the delegated task ('-' reads stdin)")
@@ -54,7 +54,9 @@ def _parser() -> ArgumentParser:
     )
     parser.add_argument("--json", action="store_true", help="print the full decision as JSON")
     parser.add_argument(
-        "--strict", action="store_true", help="fail (exit 2) on a config error instead"
+        "--fail-open",
+        action="store_true",
+        help="on a config error, warn and print the router_disabled decision (exit 0)",
     )
     return parser
 
@@ -70,7 +72,7 @@ def run(argv: Sequence[str]) -> int:
     space = read_text_arg(args.solution_space) if args.solution_space is not None else None
     router = router_from_file(args.config)
     if router.error is not None:
-        if args.strict:
+        if not args.fail_open:
             raise router.error
         print(f"smista tier: warning: tier routing disabled: {router.error}", file=sys.stderr)
     decision = router.route_sync(
