@@ -120,7 +120,7 @@ def test_invalid_utf8_in_argv(run_cli: RunCli, rules: Path) -> None:
     )
 
 
-def test_write_failure_is_one_line(run_cli: RunCli, rules: Path) -> None:
+def test_write_failure_is_one_line(rules: Path) -> None:
     """A full disk on stdout is reported in one line, exit 1, no traceback."""
     import subprocess
     import sys
