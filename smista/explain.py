@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 from smista.engine import CompiledRules
 from smista.fuzzy import MAX_FUZZY_DISTANCE, fuzzy_cap, osa_distance
@@ -74,37 +76,78 @@ class Explanation(_Frozen):
     result: Classification
 
 
-def _keyword_trace(keyword: str, tokens: Sequence[str]) -> KeywordTrace:
+_NEAR_MISS_LENGTH = 4
+"""Containment near misses are reported up to this length difference (inflections)."""
+
+NEAR_MISS_SCAN = 5000
+"""Containment near misses are looked for among this many distinct tokens (the first
+ones); exact and typo evidence always covers every token."""
+
+
+class _Tokens:
+    """The prompt's distinct tokens, grouped by length for typo candidate scans."""
+
+    def __init__(self, tokens: Sequence[str]) -> None:
+        self.distinct = tuple(dict.fromkeys(tokens))
+        self.present = frozenset(self.distinct)
+        self._bands: dict[int, list[str]] = {}
+        self.scan = self.distinct[:NEAR_MISS_SCAN]
+
+    def near(self, size: int) -> list[str]:
+        """Tokens whose length is within the largest typo distance of ``size``, in order."""
+        band = self._bands.get(size)
+        if band is None:
+            lengths = range(size - MAX_FUZZY_DISTANCE, size + MAX_FUZZY_DISTANCE + 1)
+            band = [t for t in self.distinct if len(t) in lengths]
+            self._bands[size] = band
+        return band
+
+
+def _keyword_trace(keyword: str, tokens: _Tokens) -> KeywordTrace:
     needle = rust_lower(keyword)
     cap = fuzzy_cap(len(needle))
     evidence: list[TokenEvidence] = []
     result = "none"
-    if needle in tokens:
+    if needle in tokens.present:
         result = "exact"
         evidence.append(TokenEvidence(token=needle, distance=0, counted=True, note="exact"))
-    for token in dict.fromkeys(tokens):
-        if token == needle or not needle:
+    if not needle:
+        return KeywordTrace(keyword=keyword, normalized=needle, cap=cap, result=result)
+    size = len(needle)
+    seen: set[str] = {needle}
+    # Containment near misses (inflections, truncations) among the first tokens.
+    for token in tokens.scan:
+        if token in seen or abs(len(token) - size) > _NEAR_MISS_LENGTH:
             continue
-        distance = osa_distance(needle, token)
         if needle in token:
-            note, counted = "token contains the keyword: a different word, not a typo", False
+            note = "token contains the keyword: a different word, not a typo"
         elif token in needle:
-            note, counted = "keyword contains the token: a different word, not a typo", False
-        elif distance > MAX_FUZZY_DISTANCE:
+            note = "keyword contains the token: a different word, not a typo"
+        else:
             continue
-        elif distance > cap:
-            note = (
-                f"OSA distance {distance} exceeds the cap {cap} "
-                f"for a {len(needle)}-character keyword"
+        seen.add(token)
+        evidence.append(
+            TokenEvidence(
+                token=token, distance=osa_distance(needle, token), counted=False, note=note
             )
+        )
+    # Typo hits and distance misses among every token of a nearby length.
+    close = process.extract(
+        needle, tokens.near(size), scorer=OSA.distance, score_cutoff=MAX_FUZZY_DISTANCE, limit=None
+    )
+    for token, score, _ in sorted(close, key=lambda hit: hit[2]):  # prompt order
+        distance = int(score)
+        if token in seen or needle in token or token in needle:
+            continue
+        seen.add(token)
+        if distance > cap:
+            note = f"OSA distance {distance} exceeds the cap {cap} for a {size}-character keyword"
             counted = False
         else:
             note, counted = f"typo at OSA distance {distance}", True
             if result == "none":
                 result = "typo"
-        evidence.append(
-            TokenEvidence(token=token, distance=distance, counted=counted, note=note)
-        )
+        evidence.append(TokenEvidence(token=token, distance=distance, counted=counted, note=note))
     return KeywordTrace(
         keyword=keyword, normalized=needle, cap=cap, result=result, evidence=tuple(evidence)
     )
@@ -119,11 +162,12 @@ def explain_rules(
     explicit: bool,
 ) -> Explanation:
     """Trace every rule of ``rules`` in evaluation order against ``tokens``/``contexts``."""
+    prompt = _Tokens(tokens)
     traces: list[RuleTrace] = []
     winner: int | None = None
     for rank, index in enumerate(rules.order):
         spec = rules.specs[index]
-        kw_traces = tuple(_keyword_trace(k, tokens) for k in spec.keywords)
+        kw_traces = tuple(_keyword_trace(k, prompt) for k in spec.keywords)
         keyword: str | None = None
         fuzzy = False
         if spec.keywords:

@@ -546,3 +546,20 @@ def test_determinism_across_hash_seeds() -> None:
         for seed in ("0", "1", "42", "12345")
     }
     assert len(outputs) == 1
+
+
+@given(config_st, st.data())
+def test_explain_trace_agrees_with_classify(config: dict[str, Any], data: st.DataObject) -> None:
+    """The trace's winner, keyword and typo flag are those of the classification."""
+    vocab = [k for r in config["rules"] for k in r.get("keywords", [])] + WORDS
+    text = " ".join(mutate(w, data) for w in data.draw(st.lists(st.sampled_from(vocab), max_size=8)))
+    contexts = set(data.draw(st.lists(st.sampled_from(CONTEXT_KINDS), max_size=3)))
+    classifier = Classifier(ClassificationConfig.model_validate(config))
+    result = classifier.classify(text, contexts=contexts)
+    trace = classifier.explain(text, contexts=contexts)
+    assert trace.result == result
+    assert trace.winner == result.matched_rule
+    if trace.winner is not None:
+        (winner,) = [r for r in trace.rules if r.winner]
+        assert winner.keyword is None or f"keyword '{winner.keyword}'" in result.reason
+        assert (result.confidence == "medium") if winner.fuzzy and winner.context else True

@@ -37,11 +37,21 @@ def _rule_lines(rule: RuleTrace) -> list[str]:
     return lines
 
 
+_SHOWN_TOKENS = 60
+
+
+def _tokens(tokens: tuple[str, ...]) -> str:
+    if len(tokens) <= _SHOWN_TOKENS:
+        return str(list(tokens))
+    more = len(tokens) - _SHOWN_TOKENS
+    return f"{list(tokens[:_SHOWN_TOKENS])} ... and {more} more (see --json)"
+
+
 def render_explanation(explanation: Explanation) -> str:
     """A readable multi-line trace."""
     result = explanation.result
     lines = [
-        f"tokens:   {list(explanation.tokens)}",
+        f"tokens:   {_tokens(explanation.tokens)}",
         f"contexts: {list(explanation.contexts)}",
     ]
     if explanation.explicit:
