@@ -94,6 +94,7 @@ def test_rules_describe_the_loaded_rule_set(server: LiveServer) -> None:
     assert info.source == str(path)
     assert info.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     assert info.rule_count == len(default_classifier().config.rules)
+    assert info.classification == default_classifier().config
     assert info.generation == 1
     assert info.loaded_at.endswith("Z")
     assert datetime.fromisoformat(info.loaded_at).tzinfo is not None

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from smista.intent import TaskIntent
 from smista.result import Classification
+from smista.rules import ClassificationConfig
 from smista.workspace import Workspace
 
 __all__ = [
@@ -85,6 +86,9 @@ class RulesInfo(BaseModel):
     default_intent: TaskIntent = Field(description="The intent used when no rule matches.")
     generation: StrictInt = Field(
         ge=1, description="1 for the rules loaded at start, +1 per successful reload."
+    )
+    classification: ClassificationConfig = Field(
+        description="The rule set itself, as loaded (the [classification] wire shape)."
     )
     config: StrictStr | None = Field(
         default=None, description="The --config file, when the service has one."

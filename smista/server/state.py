@@ -70,6 +70,7 @@ class ServiceState:
             rule_count=len(config.rules),
             default_intent=config.default_intent,
             generation=self.generation,
+            classification=config,
             config=self.config.path if self.config else None,
             config_sha256=self.config.sha256 if self.config else None,
         )
