@@ -151,12 +151,21 @@ def config_error_from_validation(
     model: type[BaseModel],
     prefix: Sequence[str | int] = (),
     source: str | None = None,
+    *,
+    json_terms: bool = False,
 ) -> ConfigError:
-    """Turn a pydantic ``ValidationError`` into a :class:`ConfigError` with key paths."""
+    """Turn a pydantic ``ValidationError`` into a :class:`ConfigError` with key paths.
+
+    Messages speak TOML (``a table``); ``json_terms`` words them for a JSON
+    document instead (``an object``).
+    """
     errors: list[tuple[str, str]] = []
     for err in exc.errors(include_url=False):
         loc = tuple(p for p in err["loc"] if not _is_internal_loc(p))
-        errors.append((format_loc((*prefix, *loc)), _message(err, model, loc)))
+        message = _message(err, model, loc)
+        if json_terms:
+            message = message.replace("a table", "an object")
+        errors.append((format_loc((*prefix, *loc)), message))
     return ConfigError(errors, source)
 
 

@@ -245,3 +245,12 @@ def test_large_prompts_are_classified_like_small_ones(server: LiveServer) -> Non
         many = c.post("/v1/classify/batch", json={"items": items})
     assert one.json() == expected(big)
     assert many.json() == {"results": [expected(i) for i in items]}
+
+
+def test_validation_errors_speak_json(server: LiveServer) -> None:
+    """Body errors say 'object', not TOML's 'table'."""
+    with server.client() as c:
+        r = c.post("/v1/classify", content=b"[]")
+    messages = " ".join(d["message"] for d in r.json()["error"]["details"])
+    assert "expected an object" in messages
+    assert "table" not in messages

@@ -61,7 +61,7 @@ def parse_model(model: type[M], body: bytes) -> M:
         if invalid:
             why = str(invalid[0]["msg"]).removeprefix("Invalid JSON: ")
             raise ApiError(400, "invalid_json", f"request body is not valid JSON: {why}") from None
-        problems = config_error_from_validation(exc, model).errors
+        problems = config_error_from_validation(exc, model, json_terms=True).errors
         details = [(loc or "(body)", msg) for loc, msg in problems]
         raise ApiError(
             422, "invalid_request", "request body does not match the schema", details
