@@ -7,7 +7,7 @@ keywords and filler, and checks for every prompt that
 
 * ``CompiledRules.match_text`` (the fast path, memo and typo index),
 * a fresh ``CompiledRules`` rebuilt from cache data, with rapidfuzz band scans,
-* the readable matcher (:func:`smista.fuzzy.match_keyword`, rule by rule),
+* the readable matcher (:func:`smista.reference.match_rules`, rule by rule),
 * the direct transliteration in :mod:`benchmarks.baseline`,
 * and, when cargo is present, the compiled Rust build of the original
 
@@ -21,7 +21,7 @@ import argparse
 import random
 import sys
 import tempfile
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,33 +31,11 @@ if str(ROOT) not in sys.path:
 from benchmarks import corpus, rust  # noqa: E402
 from benchmarks.baseline import BaselineClassifier  # noqa: E402
 from smista.engine import CompiledRules, RuleMatch, RuleSpec  # noqa: E402
-from smista.fuzzy import match_keyword  # noqa: E402
+from smista.reference import match_rules  # noqa: E402
 from smista.tokenizer import tokenize  # noqa: E402
 
 CONTEXTS = ("git_diff", "git_branch", "active_file", "referenced_paths", "pull_request")
 SEPARATORS = (" ", " ", " ", "  ", "\n", "-", "_", ", ", ". ", "/", "'", "🙂", "—", "\t")
-
-
-def reference(
-    specs: Sequence[RuleSpec], default: str, tokens: Sequence[str], contexts: Collection[str]
-) -> RuleMatch:
-    order = sorted(range(len(specs)), key=lambda i: (specs[i].priority, i))
-    for index in order:
-        spec = specs[index]
-        keyword: str | None = None
-        fuzzy = False
-        if spec.keywords:
-            hit = match_keyword(spec.keywords, tokens)
-            if hit is None:
-                continue
-            keyword, fuzzy = hit.keyword, hit.fuzzy
-        context: str | None = None
-        if spec.contexts:
-            context = next((c for c in spec.contexts if c in contexts), None)
-            if context is None:
-                continue
-        return RuleMatch(index, spec.label, keyword, fuzzy, context)
-    return RuleMatch(None, default)
 
 
 def random_keyword(rng: random.Random) -> str:
@@ -140,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rust_tokens = rust.tokenize(binary, work / "p.txt")
             for i, (prompt, ctx) in enumerate(zip(prompts, contexts, strict=True)):
                 tokens = tokenize(prompt)
-                expected = reference(specs, "chat", tokens, ctx)
+                expected = match_rules(specs, "chat", tokens, ctx)
                 got = [fast.match_text(prompt, ctx), banded.match_text(prompt, ctx)]
                 got.append(base.match(prompt, ctx))
                 if from_rust is not None:

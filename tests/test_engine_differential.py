@@ -10,7 +10,7 @@ data, and huge texts matched piece by piece.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -19,7 +19,7 @@ from rapidfuzz.distance import OSA
 
 from smista import engine
 from smista.engine import CompiledRules, RuleMatch, RuleSpec, osa_within
-from smista.fuzzy import match_keyword
+from smista.reference import match_rules
 from smista.tokenizer import tokenize
 
 LABELS = ("plan", "edit", "review")
@@ -27,29 +27,6 @@ CONTEXTS = ("git_diff", "active_file", "referenced_paths", "pull_request")
 # A small alphabet makes typos, containment and shared deletion variants common.
 LETTERS = "abcdeé"
 SEPARATORS = (" ", "  ", "-", ", ", "\n", "_", "'", "🙂", "/")
-
-
-def reference(
-    specs: Sequence[RuleSpec], default: str, tokens: Sequence[str], contexts: Collection[str]
-) -> RuleMatch:
-    """The original algorithm, rule by rule."""
-    order = sorted(range(len(specs)), key=lambda i: (specs[i].priority, i))
-    for index in order:
-        spec = specs[index]
-        keyword: str | None = None
-        fuzzy = False
-        if spec.keywords:
-            hit = match_keyword(spec.keywords, tokens)
-            if hit is None:
-                continue
-            keyword, fuzzy = hit.keyword, hit.fuzzy
-        context: str | None = None
-        if spec.contexts:
-            context = next((c for c in spec.contexts if c in contexts), None)
-            if context is None:
-                continue
-        return RuleMatch(index, spec.label, keyword, fuzzy, context)
-    return RuleMatch(None, default)
 
 
 words = st.text(alphabet=LETTERS, min_size=1, max_size=12)
@@ -119,7 +96,7 @@ def test_fast_path_matches_reference(specs: list[RuleSpec], data: st.DataObject)
     for _ in range(4):
         text = data.draw(prompts(specs))
         contexts = data.draw(contexts_strategy)
-        expected = reference(specs, "chat", tokenize(text), contexts)
+        expected = match_rules(specs, "chat", tokenize(text), contexts)
         assert rules.match_text(text, contexts) == expected
         assert rules.match_text(text, contexts) == expected  # memo warm
         assert rules.match(tokenize(text), contexts) == expected
@@ -137,7 +114,7 @@ def test_band_scans_match_reference(specs: list[RuleSpec], data: st.DataObject) 
     for _ in range(4):
         text = data.draw(prompts(specs))
         contexts = data.draw(contexts_strategy)
-        assert rules.match_text(text, contexts) == reference(
+        assert rules.match_text(text, contexts) == match_rules(
             specs, "chat", tokenize(text), contexts
         )
 
@@ -155,7 +132,7 @@ def test_memo_restarts_and_pieces_match_reference(
         for _ in range(4):
             text = data.draw(prompts(specs))
             contexts = data.draw(contexts_strategy)
-            expected = reference(specs, "chat", tokenize(text), contexts)
+            expected = match_rules(specs, "chat", tokenize(text), contexts)
             assert rules.match_text(text, contexts) == expected
             assert rules.match(tokenize(text), contexts) == expected
             assert rules.memo_size() <= 3

@@ -21,6 +21,7 @@ CORE = [
     "smista.classifier",
     "smista.explain",
     "smista.abstain",
+    "smista.reference",
     "smista.grounding",
     "smista.tiers",
     "smista.tiers.router",
