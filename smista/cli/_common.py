@@ -11,7 +11,7 @@ from typing import NoReturn
 
 from smista.errors import SmistaError
 
-__all__ = ["ArgumentParser", "UsageError", "read_text_arg"]
+__all__ = ["ArgumentParser", "UsageError", "add_request_options", "read_text_arg"]
 
 
 class UsageError(SmistaError):
@@ -24,6 +24,18 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(2)
+
+
+def add_request_options(parser: argparse.ArgumentParser) -> None:
+    """``--command INTENT`` and repeatable ``--context KIND`` (classify, explain, preview)."""
+    parser.add_argument("--command", metavar="INTENT", help="explicit intent (overrides rules)")
+    parser.add_argument(
+        "--context",
+        metavar="KIND",
+        action="append",
+        default=[],
+        help="an available context kind, e.g. git_diff (repeatable)",
+    )
 
 
 def read_text_arg(text: str) -> str:

@@ -12,7 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from smista.cli._common import ArgumentParser, read_text_arg
+from smista.cli._common import ArgumentParser, add_request_options, read_text_arg
 from smista.engine import confidence_of, reason_of
 from smista.intent import TaskIntent
 from smista.rulecache import load_rules
@@ -33,14 +33,7 @@ def _parser(name: str) -> ArgumentParser:
     )
     parser.add_argument("text", metavar="TEXT", help="the prompt ('-' reads stdin)")
     parser.add_argument("--rules", metavar="FILE", help="rules file (default: the shipped pack)")
-    parser.add_argument("--command", metavar="INTENT", help="explicit intent (overrides rules)")
-    parser.add_argument(
-        "--context",
-        metavar="KIND",
-        action="append",
-        default=[],
-        help="an available context kind, e.g. git_diff (repeatable)",
-    )
+    add_request_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
 

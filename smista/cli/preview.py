@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from smista.cli._common import ArgumentParser, UsageError, read_text_arg
+from smista.cli._common import ArgumentParser, UsageError, add_request_options, read_text_arg
 
 __all__ = ["run"]
 
@@ -32,14 +32,7 @@ def _parser() -> ArgumentParser:
     )
     parser.add_argument("text", metavar="TEXT", help="the prompt ('-' reads stdin)")
     parser.add_argument("--config", metavar="FILE", required=True, help="smista config (TOML)")
-    parser.add_argument("--command", metavar="INTENT", help="explicit intent (overrides rules)")
-    parser.add_argument(
-        "--context",
-        metavar="KIND",
-        action="append",
-        default=[],
-        help="an available context kind, e.g. git_diff (repeatable)",
-    )
+    add_request_options(parser)
     parser.add_argument(
         "--path",
         metavar="P",
