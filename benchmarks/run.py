@@ -3,7 +3,8 @@
 Prints ``name: value`` lines (times in microseconds unless the name says
 otherwise; ratios are measured in this one run, on this machine). Sections:
 
-* ``floor``    classify vs tokenize on a mixed corpus with the shipped rules;
+* ``floor``    classify vs tokenize on a mixed corpus with the shipped rules
+               (and vs the pure-Python path, and a bare C split);
 * ``baseline`` vs the direct Python transliteration (50 rules / 300 keywords);
 * ``rust``     vs a compiled Rust build of the original (skipped without cargo);
 * ``rules``    50 vs 1,000 rules on prompts that match late or not at all;
@@ -86,21 +87,39 @@ def cold_total(make: Callable[[], Callable[[str], object]], prompts: Sequence[st
 
 
 def section_floor(quick: bool) -> None:
+    from smista import engine
     from smista.defaults import default_classifier
 
     prompts = corpus.mixed_prompts(800 if quick else 4000)
     classifier = default_classifier()
+    pure = CompiledRules(classifier.rules.specs, classifier.rules.default_label, accelerated=False)
     warm(classifier.classify, prompts)
-    tok, cls, rx = interleaved(
-        [tokenize, classifier.classify, regex_tokenize], prompts, rounds=3 if quick else 7
+    warm(pure.match_code, prompts)
+    rounds = 3 if quick else 7
+    tok, cls, rx, py = interleaved(
+        [tokenize, classifier.classify, regex_tokenize, pure.match_code], prompts, rounds=rounds
     )
     emit("floor.prompts", len(prompts))
+    emit("floor.compiled_hot_path", engine.ACCELERATED)
     emit("floor.tokenize_median_us", tok.median / 1000)
     emit("floor.classify_median_us", cls.median / 1000)
     emit("floor.classify_over_tokenize_median", cls.median / tok.median)
     emit("floor.classify_over_tokenize_total", cls.total / tok.total)
     emit("floor.regex_tokenize_median_us", rx.median / 1000)
     emit("floor.classify_over_regex_tokenize_median", cls.median / rx.median)
+    emit("floor.pure_python_match_over_tokenize_median", py.median / tok.median)
+    if engine.ACCELERATED:
+        # A harder floor: the bare C pass that finds token boundaries (no
+        # lowercasing, no objects), on the prompts whose letters are ASCII.
+        from smista._speedups import split_count
+
+        ascii_prompts = [p for p in prompts if split_count(p) >= 0]
+        bare, cls_ascii = interleaved(
+            [split_count, classifier.classify], ascii_prompts, rounds=rounds
+        )
+        emit("floor.ascii_prompts", len(ascii_prompts))
+        emit("floor.c_split_median_us", bare.median / 1000)
+        emit("floor.classify_over_c_split_median", cls_ascii.median / bare.median)
 
 
 def _baseline_setup(quick: bool) -> tuple[list[RuleSpec], list[str]]:

@@ -25,7 +25,14 @@ scanning rules or keywords:
   compared with the first keyword-less rule whose context condition holds;
 * a text longer than :data:`LARGE_TEXT` is matched piece by piece (cut at
   spaces and newlines), keeping only the best evidence per rule, so memory
-  stays bounded by the piece size, the memo limit and the number of rules.
+  stays bounded by the piece size, the memo limit and the number of rules;
+* when the optional C extension :mod:`smista._speedups` is built, the codes
+  of learned ASCII tokens are also kept in its bounded table, and a prompt
+  whose letters and digits are ASCII and whose tokens are all known is
+  answered by one C pass over its characters (no token objects at all);
+  anything else takes the Python path, which records what it learns there.
+  The table only holds codes this module computed, so the answers are the
+  same with or without it.
 
 Must never perform I/O, read the environment, or consult a model.
 """
@@ -38,7 +45,13 @@ from typing import Any, NamedTuple
 
 from smista.tokenizer import ASCII_TABLE, rust_lower, tokenize
 
+try:  # the optional compiled hot path (see hatch_build.py); same answers without it
+    from smista._speedups import TokenCodes as _TokenCodes
+except ImportError:  # pragma: no cover - exercised on machines without a C compiler
+    _TokenCodes = None  # type: ignore[assignment,misc]
+
 __all__ = [
+    "ACCELERATED",
     "FORMAT",
     "LARGE_TEXT",
     "MEMO_LIMIT",
@@ -49,6 +62,9 @@ __all__ = [
     "osa_within",
     "reason_of",
 ]
+
+ACCELERATED = _TokenCodes is not None
+"""Whether the compiled hot path (:mod:`smista._speedups`) is available here."""
 
 MEMO_LIMIT = 1 << 16
 """Most distinct tokens remembered per compiled rule set (then the memo restarts)."""
@@ -230,6 +246,7 @@ class CompiledRules:
         "_bands",
         "_by_code",
         "_exact",
+        "_fast",
         "_free_code",
         "_free_default",
         "_free_rank",
@@ -257,7 +274,9 @@ class CompiledRules:
         default_label: str,
         *,
         typo_index: dict[str, tuple[str, ...]] | None = None,
+        accelerated: bool = True,
     ) -> None:
+        """Compile ``specs``; ``accelerated=False`` keeps to the pure-Python path."""
         self.specs: tuple[RuleSpec, ...] = tuple(specs)
         self.default_label = default_label
         self.labels = tuple(s.label for s in self.specs)
@@ -298,6 +317,12 @@ class CompiledRules:
         self._bands: tuple[tuple[str, ...] | None, ...] | None = None
         self._learned = 0
         self._state: _State = ({}, {}, {})
+        self._fast = _TokenCodes(MEMO_LIMIT) if accelerated and _TokenCodes is not None else None
+
+    @property
+    def accelerated(self) -> bool:
+        """Whether this rule set answers known ASCII prompts in compiled code."""
+        return self._fast is not None
 
     # -- construction ---------------------------------------------------------
 
@@ -432,10 +457,21 @@ class CompiledRules:
     def match_code(self, text: str) -> int:
         """``match_text(text)`` with no context, as an int; :meth:`match_of_code` reads it.
 
-        This is the hot path of classification: one tokenizing pass, one set
-        built, one set difference against the tokens known to hit nothing (all
-        in C), then one C ``min`` over the codes of the few tokens left.
+        This is the hot path of classification. With the C extension, a
+        prompt of known tokens is one compiled pass over its characters.
+        Otherwise: one tokenizing pass, one set built, one set difference
+        against the tokens known to hit nothing (all in C), then a loop over
+        the codes of the few tokens left.
         """
+        fast = self._fast
+        learn_fast = False
+        if fast is not None:
+            code: int = fast.scan(text, self._free_code)
+            if code >= 0:
+                return code
+            # -1: an unknown token (remember what is learned below); -2: a
+            # non-ASCII letter or digit, which the C scan never handles.
+            learn_fast = code == -1
         if len(text) > LARGE_TEXT:
             return min(self._code_of_entries(self._large_entries(text)), self._free_code)
         if text.isascii():  # tokenize() inlined
@@ -443,7 +479,11 @@ class CompiledRules:
         else:
             distinct = set(tokenize(text))
         rest = distinct.difference(self._state[0])
-        return self._code_of_rest(rest) if rest else self._free_code
+        code = self._code_of_rest(rest) if rest else self._free_code
+        if learn_fast and fast is not None:
+            plain, _, codes = self._state
+            fast.remember(distinct, plain, codes)
+        return code
 
     def memo_size(self) -> int:
         """How many distinct tokens the memo holds now (at most :data:`MEMO_LIMIT`)."""

@@ -3,7 +3,8 @@
 The reference evaluates every rule in ``(priority, index)`` order with
 :func:`smista.fuzzy.match_keyword`. Every fast path of :mod:`smista.engine` is
 checked against it on random rule sets and prompts: the memo (warm and cold,
-and restarting when full), the deletion-neighbourhood typo index, the
+and restarting when full), the compiled scan of :mod:`smista._speedups` (and
+the pure-Python path without it), the deletion-neighbourhood typo index, the
 rapidfuzz length-band scans, the pure-Python OSA, rules rebuilt from cache
 data, and huge texts matched piece by piece.
 """
@@ -87,11 +88,21 @@ def prompts(draw: st.DrawFn, specs: Sequence[RuleSpec]) -> str:
 contexts_strategy = st.frozensets(st.sampled_from(CONTEXTS))
 
 
+ACCELERATION = [
+    pytest.param(True, id="compiled"),
+    pytest.param(False, id="pure-python"),
+]
+
+
+@pytest.mark.parametrize("accelerated", ACCELERATION)
 @settings(max_examples=300)
 @given(specs=specs_strategy, data=st.data())
-def test_fast_path_matches_reference(specs: list[RuleSpec], data: st.DataObject) -> None:
+def test_fast_path_matches_reference(
+    accelerated: bool, specs: list[RuleSpec], data: st.DataObject
+) -> None:
     """match_text/match agree with the reference, cold, warm and from cache data."""
-    rules = CompiledRules(specs, "chat")
+    rules = CompiledRules(specs, "chat", accelerated=accelerated)
+    assert rules.accelerated == (accelerated and engine.ACCELERATED)
     rebuilt = CompiledRules.from_data(rules.to_data())
     for _ in range(4):
         text = data.draw(prompts(specs))
@@ -103,6 +114,8 @@ def test_fast_path_matches_reference(specs: list[RuleSpec], data: st.DataObject)
         assert rebuilt.match_text(text, contexts) == expected
         if not contexts:
             assert rules.match_text(text) == expected
+            if text.isascii():  # case never matters there
+                assert rules.match_text(text.upper()) == expected
 
 
 @settings(max_examples=150)
@@ -119,23 +132,27 @@ def test_band_scans_match_reference(specs: list[RuleSpec], data: st.DataObject) 
         )
 
 
+@pytest.mark.parametrize("accelerated", ACCELERATION)
 @settings(max_examples=100)
 @given(specs=specs_strategy, data=st.data())
 def test_memo_restarts_and_pieces_match_reference(
-    specs: list[RuleSpec], data: st.DataObject
+    accelerated: bool, specs: list[RuleSpec], data: st.DataObject
 ) -> None:
     """A tiny memo (restarting constantly) and tiny pieces change no answer."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(engine, "MEMO_LIMIT", 2)
         patch.setattr(engine, "LARGE_TEXT", 7)
-        rules = CompiledRules(specs, "chat")
+        rules = CompiledRules(specs, "chat", accelerated=accelerated)
         for _ in range(4):
             text = data.draw(prompts(specs))
             contexts = data.draw(contexts_strategy)
             expected = match_rules(specs, "chat", tokenize(text), contexts)
             assert rules.match_text(text, contexts) == expected
+            assert rules.match_text(text) == match_rules(specs, "chat", tokenize(text), ())
             assert rules.match(tokenize(text), contexts) == expected
             assert rules.memo_size() <= 3
+            if rules._fast is not None:
+                assert len(rules._fast) <= 2
 
 
 @settings(max_examples=500)

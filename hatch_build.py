@@ -1,0 +1,72 @@
+"""Build hook: compile ``smista/_speedups.c``, the optional C hot path of the matcher.
+
+The extension only speeds up what the pure-Python engine already answers (its
+results are the engine's), so a machine without a C compiler still gets a
+working install: the hook warns and the wheel stays pure Python. Set
+``SMISTA_NO_SPEEDUPS=1`` to skip the build on purpose.
+
+Editable installs compile in place (the source tree is what gets imported);
+wheels carry the built file and a platform tag.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+SOURCE = "smista/_speedups.c"
+HEADER = "smista/_speedups_alnum.h"
+
+
+def build_in_place(root: str) -> Path:
+    """Compile the extension next to its source; the path of the built file."""
+    from setuptools import Distribution, Extension
+    from setuptools.command.build_ext import build_ext
+
+    here = os.getcwd()
+    os.chdir(root)  # setuptools resolves sources and in-place output from here
+    try:
+        dist = Distribution(
+            {
+                "name": "smista",
+                "ext_modules": [
+                    Extension(
+                        "smista._speedups",
+                        [SOURCE],
+                        depends=[HEADER],
+                        extra_compile_args=["-O2"],
+                    )
+                ],
+            }
+        )
+        command = build_ext(dist)
+        command.inplace = True
+        command.ensure_finalized()
+        command.run()
+        return Path(root) / command.get_ext_fullpath("smista._speedups")
+    finally:
+        os.chdir(here)
+
+
+class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
+    PLUGIN_NAME = "custom"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel" or os.environ.get("SMISTA_NO_SPEEDUPS"):
+            return
+        try:
+            built = build_in_place(self.root)
+        except Exception as exc:  # no compiler, no headers: stay pure Python
+            self.app.display_warning(
+                f"smista: C speedups not built ({type(exc).__name__}: {exc}); "
+                "the pure-Python matcher will be used"
+            )
+            return
+        if version == "editable":
+            return
+        build_data["pure_python"] = False
+        build_data["infer_tag"] = True
+        build_data["force_include"][str(built)] = f"smista/{built.name}"
