@@ -5,7 +5,9 @@ generates random rule sets (synthetic keywords with typos, cases, separators,
 shared prefixes, equal priorities, contexts) and prompts built from mutated
 keywords and filler, and checks for every prompt that
 
-* ``CompiledRules.match_text`` (the fast path, memo and typo index),
+* ``CompiledRules.match_text`` (the fast path, memo and typo index), cold and
+  warm (warm, a prompt without contexts is answered by the compiled scan of
+  :mod:`smista._speedups` when it is built), and the pure-Python path,
 * a fresh ``CompiledRules`` rebuilt from cache data, with rapidfuzz band scans,
 * the readable matcher (:func:`smista.reference.match_rules`, rule by rule),
 * the direct transliteration in :mod:`benchmarks.baseline`,
@@ -99,12 +101,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     fuzzy_hits = 0
     defaults = 0
     configs = 0
+    scanned = 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         while checked < args.prompts:
             specs = random_rules(rng)
             configs += 1
             fast = CompiledRules(specs, "chat")
+            pure = CompiledRules(specs, "chat", accelerated=False)
             banded = CompiledRules.from_data(fast.to_data())
             banded._enable_bands()
             base = BaselineClassifier(specs, "chat")
@@ -120,6 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 tokens = tokenize(prompt)
                 expected = match_rules(specs, "chat", tokens, ctx)
                 got = [fast.match_text(prompt, ctx), banded.match_text(prompt, ctx)]
+                got.append(pure.match_text(prompt, ctx))
+                if not ctx and fast._fast is not None:
+                    scanned += fast._fast.scan(prompt, 0) >= 0
+                got.append(fast.match_text(prompt, ctx))  # warm
                 got.append(base.match(prompt, ctx))
                 if from_rust is not None:
                     got.append(from_rust[i])
@@ -136,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"differential.prompts: {checked}")
     print(f"differential.rule_sets: {configs}")
     print(f"differential.rust_compared: {binary is not None}")
+    print(f"differential.answered_by_compiled_scan: {scanned}")
     print(f"differential.outcomes_default: {defaults}")
     print(f"differential.outcomes_fuzzy: {fuzzy_hits}")
     print(f"differential.mismatches: {mismatches}")
