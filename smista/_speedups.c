@@ -14,6 +14,13 @@
  * token it has not been told about) gets a negative answer and the engine
  * takes its pure-Python path. No I/O.
  *
+ * The same table also serves the typo index (deletion_hits: which deletion
+ * variants of a token are keys of the index), so learning a new token does
+ * not build a Python string per variant.
+ *
+ * Also here: count_newlines, the memchr loop that bulk classification
+ * (smista.batch) uses to number lines without touching them in Python.
+ *
  * Thread safety: every method runs holding the GIL and never releases it, so
  * each call is atomic with respect to other Python threads.
  */
@@ -446,6 +453,88 @@ TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(deletion_hits_doc,
+"deletion_hits(token, depths, /) -> list[int] | None\n--\n\n"
+"The codes of the table's tokens that equal a deletion variant of ``token``:\n"
+"``token`` itself (``depths & 1``), with one character deleted (``& 2``), with\n"
+"two deleted (``& 4``); repeats possible. ``None`` unless ``token`` is all\n"
+"lowercase ASCII letters and digits (the caller then computes the variants).");
+
+static int
+append_hit(TokenCodes *self, PyObject *out, const unsigned char *key, Py_ssize_t len)
+{
+    uint32_t h = hash_bytes(key, len);
+    Slot *s = find_slot(self->slots, self->mask, h, key, len);
+    if (s->hash == 0)
+        return 0;
+    PyObject *code = PyLong_FromLongLong(s->code);
+    if (code == NULL)
+        return -1;
+    int rc = PyList_Append(out, code);
+    Py_DECREF(code);
+    return rc;
+}
+
+static PyObject *
+TokenCodes_deletion_hits(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "deletion_hits() takes a str and an int");
+        return NULL;
+    }
+    long depths = PyLong_AsLong(args[1]);
+    if (depths == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *token = args[0];
+    if (!PyUnicode_IS_ASCII(token))
+        Py_RETURN_NONE;
+    const unsigned char *t = PyUnicode_1BYTE_DATA(token);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(token);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (LOWER[t[i]] != t[i])
+            Py_RETURN_NONE;
+    }
+    unsigned char small[256];
+    unsigned char *buf = small;
+    if (n > (Py_ssize_t)sizeof(small)) {
+        buf = PyMem_Malloc((size_t)n);
+        if (buf == NULL)
+            return PyErr_NoMemory();
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        goto fail;
+    if ((depths & 1) && append_hit(self, out, t, n) < 0)
+        goto fail;
+    if (depths & 2) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            memcpy(buf, t, (size_t)i);
+            memcpy(buf + i, t + i + 1, (size_t)(n - i - 1));
+            if (append_hit(self, out, buf, n - 1) < 0)
+                goto fail;
+        }
+    }
+    if (depths & 4) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            for (Py_ssize_t j = i + 1; j < n; j++) {
+                memcpy(buf, t, (size_t)i);
+                memcpy(buf + i, t + i + 1, (size_t)(j - i - 1));
+                memcpy(buf + j - 1, t + j + 1, (size_t)(n - j - 1));
+                if (append_hit(self, out, buf, n - 2) < 0)
+                    goto fail;
+            }
+        }
+    }
+    if (buf != small)
+        PyMem_Free(buf);
+    return out;
+fail:
+    Py_XDECREF(out);
+    if (buf != small)
+        PyMem_Free(buf);
+    return NULL;
+}
+
 PyDoc_STRVAR(get_doc,
 "get(token, /) -> int | None\n--\n\n"
 "The code recorded for ``token``; ``None`` if unknown (no hit reads as -1).");
@@ -488,6 +577,8 @@ static PyMethodDef TokenCodes_methods[] = {
     {"scan", (PyCFunction)(void (*)(void))TokenCodes_scan, METH_FASTCALL, scan_doc},
     {"remember", (PyCFunction)(void (*)(void))TokenCodes_remember, METH_FASTCALL, remember_doc},
     {"get", (PyCFunction)TokenCodes_get, METH_O, get_doc},
+    {"deletion_hits", (PyCFunction)(void (*)(void))TokenCodes_deletion_hits, METH_FASTCALL,
+     deletion_hits_doc},
     {"clear", (PyCFunction)TokenCodes_clear, METH_NOARGS, "clear() -> None\n--\n\nForget every token."},
     {NULL, NULL, 0, NULL},
 };
@@ -544,8 +635,30 @@ split_count(PyObject *Py_UNUSED(module), PyObject *text)
     return PyLong_FromSsize_t(count);
 }
 
+PyDoc_STRVAR(count_newlines_doc,
+"count_newlines(data, /) -> int\n--\n\n"
+"How many newline bytes ``data`` (any bytes-like object) holds, with memchr.");
+
+static PyObject *
+count_newlines(PyObject *Py_UNUSED(module), PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const char *p = view.buf;
+    const char *end = p + view.len;
+    Py_ssize_t count = 0;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        count++;
+        p++;
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef module_methods[] = {
     {"split_count", (PyCFunction)split_count, METH_O, split_count_doc},
+    {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -14,9 +14,10 @@ instead (``id`` only when it could be read); blank lines are skipped. Nothing
 in the input can stop the run.
 
 Work is cut into blocks of whole lines (about :data:`BLOCK_BYTES` each); with
-more than one worker, blocks go to a process pool with at most a few blocks in
-flight per worker, and results are written in input order, so memory stays
-bounded whatever the input size.
+more than one worker, each worker process holds one block at a time and gets
+the next as soon as it is done; results are written in input order (early ones
+are held, at most a few blocks per worker), so memory stays bounded whatever
+the input size.
 """
 
 from __future__ import annotations
@@ -25,13 +26,20 @@ import json
 import json.scanner
 import os
 import sys
-from collections import deque
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from smista.engine import CompiledRules, RuleMatch, confidence_of, reason_of
 from smista.errors import UnknownIntentError
 from smista.intent import TaskIntent
+
+try:  # memchr, from the optional C extension; bytes.count otherwise
+    from smista._speedups import count_newlines as _count_newlines
+except ImportError:  # pragma: no cover - exercised on machines without a C compiler
+
+    def _count_newlines(data: bytes | bytearray | memoryview, /) -> int:
+        return bytes(data).count(b"\n")
+
 
 __all__ = [
     "BLOCK_BYTES",
@@ -55,7 +63,7 @@ _WORKSPACE_KINDS = (
     ("active_file", "active_file"),
 )
 _WORKSPACE_KEYS = ("root", "git_diff", "git_branch", "active_file", "referenced_paths")
-_IN_FLIGHT_PER_WORKER = 3
+_AHEAD_PER_WORKER = 4
 
 
 def default_workers() -> int:
@@ -280,11 +288,62 @@ def iter_blocks(stream: IO[bytes], size: int = BLOCK_BYTES) -> Iterator[tuple[by
             pending = data
             continue
         block, pending = data[:cut], data[cut + 1 :]
-        count = block.count(b"\n") + 1
+        count = _count_newlines(block) + 1
         yield block, line, count
         line += count
     if pending:
-        yield pending, line, pending.count(b"\n") + 1
+        yield pending, line, _count_newlines(pending) + 1
+
+
+def _regular_file(stream: IO[bytes]) -> tuple[int, int, int] | None:
+    """``(fd, offset, size)`` when ``stream`` reads a regular file (else ``None``)."""
+    import stat
+
+    try:
+        fd = stream.fileno()
+        info = os.fstat(fd)
+        offset = stream.tell()
+    except (AttributeError, OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode) or offset > info.st_size:
+        return None
+    return fd, offset, info.st_size
+
+
+def iter_spans(
+    fd: int, start: int, end: int, size: int = BLOCK_BYTES
+) -> Iterator[tuple[int, int, int, int]]:
+    """``(offset, length, first line number, line count)`` of the blocks of a file.
+
+    The blocks are those :func:`iter_blocks` would give for bytes
+    ``start:end`` of the file (whole lines, cut near every ``size`` bytes),
+    found through a memory map, so the lines are never copied here.
+    """
+    import mmap
+
+    if end <= start:
+        return
+    with mmap.mmap(fd, end, access=mmap.ACCESS_READ) as mapped:
+        view = memoryview(mapped)
+        try:
+            line = 1
+            pos = start
+            while pos < end:
+                limit = pos + size
+                if limit >= end:
+                    cut = end if mapped[end - 1 : end] != b"\n" else end - 1
+                else:
+                    cut = mapped.rfind(b"\n", pos, limit)
+                    if cut < 0:
+                        cut = mapped.find(b"\n", limit, end)
+                        if cut < 0:
+                            cut = end
+                count = _count_newlines(view[pos:cut]) + 1
+                yield pos, cut - pos, line, count
+                line += count
+                pos = cut + 1
+        finally:
+            view.release()
 
 
 class BatchStats:
@@ -301,25 +360,51 @@ class BatchStats:
 
 # -- worker processes ----------------------------------------------------------
 #
-# Each worker owns one duplex pipe and has at most one block in flight: the main
-# process sends block k to worker k % N only after reading that worker's
-# previous result, so neither side can block on a full pipe while the other
-# waits for it, and results come back in input order without any reordering.
+# Each worker owns one duplex pipe and holds at most one block at a time. The
+# main process waits for whichever worker finishes first, hands it the next
+# block at once (the worker is then blocked reading, so the send cannot
+# stall), and writes results in input order, keeping those that arrive early.
+# A worker is never given a block more than _AHEAD_PER_WORKER * N blocks past
+# the oldest result not yet written, which bounds the results held.
 
 
-def _worker_main(conn: Any, data: tuple[object, ...] | None, rules: CompiledRules | None) -> None:
+def _worker_main(
+    conn: Any,
+    data: tuple[object, ...] | None,
+    rules: CompiledRules | None,
+    fd: int | None = None,
+) -> None:
     compiled = rules if rules is not None else CompiledRules.from_data(data)
     try:
         while True:
             header = conn.recv_bytes()
             if not header:
                 break
-            block = conn.recv_bytes()
-            conn.send_bytes(classify_block(compiled, block, int.from_bytes(header, "little")))
+            first = int.from_bytes(header[:8], "little")
+            if len(header) == 24:  # a span of the input file: read it here
+                offset = int.from_bytes(header[8:16], "little")
+                block = _pread(fd, int.from_bytes(header[16:], "little"), offset)
+            else:
+                block = conn.recv_bytes()
+            conn.send_bytes(classify_block(compiled, block, first))
     except (EOFError, OSError, KeyboardInterrupt):
         pass
     finally:
         conn.close()
+
+
+def _pread(fd: int | None, length: int, offset: int) -> bytes:
+    if fd is None:
+        raise OSError("no input file")
+    parts: list[bytes] = []
+    while length > 0:
+        part = os.pread(fd, length, offset)
+        if not part:
+            raise OSError("the input file shrank while it was being read")
+        parts.append(part)
+        length -= len(part)
+        offset += len(part)
+    return b"".join(parts) if len(parts) != 1 else parts[0]
 
 
 def run_batch(
@@ -338,7 +423,7 @@ def run_batch(
     def emit(out: bytes, lines: int, size: int) -> None:
         sink.write(out)
         stats.lines += lines
-        stats.records += out.count(b"\n")
+        stats.records += _count_newlines(out)
         stats.bytes_in += size
         if progress is not None:
             progress(stats)
@@ -349,9 +434,22 @@ def run_batch(
         return stats
 
     import multiprocessing
+    from multiprocessing.connection import wait
 
     fork = sys.platform == "linux"
     context = multiprocessing.get_context("fork" if fork else None)
+    # A regular input file is not piped to the workers: each reads its own
+    # spans (a forked worker shares the descriptor; pread needs no position).
+    regular = _regular_file(source) if fork else None
+    units: Iterator[tuple[bytes, int, int, int, int]]
+    if regular is not None:
+        fd, start, end = regular
+        units = (
+            (b"", first, lines, offset, length)
+            for offset, length, first, lines in iter_spans(fd, start, end, block_bytes)
+        )
+    else:
+        units = ((block, first, lines, -1, len(block)) for block, first, lines in blocks)
     conns: list[Any] = []
     procs: list[Any] = []
     try:
@@ -359,34 +457,71 @@ def run_batch(
             here, there = context.Pipe(duplex=True)
             proc = context.Process(
                 target=_worker_main,
-                args=(there, None if fork else rules.to_data(), rules if fork else None),
+                args=(
+                    there,
+                    None if fork else rules.to_data(),
+                    rules if fork else None,
+                    regular[0] if regular is not None else None,
+                ),
                 daemon=True,
             )
             proc.start()
             there.close()
             conns.append(here)
             procs.append(proc)
-        in_flight: deque[tuple[int, int]] = deque()  # (lines, bytes) sent, oldest first
-        k = 0
-        for block, first, lines in blocks:
-            conn = conns[k % workers]
-            if len(in_flight) == workers:  # this worker still holds block k - workers
-                out = _receive(conn)
-                conn.send_bytes(first.to_bytes(8, "little"))
-                conn.send_bytes(block)
-                emit(out, *in_flight.popleft())
+        limit = workers * _AHEAD_PER_WORKER
+        sizes: dict[int, tuple[int, int]] = {}  # block number -> (lines, bytes)
+        held: dict[int, bytes] = {}  # results that came before their turn
+        holding: dict[Any, int] = {}  # worker conn -> block number it holds
+        waiting: list[Any] = []  # idle workers (only while too far ahead)
+        sent = written = 0
+        exhausted = False
+
+        def hand_out(conn: Any) -> bool:
+            nonlocal sent, exhausted
+            if exhausted:
+                return False
+            if sent - written >= limit:
+                waiting.append(conn)
+                return False
+            item = next(units, None)
+            if item is None:
+                exhausted = True
+                return False
+            block, first, lines, offset, length = item
+            if offset >= 0:
+                conn.send_bytes(
+                    first.to_bytes(8, "little")
+                    + offset.to_bytes(8, "little")
+                    + length.to_bytes(8, "little")
+                )
             else:
                 conn.send_bytes(first.to_bytes(8, "little"))
                 conn.send_bytes(block)
-            in_flight.append((lines, len(block) + 1))
-            k += 1
-        while in_flight:
-            conn = conns[(k - len(in_flight)) % workers]
-            emit(_receive(conn), *in_flight.popleft())
+            holding[conn] = sent
+            sizes[sent] = (lines, length + 1)
+            sent += 1
+            return True
+
+        for conn in conns:
+            hand_out(conn)
+        while holding:
+            for conn in wait(list(holding)):
+                number = holding.pop(conn)
+                held[number] = _receive(conn)
+                while written in held:
+                    emit(held.pop(written), *sizes.pop(written))
+                    written += 1
+                idle = [conn, *waiting]
+                waiting.clear()
+                for each in idle:
+                    hand_out(each)
         for conn in conns:
             conn.send_bytes(b"")
         for proc in procs:
             proc.join()
+        if regular is not None:
+            source.seek(regular[2])  # consumed, as if it had been read
     finally:
         for conn in conns:
             conn.close()

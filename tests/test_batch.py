@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smista.batch import classify_block, iter_blocks, run_batch
+from smista.batch import classify_block, iter_blocks, iter_spans, run_batch
 from smista.defaults import default_classifier
 from smista.rulecache import load_rules
 from smista.workspace import Workspace
@@ -153,6 +153,84 @@ def test_lone_surrogate_ids_stay_valid_json() -> None:
     out = classify_block(load_rules(None), b'{"text":"x","id":"\\ud800"}', 1)
     assert out.startswith(b'{"id":"\\ud800",')
     out.decode("utf-8")
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_a_regular_file_is_read_by_the_workers(tmp_path: Path, workers: int) -> None:
+    """From a file, workers read their own spans; output is the same as in-process."""
+    items = records(300)
+    data = b"\n\n" + jsonl(items) + b'{"text": "no newline at the end", "id": "last"}'
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(data)
+    expected = io.BytesIO()
+    run_batch(load_rules(None), io.BytesIO(data), expected, workers=1)
+    with path.open("rb") as source:
+        sink = io.BytesIO()
+        stats = run_batch(load_rules(None), source, sink, workers=workers, block_bytes=150)
+        assert source.tell() == len(data)
+    assert sink.getvalue() == expected.getvalue()
+    assert stats.lines == len(items) + 3
+    assert stats.records == len(items) + 1
+
+
+def test_a_file_read_from_part_way(tmp_path: Path) -> None:
+    """A file whose first bytes were already consumed is classified from there on."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b'{"text": "skipped header"}\n' + jsonl(records(50)))
+    with path.open("rb") as source:
+        source.readline()
+        sink = io.BytesIO()
+        run_batch(load_rules(None), source, sink, workers=2, block_bytes=100)
+    assert parse(sink.getvalue()) == [expected_line(r) for r in records(50)]
+
+
+@pytest.mark.parametrize("data", [b"", b"\n", b"\n\n", b"x", b"x\n", b"a\nb", b"ab\n\ncd\n"])
+def test_an_empty_or_tiny_file_from_workers(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(data)
+    expected = io.BytesIO()
+    run_batch(load_rules(None), io.BytesIO(data), expected, workers=1)
+    with path.open("rb") as source:
+        sink = io.BytesIO()
+        run_batch(load_rules(None), source, sink, workers=2, block_bytes=1)
+    assert sink.getvalue() == expected.getvalue()
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+    st.booleans(),
+    st.integers(1, 40),
+    st.integers(0, 5),
+)
+def test_spans_are_the_blocks(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[bytes],
+    trailing: bool,
+    size: int,
+    skip: int,
+) -> None:
+    """iter_spans cuts a file into whole lines, numbered as iter_blocks numbers them."""
+    data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
+    skip = min(skip, len(data))
+    path = tmp_path_factory.mktemp("spans") / "in"
+    path.write_bytes(data)
+    blocks = list(iter_blocks(io.BytesIO(data[skip:]), size=size))
+    with path.open("rb") as fh:
+        spans = list(iter_spans(fh.fileno(), skip, len(data), size))
+    # Both cover the same bytes in order, cut only at newlines, numbered alike.
+    assert b"\n".join(data[o : o + n] for o, n, _, _ in spans) == b"\n".join(
+        b for b, _, _ in blocks
+    )
+    assert [(data[o : o + n].split(b"\n")[0], first) for o, n, first, _ in spans][:1] == [
+        (b.split(b"\n")[0], first) for b, first, _ in blocks
+    ][:1]
+    line = 1
+    for offset, length, first, count in spans:
+        assert first == line
+        assert count == data[offset : offset + length].count(b"\n") + 1
+        line += count
+    assert line == sum(count for _, _, count in blocks) + 1
 
 
 def test_blocks_hold_whole_lines_whatever_the_read_size() -> None:

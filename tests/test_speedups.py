@@ -188,3 +188,37 @@ def test_split_count() -> None:
     assert split_count("Fix the login-bug, 42 times!") == 6
     assert split_count("") == 0
     assert split_count("naïve") == -1
+
+
+@compiled
+@settings(max_examples=500)
+@given(
+    st.lists(st.text(alphabet="abc1-", min_size=1, max_size=6), max_size=30),
+    st.text(alphabet="abcA1-é", min_size=1, max_size=9),
+    st.integers(0, 7),
+)
+def test_deletion_hits_are_the_variants_in_the_table(
+    keys: list[str], token: str, depths: int
+) -> None:
+    """The C probe finds exactly the deletion variants the Python index would."""
+    from smista.engine import _token_variants
+
+    codes = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    table = TokenCodes(len(codes) + 1)
+    table.remember(codes, {}, codes)
+    got = table.deletion_hits(token, depths)
+    if not all(c in "abc1" for c in token):
+        assert got is None
+        return
+    levels = (bool(depths & 1), bool(depths & 2), bool(depths & 4))
+    assert got is not None
+    assert set(got) == {codes[v] for v in _token_variants(token, levels) if v in codes}
+
+
+@compiled
+def test_deletion_hits_of_a_long_token() -> None:
+    """Tokens longer than the stack buffer take a heap buffer, same answers."""
+    token = "ab" * 200
+    table = TokenCodes(8)
+    table.remember([token[1:], token[2:]], {}, {token[1:]: 1, token[2:]: 2})
+    assert sorted(set(table.deletion_hits(token, 7) or [])) == [1, 2]
