@@ -263,38 +263,55 @@ is_alnum_non_ascii(Py_UCS4 ch)
 #define SCAN_UNKNOWN (-1) /* a token the table does not know */
 #define SCAN_UNSUPPORTED (-2) /* a non-ASCII token character: Python's tokenizer decides */
 
-/* The code of the lowercased token text[start:start+len] (ASCII letters and
- * digits only), or SCAN_UNKNOWN. */
-static inline int64_t
-lookup(const Slot *slots, size_t mask, uint32_t h, int kind, const void *data,
-       Py_ssize_t start, Py_ssize_t len)
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+
+#define SCAN_BATCH 16 /* tokens whose slots are prefetched before any is probed */
+
+typedef struct {
+    Py_ssize_t start;
+    Py_ssize_t len;
+    uint64_t head[2]; /* the lowercased token's first 16 bytes, zero-padded */
+    uint32_t hash;
+} Pending;
+
+/* Whether the slot holds the pending token: short keys (zero-padded in the
+ * slot) compare as two words, without a data-dependent loop. */
+static inline int
+slot_matches(const Slot *s, const Pending *t, int kind, const void *data)
 {
-    size_t j = (size_t)h & mask;
-    for (;;) {
-        const Slot *s = &slots[j];
-        if (s->hash == 0)
-            return SCAN_UNKNOWN;
-        if (s->hash == h && s->len == len) {
-            const unsigned char *k = slot_key(s);
-            Py_ssize_t m = 0;
-            while (m < len && k[m] == LOWER[PyUnicode_READ(kind, data, start + m)])
-                m++;
-            if (m == len)
-                return s->code;
-        }
-        j = (j + 1) & mask;
+    if (s->hash != t->hash || s->len != t->len)
+        return 0;
+    if (t->len <= INLINE_KEY) {
+        uint64_t k[2];
+        memcpy(k, s->key.small, sizeof(k));
+        return ((k[0] ^ t->head[0]) | (k[1] ^ t->head[1])) == 0;
     }
+    const unsigned char *k = s->key.big;
+    for (Py_ssize_t m = 0; m < t->len; m++) {
+        if (k[m] != LOWER[PyUnicode_READ(kind, data, t->start + m)])
+            return 0;
+    }
+    return 1;
 }
 
 /* Scan text of any kind. Tokens are runs of ASCII letters and digits; a
  * non-ASCII character ends a token when it is not alphanumeric (quotes,
- * dashes, emoji...), and stops the scan when it is. Inlined per kind. */
+ * dashes, emoji...), and stops the scan when it is. Tokens are probed in
+ * batches whose slots were prefetched first, so a prompt of many distinct
+ * tokens waits for memory once per batch rather than once per token.
+ * Inlined per kind. */
 static inline int64_t
 scan_text(const TokenCodes *self, int kind, int ascii, const void *data, Py_ssize_t n,
           int64_t best)
 {
     const Slot *slots = self->slots;
     const size_t mask = self->mask;
+    Pending batch[SCAN_BATCH];
+    int pending = 0;
     Py_ssize_t i = 0;
     for (;;) {
         Py_UCS4 ch = 0;
@@ -308,28 +325,49 @@ scan_text(const TokenCodes *self, int kind, int ascii, const void *data, Py_ssiz
                 return SCAN_UNSUPPORTED;
             i++;
         }
+        if (i < n) {
+            const Py_ssize_t start = i;
+            uint64_t h = FNV_OFFSET;
+            Pending *t = &batch[pending];
+            unsigned char head[2 * sizeof(uint64_t)] = {0};
+            for (;;) {
+                const unsigned char c = LOWER[ch];
+                h = (h ^ c) * FNV_PRIME;
+                if (i - start < (Py_ssize_t)sizeof(head))
+                    head[i - start] = c;
+                if (++i >= n)
+                    break;
+                ch = PyUnicode_READ(kind, data, i);
+                if (!ascii && ch >= 128) {
+                    if (is_alnum_non_ascii(ch))
+                        return SCAN_UNSUPPORTED; /* the token goes on past ASCII */
+                    break;
+                }
+                if (!LOWER[ch])
+                    break;
+            }
+            t->hash = finish_hash(h);
+            PREFETCH(&slots[t->hash & mask]);
+            t->start = start;
+            t->len = i - start;
+            memcpy(t->head, head, sizeof(head));
+            if (++pending < SCAN_BATCH)
+                continue;
+        }
+        for (int b = 0; b < pending; b++) {
+            const Pending *t = &batch[b];
+            size_t j = (size_t)t->hash & mask;
+            while (!slot_matches(&slots[j], t, kind, data)) {
+                if (slots[j].hash == 0)
+                    return SCAN_UNKNOWN; /* unknown token: the engine learns it */
+                j = (j + 1) & mask;
+            }
+            if (slots[j].code < best)
+                best = slots[j].code;
+        }
+        pending = 0;
         if (i >= n)
             return best;
-        const Py_ssize_t start = i;
-        uint64_t h = FNV_OFFSET;
-        for (;;) {
-            h = (h ^ LOWER[ch]) * FNV_PRIME;
-            if (++i >= n)
-                break;
-            ch = PyUnicode_READ(kind, data, i);
-            if (!ascii && ch >= 128) {
-                if (is_alnum_non_ascii(ch))
-                    return SCAN_UNSUPPORTED; /* the token goes on past ASCII */
-                break;
-            }
-            if (!LOWER[ch])
-                break;
-        }
-        int64_t code = lookup(slots, mask, finish_hash(h), kind, data, start, i - start);
-        if (code == SCAN_UNKNOWN)
-            return SCAN_UNKNOWN;
-        if (code < best)
-            best = code;
     }
 }
 

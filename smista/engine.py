@@ -189,6 +189,10 @@ class _Osa:
 
 _OSA = _Osa()
 
+_VARIANTS_AFTER = 128
+"""Tokens a rule set learns before it builds the C table of its typo index (a
+one-shot command never pays for it)."""
+
 _BAND_AFTER = 256
 """Tokens a rule set learns before it may use rapidfuzz scans (imported then)."""
 
@@ -356,8 +360,8 @@ class CompiledRules:
         assert _TokenCodes is not None
         keys = tuple(self._typo)
         table = _TokenCodes(len(keys) + 1)
-        table.remember(keys, {}, {k: i for i, k in enumerate(keys)})
-        self._variants = (table, tuple(self._typo[k] for k in keys))
+        table.remember(keys, {}, dict(zip(keys, range(len(keys)), strict=True)))
+        self._variants = (table, tuple(self._typo.values()))  # same order as keys
         return self._variants
 
     def _enable_bands(self) -> None:
@@ -650,7 +654,7 @@ class CompiledRules:
                 candidates: set[str] = set()
                 found = None
                 variants = self._variants
-                if variants is None and self._fast is not None:
+                if variants is None and self._fast is not None and self._learned >= _VARIANTS_AFTER:
                     variants = self._build_variant_table()
                 if variants is not None:
                     found = variants[0].deletion_hits(
