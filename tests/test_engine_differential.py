@@ -132,6 +132,23 @@ def test_band_scans_match_reference(specs: list[RuleSpec], data: st.DataObject) 
         )
 
 
+@pytest.mark.skipif(not engine.ACCELERATED, reason="smista._speedups is not built")
+@settings(max_examples=200)
+@given(specs=specs_strategy, data=st.data())
+def test_typo_index_probed_in_c_matches_reference(
+    specs: list[RuleSpec], data: st.DataObject
+) -> None:
+    """Typo candidates found by the C deletion-variant probe give the same answers."""
+    rules = CompiledRules(specs, "chat")
+    rules._build_variant_table()  # normally built once enough tokens were learned
+    for _ in range(4):
+        text = data.draw(prompts(specs))
+        contexts = data.draw(contexts_strategy)
+        assert rules.match_text(text, contexts) == match_rules(
+            specs, "chat", tokenize(text), contexts
+        )
+
+
 @pytest.mark.parametrize("accelerated", ACCELERATION)
 @settings(max_examples=100)
 @given(specs=specs_strategy, data=st.data())
