@@ -32,14 +32,7 @@ def build_in_place(root: str) -> Path:
         dist = Distribution(
             {
                 "name": "smista",
-                "ext_modules": [
-                    Extension(
-                        "smista._speedups",
-                        [SOURCE],
-                        depends=[HEADER],
-                        extra_compile_args=["-O2"],
-                    )
-                ],
+                "ext_modules": [Extension("smista._speedups", [SOURCE], depends=[HEADER])],
             }
         )
         command = build_ext(dist)
