@@ -413,6 +413,22 @@ TokenCodes_scan(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     return PyLong_FromLongLong(result);
 }
 
+/* Whether `token` is a non-empty str of lowercase ASCII letters and digits:
+ * the only tokens the table stores (what the tokenizer makes of ASCII). */
+static int
+is_token_text(PyObject *token)
+{
+    if (!PyUnicode_Check(token) || !PyUnicode_IS_ASCII(token))
+        return 0;
+    const unsigned char *s = PyUnicode_1BYTE_DATA(token);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(token);
+    for (Py_ssize_t m = 0; m < n; m++) {
+        if (LOWER[s[m]] != s[m])
+            return 0;
+    }
+    return n > 0;
+}
+
 PyDoc_STRVAR(remember_doc,
 "remember(tokens, plain, codes, /) -> None\n--\n\n"
 "Record the engine's verdict on each of ``tokens``: its code in ``codes``, or\n"
@@ -437,15 +453,7 @@ TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *token;
     while ((token = PyIter_Next(it)) != NULL) {
         int64_t code;
-        int ok = PyUnicode_Check(token) && PyUnicode_IS_ASCII(token);
-        if (ok) {
-            const unsigned char *s = PyUnicode_1BYTE_DATA(token);
-            Py_ssize_t n = PyUnicode_GET_LENGTH(token);
-            for (Py_ssize_t m = 0; m < n && ok; m++)
-                ok = LOWER[s[m]] == s[m];
-            ok = ok && n > 0;
-        }
-        if (!ok) {
+        if (!is_token_text(token)) {
             Py_DECREF(token);
             continue;
         }
@@ -524,14 +532,10 @@ TokenCodes_deletion_hits(TokenCodes *self, PyObject *const *args, Py_ssize_t nar
     if (depths == -1 && PyErr_Occurred())
         return NULL;
     PyObject *token = args[0];
-    if (!PyUnicode_IS_ASCII(token))
+    if (!is_token_text(token))
         Py_RETURN_NONE;
     const unsigned char *t = PyUnicode_1BYTE_DATA(token);
     const Py_ssize_t n = PyUnicode_GET_LENGTH(token);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (LOWER[t[i]] != t[i])
-            Py_RETURN_NONE;
-    }
     unsigned char small[256];
     unsigned char *buf = small;
     if (n > (Py_ssize_t)sizeof(small)) {

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smista.batch import classify_block, iter_blocks, iter_spans, run_batch
+from smista.batch import BatchStats, classify_block, iter_blocks, iter_spans, run_batch
 from smista.defaults import default_classifier
 from smista.rulecache import load_rules
 from smista.workspace import Workspace
@@ -155,20 +155,29 @@ def test_lone_surrogate_ids_stay_valid_json() -> None:
     out.decode("utf-8")
 
 
+def from_file_and_memory(
+    path: Path, data: bytes, *, workers: int, block_bytes: int
+) -> tuple[bytes, bytes, BatchStats]:
+    """Output of ``workers`` reading ``data`` from a file, output in-process, file stats."""
+    path.write_bytes(data)
+    in_memory = io.BytesIO()
+    run_batch(load_rules(None), io.BytesIO(data), in_memory, workers=1)
+    with path.open("rb") as source:
+        sink = io.BytesIO()
+        stats = run_batch(load_rules(None), source, sink, workers=workers, block_bytes=block_bytes)
+        assert source.tell() == len(data)  # consumed, as a stream would be
+    return sink.getvalue(), in_memory.getvalue(), stats
+
+
 @pytest.mark.parametrize("workers", [2, 3])
 def test_a_regular_file_is_read_by_the_workers(tmp_path: Path, workers: int) -> None:
     """From a file, workers read their own spans; output is the same as in-process."""
     items = records(300)
     data = b"\n\n" + jsonl(items) + b'{"text": "no newline at the end", "id": "last"}'
-    path = tmp_path / "in.jsonl"
-    path.write_bytes(data)
-    expected = io.BytesIO()
-    run_batch(load_rules(None), io.BytesIO(data), expected, workers=1)
-    with path.open("rb") as source:
-        sink = io.BytesIO()
-        stats = run_batch(load_rules(None), source, sink, workers=workers, block_bytes=150)
-        assert source.tell() == len(data)
-    assert sink.getvalue() == expected.getvalue()
+    got, expected, stats = from_file_and_memory(
+        tmp_path / "in.jsonl", data, workers=workers, block_bytes=150
+    )
+    assert got == expected
     assert stats.lines == len(items) + 3
     assert stats.records == len(items) + 1
 
@@ -186,14 +195,8 @@ def test_a_file_read_from_part_way(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("data", [b"", b"\n", b"\n\n", b"x", b"x\n", b"a\nb", b"ab\n\ncd\n"])
 def test_an_empty_or_tiny_file_from_workers(tmp_path: Path, data: bytes) -> None:
-    path = tmp_path / "in.jsonl"
-    path.write_bytes(data)
-    expected = io.BytesIO()
-    run_batch(load_rules(None), io.BytesIO(data), expected, workers=1)
-    with path.open("rb") as source:
-        sink = io.BytesIO()
-        run_batch(load_rules(None), source, sink, workers=2, block_bytes=1)
-    assert sink.getvalue() == expected.getvalue()
+    got, expected, _ = from_file_and_memory(tmp_path / "in", data, workers=2, block_bytes=1)
+    assert got == expected
 
 
 @settings(max_examples=300)
