@@ -391,12 +391,12 @@ class CompiledRules:
 
     # -- pickling, equality, cache data ----------------------------------------
 
-    def __getstate__(self) -> tuple[tuple[RuleSpec, ...], str]:
-        return (self.specs, self.default_label)
+    def __getstate__(self) -> tuple[tuple[RuleSpec, ...], str, bool]:
+        return (self.specs, self.default_label, self._fast is not None)
 
-    def __setstate__(self, state: tuple[tuple[RuleSpec, ...], str]) -> None:
-        specs, default = state
-        CompiledRules.__init__(self, specs, default)
+    def __setstate__(self, state: tuple[tuple[RuleSpec, ...], str, bool]) -> None:
+        specs, default, accelerated = state
+        CompiledRules.__init__(self, specs, default, accelerated=accelerated)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CompiledRules):

@@ -225,3 +225,17 @@ def test_deletion_hits_of_a_long_token() -> None:
     table = TokenCodes(8)
     table.remember([token[1:], token[2:]], {}, {token[1:]: 1, token[2:]: 2})
     assert sorted(set(table.deletion_hits(token, 7) or [])) == [1, 2]
+
+
+def test_pickling_keeps_the_choice_of_path() -> None:
+    """A matcher asked to stay pure Python stays so in another process."""
+    import pickle
+
+    from smista.engine import CompiledRules, RuleSpec
+
+    specs = [RuleSpec("edit", 1, ("implement",), ())]
+    pure = pickle.loads(pickle.dumps(CompiledRules(specs, "chat", accelerated=False)))
+    assert not pure.accelerated
+    fast = pickle.loads(pickle.dumps(CompiledRules(specs, "chat")))
+    assert fast.accelerated == engine.ACCELERATED
+    assert pure.match_text("please implment it") == fast.match_text("please implment it")
