@@ -108,6 +108,15 @@ def section_floor(quick: bool) -> None:
     emit("floor.regex_tokenize_median_us", rx.median / 1000)
     emit("floor.classify_over_regex_tokenize_median", cls.median / rx.median)
     emit("floor.pure_python_match_over_tokenize_median", py.median / tok.median)
+    # Hosts usually say which context kinds are at hand: that path too.
+    kinds = frozenset({"git_diff", "referenced_paths"})
+
+    def with_contexts(prompt: str) -> object:
+        return classifier.classify(prompt, contexts=kinds)
+
+    warm(with_contexts, prompts)
+    tok_c, ctx = interleaved([tokenize, with_contexts], prompts, rounds=rounds)
+    emit("floor.classify_with_contexts_over_tokenize_median", ctx.median / tok_c.median)
     if engine.ACCELERATED:
         # A harder floor: the bare C pass that finds token boundaries (no
         # lowercasing, no objects), on the prompts whose letters are ASCII.

@@ -304,9 +304,27 @@ slot_matches(const Slot *s, const Pending *t, int kind, const void *data)
  * batches whose slots were prefetched first, so a prompt of many distinct
  * tokens waits for memory once per batch rather than once per token.
  * Inlined per kind. */
+#define SCAN_ERROR (-3) /* a Python exception is set */
+
+/* The lowercased token text[start:start+len] as a new str (ASCII). */
+static PyObject *
+token_str(int kind, const void *data, Py_ssize_t start, Py_ssize_t len)
+{
+    PyObject *token = PyUnicode_New(len, 127);
+    if (token == NULL)
+        return NULL;
+    Py_UCS1 *out = PyUnicode_1BYTE_DATA(token);
+    for (Py_ssize_t m = 0; m < len; m++)
+        out[m] = LOWER[PyUnicode_READ(kind, data, start + m)];
+    return token;
+}
+
+/* With `hits` NULL: the smallest of `best` and the codes of the tokens.
+ * Otherwise: append to `hits` every token whose code is not NO_HIT, and
+ * return `best` unchanged. */
 static inline int64_t
 scan_text(const TokenCodes *self, int kind, int ascii, const void *data, Py_ssize_t n,
-          int64_t best)
+          int64_t best, PyObject *hits)
 {
     const Slot *slots = self->slots;
     const size_t mask = self->mask;
@@ -362,13 +380,48 @@ scan_text(const TokenCodes *self, int kind, int ascii, const void *data, Py_ssiz
                     return SCAN_UNKNOWN; /* unknown token: the engine learns it */
                 j = (j + 1) & mask;
             }
-            if (slots[j].code < best)
-                best = slots[j].code;
+            if (hits == NULL) {
+                if (slots[j].code < best)
+                    best = slots[j].code;
+            }
+            else if (slots[j].code != NO_HIT) {
+                PyObject *token = token_str(kind, data, t->start, t->len);
+                if (token == NULL || PyList_Append(hits, token) < 0) {
+                    Py_XDECREF(token);
+                    return SCAN_ERROR;
+                }
+                Py_DECREF(token);
+            }
         }
         pending = 0;
         if (i >= n)
             return best;
     }
+}
+
+static int64_t
+scan_any(const TokenCodes *self, PyObject *text, int64_t best, PyObject *hits)
+{
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    /* Each call has constant kind and ascii arguments, so the compiler
+     * specializes the inlined loop for each (and for hits NULL or not). */
+    if (hits == NULL) {
+        if (PyUnicode_IS_ASCII(text))
+            return scan_text(self, PyUnicode_1BYTE_KIND, 1, data, n, best, NULL);
+        if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND)
+            return scan_text(self, PyUnicode_1BYTE_KIND, 0, data, n, best, NULL);
+        if (PyUnicode_KIND(text) == PyUnicode_2BYTE_KIND)
+            return scan_text(self, PyUnicode_2BYTE_KIND, 0, data, n, best, NULL);
+        return scan_text(self, PyUnicode_4BYTE_KIND, 0, data, n, best, NULL);
+    }
+    if (PyUnicode_IS_ASCII(text))
+        return scan_text(self, PyUnicode_1BYTE_KIND, 1, data, n, best, hits);
+    if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND)
+        return scan_text(self, PyUnicode_1BYTE_KIND, 0, data, n, best, hits);
+    if (PyUnicode_KIND(text) == PyUnicode_2BYTE_KIND)
+        return scan_text(self, PyUnicode_2BYTE_KIND, 0, data, n, best, hits);
+    return scan_text(self, PyUnicode_4BYTE_KIND, 0, data, n, best, hits);
 }
 
 PyDoc_STRVAR(scan_doc,
@@ -397,20 +450,29 @@ TokenCodes_scan(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_ValueError, "scan() best must be non-negative");
         return NULL;
     }
-    const void *data = PyUnicode_DATA(text);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int64_t result;
-    /* Each call has constant kind and ascii arguments, so the compiler
-     * specializes the inlined loop for each. */
-    if (PyUnicode_IS_ASCII(text))
-        result = scan_text(self, PyUnicode_1BYTE_KIND, 1, data, n, best);
-    else if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND)
-        result = scan_text(self, PyUnicode_1BYTE_KIND, 0, data, n, best);
-    else if (PyUnicode_KIND(text) == PyUnicode_2BYTE_KIND)
-        result = scan_text(self, PyUnicode_2BYTE_KIND, 0, data, n, best);
-    else
-        result = scan_text(self, PyUnicode_4BYTE_KIND, 0, data, n, best);
-    return PyLong_FromLongLong(result);
+    return PyLong_FromLongLong(scan_any(self, text, best, NULL));
+}
+
+PyDoc_STRVAR(hits_doc,
+"hits(text, /) -> list[str] | int\n--\n\n"
+"The tokens of ``text`` (lowercased, repeats kept) that hit some rule; -1 or\n"
+"-2 as for :meth:`scan` when the table cannot answer.");
+
+static PyObject *
+TokenCodes_hits(TokenCodes *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "hits() text must be str");
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int64_t result = scan_any(self, text, 0, out);
+    if (result >= 0)
+        return out;
+    Py_DECREF(out);
+    return result == SCAN_ERROR ? NULL : PyLong_FromLongLong(result);
 }
 
 /* Whether `token` is a non-empty str of lowercase ASCII letters and digits:
@@ -617,6 +679,7 @@ TokenCodes_get_limit(TokenCodes *self, void *Py_UNUSED(closure))
 
 static PyMethodDef TokenCodes_methods[] = {
     {"scan", (PyCFunction)(void (*)(void))TokenCodes_scan, METH_FASTCALL, scan_doc},
+    {"hits", (PyCFunction)TokenCodes_hits, METH_O, hits_doc},
     {"remember", (PyCFunction)(void (*)(void))TokenCodes_remember, METH_FASTCALL, remember_doc},
     {"get", (PyCFunction)TokenCodes_get, METH_O, get_doc},
     {"deletion_hits", (PyCFunction)(void (*)(void))TokenCodes_deletion_hits, METH_FASTCALL,

@@ -462,9 +462,25 @@ class CompiledRules:
         """The winning rule for prompt ``text`` given the available ``contexts``."""
         if not contexts:
             return self._by_code[self.match_code(text)]
+        fast = self._fast
+        learn_fast = False
+        if fast is not None and len(text) <= LARGE_TEXT:  # (hits repeat: bound the list)
+            found = fast.hits(text)
+            if type(found) is list:
+                known = self._state[1]
+                entries = [known.get(token) for token in found]
+                if None not in entries:  # else the memo restarted: ask it again
+                    return self._decide(entries, contexts)  # type: ignore[arg-type]
+            else:
+                learn_fast = found == -1
         if len(text) > LARGE_TEXT:
             return self._decide([self._large_entries(text)], contexts)
-        return self.match(tokenize(text), contexts)
+        tokens = tokenize(text)
+        match = self.match(tokens, contexts)
+        if learn_fast and fast is not None:
+            plain, _, codes = self._state
+            fast.remember(tokens, plain, codes)
+        return match
 
     def match(self, tokens: Iterable[str], contexts: Collection[str] = ()) -> RuleMatch:
         """The winning rule for a prompt's ``tokens`` given the available ``contexts``."""

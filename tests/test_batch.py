@@ -61,7 +61,9 @@ def jsonl(items: list[Any]) -> bytes:
 
 
 def parse(output: bytes) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in output.decode().splitlines()]
+    # JSONL lines end at b"\n" only (str.splitlines would also cut at U+2028,
+    # U+0085 and others, which JSON strings may hold unescaped).
+    return [json.loads(line) for line in output.split(b"\n") if line]
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])

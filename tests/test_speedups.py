@@ -239,3 +239,19 @@ def test_pickling_keeps_the_choice_of_path() -> None:
     fast = pickle.loads(pickle.dumps(CompiledRules(specs, "chat")))
     assert fast.accelerated == engine.ACCELERATED
     assert pure.match_text("please implment it") == fast.match_text("please implment it")
+
+
+@compiled
+@settings(max_examples=500)
+@given(st.text(alphabet=ALPHABET, max_size=40), st.data())
+def test_hits_are_the_tokens_that_hit(text: str, data: st.DataObject) -> None:
+    """hits() lists, in order, the tokens whose code is not 'no hit'."""
+    tokens = tokenize(text)
+    plain = {t: None for t in tokens if data.draw(st.booleans())}
+    codes = {t: 7 for t in tokens if t not in plain}
+    table = TokenCodes(1 << 10)
+    table.remember(tokens, plain, codes)
+    has_foreign = any(not c.isascii() and tokenize(c) for c in text)
+    expected: list[str] | int = -2 if has_foreign else [t for t in tokens if t in codes]
+    assert table.hits(text) == expected
+    assert table.hits(text + " zzzq") == (-2 if has_foreign else -1)
