@@ -561,6 +561,31 @@ TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(index_doc,
+"index(keys, /) -> None\n--\n\n"
+"Record each of ``keys`` (a sequence of str) with its position as its code;\n"
+"keys that are not lowercase ASCII letters and digits are skipped.");
+
+static PyObject *
+TokenCodes_index(TokenCodes *self, PyObject *keys)
+{
+    PyObject *seq = PySequence_Fast(keys, "index() keys must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    const Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *key = items[i];
+        if (is_token_text(key) &&
+            put(self, PyUnicode_1BYTE_DATA(key), PyUnicode_GET_LENGTH(key), i) < 0) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    Py_DECREF(seq);
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(deletion_hits_doc,
 "deletion_hits(token, depths, /) -> list[int] | None\n--\n\n"
 "The codes of the table's tokens that equal a deletion variant of ``token``:\n"
@@ -684,6 +709,7 @@ static PyMethodDef TokenCodes_methods[] = {
     {"get", (PyCFunction)TokenCodes_get, METH_O, get_doc},
     {"deletion_hits", (PyCFunction)(void (*)(void))TokenCodes_deletion_hits, METH_FASTCALL,
      deletion_hits_doc},
+    {"index", (PyCFunction)TokenCodes_index, METH_O, index_doc},
     {"clear", (PyCFunction)TokenCodes_clear, METH_NOARGS, "clear() -> None\n--\n\nForget every token."},
     {NULL, NULL, 0, NULL},
 };

@@ -191,9 +191,9 @@ _OSA = _Osa()
 
 _VARIANTS_AFTER = 128
 """Tokens a rule set learns before it builds the C table of its typo index (a
-one-shot command never pays for it). Building costs about 0.75 us per index
-key and saves about 2 us per learned token, so the table also waits until a
-quarter as many tokens as keys have been learned."""
+one-shot command never pays for it). Building costs about 0.2 us per index
+key and saves about 2 us per learned token, so the table also waits until
+one token per 8 keys has been learned."""
 
 _BAND_AFTER = 256
 """Tokens a rule set learns before it may use rapidfuzz scans (imported then)."""
@@ -362,8 +362,10 @@ class CompiledRules:
         assert _TokenCodes is not None
         keys = tuple(self._typo)
         table = _TokenCodes(len(keys) + 1)
-        table.remember(keys, {}, dict(zip(keys, range(len(keys)), strict=True)))
+        table.index(keys)
         self._variants = (table, tuple(self._typo.values()))  # same order as keys
+        if self._bands is not None:
+            self._enable_bands()  # deletion variants just got cheaper: choose again
         return self._variants
 
     def _enable_bands(self) -> None:
@@ -382,8 +384,8 @@ class CompiledRules:
             band = tuple(k for k, cap in typo_keywords if abs(len(k) - n) <= cap)
             variants = level[0] + level[1] * n + level[2] * n * (n - 1) // 2
             # nanoseconds, measured: Python builds a string per variant; the
-            # C table (ASCII tokens) probes a buffer
-            per_variant, fixed = (17, 100) if self._fast is not None else (110, 600)
+            # C table of the typo index (once built; ASCII tokens) probes a buffer
+            per_variant, fixed = (17, 100) if self._variants is not None else (110, 600)
             deletion_cost = fixed + per_variant * variants
             band_cost = 1500 + 60 * len(band)
             bands.append(band if band and band_cost < deletion_cost else None)
@@ -676,7 +678,7 @@ class CompiledRules:
                     variants is None
                     and self._fast is not None
                     and self._learned >= _VARIANTS_AFTER
-                    and self._learned * 4 >= len(typo)  # it pays for itself by then
+                    and self._learned * 8 >= len(typo)  # saves about what it costs by then
                 ):
                     variants = self._build_variant_table()
                 if variants is not None:

@@ -255,3 +255,13 @@ def test_hits_are_the_tokens_that_hit(text: str, data: st.DataObject) -> None:
     expected: list[str] | int = -2 if has_foreign else [t for t in tokens if t in codes]
     assert table.hits(text) == expected
     assert table.hits(text + " zzzq") == (-2 if has_foreign else -1)
+
+
+@compiled
+def test_index_records_positions() -> None:
+    table = TokenCodes(16)
+    table.index(("ab", "a-b", "", "Cd", "cd", "é"))
+    assert [table.get(k) for k in ("ab", "a-b", "cd", "Cd", "é")] == [0, None, 4, None, None]
+    assert len(table) == 2
+    with pytest.raises(TypeError):
+        table.index(5)  # type: ignore[arg-type]
