@@ -315,9 +315,9 @@ def iter_spans(
 ) -> Iterator[tuple[int, int, int, int]]:
     """``(offset, length, first line number, line count)`` of the blocks of a file.
 
-    The blocks are those :func:`iter_blocks` would give for bytes
-    ``start:end`` of the file (whole lines, cut near every ``size`` bytes),
-    found through a memory map, so the lines are never copied here.
+    Like :func:`iter_blocks` over bytes ``start:end`` of the file: whole
+    lines, cut near every ``size`` bytes, numbered from 1 at ``start``. The
+    cuts are found through a memory map, so the lines are never copied here.
     """
     import mmap
 
@@ -477,17 +477,18 @@ def run_batch(
         sent = written = 0
         exhausted = False
 
-        def hand_out(conn: Any) -> bool:
+        def hand_out(conn: Any) -> None:
+            """Give ``conn`` the next block, unless none is left or it is too far ahead."""
             nonlocal sent, exhausted
             if exhausted:
-                return False
+                return
             if sent - written >= limit:
                 waiting.append(conn)
-                return False
+                return
             item = next(units, None)
             if item is None:
                 exhausted = True
-                return False
+                return
             block, first, lines, offset, length = item
             if offset >= 0:
                 conn.send_bytes(
@@ -501,7 +502,6 @@ def run_batch(
             holding[conn] = sent
             sizes[sent] = (lines, length + 1)
             sent += 1
-            return True
 
         for conn in conns:
             hand_out(conn)

@@ -29,8 +29,10 @@ scanning rules or keywords:
 * when the optional C extension :mod:`smista._speedups` is built, the codes
   of learned ASCII tokens are also kept in its bounded table, and a prompt
   whose letters and digits are ASCII and whose tokens are all known is
-  answered by one C pass over its characters (no token objects at all);
-  anything else takes the Python path, which records what it learns there.
+  answered by one C pass over its characters (no token objects at all; with
+  contexts, the pass returns just the few tokens that hit a rule, for the
+  winner to be picked among their entries); anything else takes the Python
+  path, which records what it learns there.
   The table only holds codes this module computed, so the answers are the
   same with or without it.
 
@@ -670,29 +672,7 @@ class CompiledRules:
                             (rank, 1, pos, index) for rank, pos, index in self._exact[keyword]
                         )
             elif level[0] or level[1] or level[2]:
-                typo = self._typo
-                candidates: set[str] = set()
-                found = None
-                variants = self._variants
-                if (
-                    variants is None
-                    and self._fast is not None
-                    and self._learned >= _VARIANTS_AFTER
-                    and self._learned * 8 >= len(typo)  # saves about what it costs by then
-                ):
-                    variants = self._build_variant_table()
-                if variants is not None:
-                    found = variants[0].deletion_hits(
-                        token, level[0] | level[1] << 1 | level[2] << 2
-                    )
-                if found is not None:
-                    lists = variants[1]  # type: ignore[index]
-                    for i in found:
-                        candidates.update(lists[i])
-                else:
-                    for variant in typo.keys() & _token_variants(token, level):
-                        candidates.update(typo[variant])
-                for keyword in candidates:
+                for keyword in self._typo_candidates(token, level):
                     cap = _cap(len(keyword))
                     if (
                         keyword == token
@@ -716,6 +696,29 @@ class CompiledRules:
             last_rank = rank
             out.append((rank, fuzzy, pos, index, self._free_match(index, pos, fuzzy)))
         return tuple(out)
+
+    def _typo_candidates(self, token: str, level: tuple[bool, bool, bool]) -> set[str]:
+        """Keywords sharing a deletion variant with ``token`` at the depths ``level`` allows."""
+        typo = self._typo
+        variants = self._variants
+        if (
+            variants is None
+            and self._fast is not None
+            and self._learned >= _VARIANTS_AFTER
+            and self._learned * 8 >= len(typo)  # saves about what it costs by then
+        ):
+            variants = self._build_variant_table()
+        candidates: set[str] = set()
+        if variants is not None:
+            table, lists = variants
+            found = table.deletion_hits(token, level[0] | level[1] << 1 | level[2] << 2)
+            if found is not None:  # None: not an ASCII token, Python decides
+                for i in found:
+                    candidates.update(lists[i])
+                return candidates
+        for variant in typo.keys() & _token_variants(token, level):
+            candidates.update(typo[variant])
+        return candidates
 
     def _free_match(self, index: int, pos: int, fuzzy: int) -> RuleMatch | None:
         """The shared result for rule ``index`` won by keyword ``pos`` with no context."""
