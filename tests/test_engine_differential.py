@@ -11,7 +11,7 @@ data, and huge texts matched piece by piece.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -118,29 +118,39 @@ def test_fast_path_matches_reference(
                 assert rules.match_text(text.upper()) == expected
 
 
+def _use_bands(rules: CompiledRules) -> None:
+    rules._enable_bands()
+
+
+def _use_c_probe(rules: CompiledRules) -> None:
+    rules._build_variant_table()  # normally built once enough tokens were learned
+
+
+def _use_both(rules: CompiledRules) -> None:
+    _use_c_probe(rules)
+    _use_bands(rules)  # bands chosen with the C probe's costs
+
+
+needs_c = pytest.mark.skipif(not engine.ACCELERATED, reason="smista._speedups is not built")
+
+
+@pytest.mark.parametrize(
+    "switch",
+    [
+        pytest.param(_use_bands, id="rapidfuzz-bands"),
+        pytest.param(_use_c_probe, id="c-probe", marks=needs_c),
+        pytest.param(_use_both, id="bands-and-c-probe", marks=needs_c),
+    ],
+)
 @settings(max_examples=150)
 @given(specs=specs_strategy, data=st.data())
-def test_band_scans_match_reference(specs: list[RuleSpec], data: st.DataObject) -> None:
-    """The rapidfuzz length-band scans give the deletion index's answers."""
-    rules = CompiledRules(specs, "chat")
-    rules._enable_bands()
-    for _ in range(4):
-        text = data.draw(prompts(specs))
-        contexts = data.draw(contexts_strategy)
-        assert rules.match_text(text, contexts) == match_rules(
-            specs, "chat", tokenize(text), contexts
-        )
-
-
-@pytest.mark.skipif(not engine.ACCELERATED, reason="smista._speedups is not built")
-@settings(max_examples=200)
-@given(specs=specs_strategy, data=st.data())
-def test_typo_index_probed_in_c_matches_reference(
-    specs: list[RuleSpec], data: st.DataObject
+def test_typo_candidate_sources_match_reference(
+    switch: Callable[[CompiledRules], None], specs: list[RuleSpec], data: st.DataObject
 ) -> None:
-    """Typo candidates found by the C deletion-variant probe give the same answers."""
+    """Typo candidates from the rapidfuzz length-band scans or the C deletion-variant
+    probe give the answers of the Python deletion index."""
     rules = CompiledRules(specs, "chat")
-    rules._build_variant_table()  # normally built once enough tokens were learned
+    switch(rules)
     for _ in range(4):
         text = data.draw(prompts(specs))
         contexts = data.draw(contexts_strategy)

@@ -66,6 +66,18 @@ class _Progress:
         self.stream.flush()
 
 
+def _open(stack: ExitStack, path: str, mode: str, standard: IO[bytes]) -> IO[bytes]:
+    """``path`` opened in binary ``mode`` (closed with ``stack``); ``-`` is ``standard``."""
+    if path == "-":
+        return standard
+    try:
+        stream: IO[bytes] = stack.enter_context(open(path, mode))  # noqa: SIM115 (the stack closes it)
+    except OSError as exc:
+        verb = "read" if mode == "rb" else "write"
+        raise UsageError(f"cannot {verb} {path}: {exc.strerror or exc}") from None
+    return stream
+
+
 def run(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv[1:])
     from smista.batch import default_workers, run_batch
@@ -77,18 +89,8 @@ def run(argv: Sequence[str]) -> int:
     rules = load_rules(args.rules)
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     with ExitStack() as stack:
-        source: IO[bytes] = sys.stdin.buffer
-        if args.input != "-":
-            try:
-                source = stack.enter_context(open(args.input, "rb"))
-            except OSError as exc:
-                raise UsageError(f"cannot read {args.input}: {exc.strerror or exc}") from None
-        sink: IO[bytes] = sys.stdout.buffer
-        if args.output != "-":
-            try:
-                sink = stack.enter_context(open(args.output, "wb"))
-            except OSError as exc:
-                raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        source = _open(stack, args.input, "rb", sys.stdin.buffer)
+        sink = _open(stack, args.output, "wb", sys.stdout.buffer)
         stats = run_batch(rules, source, sink, workers=workers, progress=progress)
         sink.flush()
     if progress is not None:
