@@ -15,6 +15,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from smista.intent import TaskIntent
+from smista.turnrules import TurnSettings
 
 __all__ = ["DEFAULT_PRIORITY", "MAX_PRIORITY", "ClassificationConfig", "ClassificationRule"]
 
@@ -46,3 +47,6 @@ class ClassificationConfig(BaseModel):
 
     default_intent: TaskIntent = TaskIntent.CHAT
     rules: tuple[ClassificationRule, ...] = ()
+    turns: TurnSettings | None = None
+    """``[classification.turns]`` (smista extension, see docs/turns.md): how whole turns
+    are read; ``None`` means the built-ins. Never changes bare-prompt classification."""
