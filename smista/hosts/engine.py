@@ -7,7 +7,7 @@ is then pure: it classifies the turn (housekeeping calls are reported, not
 classified) and routes it on the deterministic rules. It never calls the
 decision model: hosts give hooks a few seconds at most, and a routing rule
 with decision conditions is simply skipped, as ``route()`` does without a
-decision result. The tool-call grounding check lives in
+decision result (a gateway adapter may pass one it computed). The tool-call grounding check lives in
 :mod:`smista.hosts.tools`.
 """
 
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from smista.classifier import Classifier
+from smista.decision.result import DecisionResult
 from smista.errors import RoutingError
 from smista.hosts._turn import HostTurn, classify_turn
 from smista.intent import TaskIntent
@@ -101,8 +102,12 @@ class HostEngine:
         command: TaskIntent | str | None = None,
         touched_files: Iterable[str] = (),
         explicit_model: str | None = None,
+        decision: DecisionResult | None = None,
     ) -> HostDecision:
-        """Classify and route ``turn`` (pure; never raises for a well-formed turn)."""
+        """Classify and route ``turn`` (pure; never raises for a well-formed turn).
+
+        ``decision`` is a decision-stage result computed by the caller, if any.
+        """
         if turn.housekeeping is not None or not turn.text:
             return HostDecision(turn, None, None)
         result = classify_turn(self.classifier, turn, command=command)
@@ -110,7 +115,11 @@ class HostEngine:
             return HostDecision(turn, result, None, "no routing policy configured")
         try:
             routed = route(
-                result, self.routing, touched_files=touched_files, explicit_model=explicit_model
+                result,
+                self.routing,
+                touched_files=touched_files,
+                decision=decision,
+                explicit_model=explicit_model,
             )
         except RoutingError as exc:
             return HostDecision(turn, result, None, str(exc))

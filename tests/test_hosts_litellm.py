@@ -1,0 +1,223 @@
+"""smista's LiteLLM plugins inside a real ``litellm.Router`` (deployments answer with ``mock_response``).
+
+No network: LiteLLM is told to use its bundled model cost map, and every
+deployment answers from ``mock_response``, so the answer's text names the
+deployment the router picked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+import pytest
+
+from smista.hosts.engine import HostEngine
+from smista.integrations.litellm import SmistaClassifier, SmistaRoutingPlugin
+from smista.settings import parse_settings
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+litellm = pytest.importorskip("litellm")
+
+# LiteLLM's own models trip these; smista's code is not involved.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:.*ReadOnly.*qualifier:UserWarning"),
+]
+
+POLICY = """
+[routing.default]
+model = "openai/chatter"
+
+[[routing.rules]]
+name = "plans"
+priority = 10
+intent = "plan"
+model = "openai/planner"
+
+[[routing.rules]]
+name = "edits"
+priority = 20
+intent = "edit"
+model = "openai/editor"
+fallbacks = ["openai/backup-editor"]
+"""
+
+PLAN = [
+    {"role": "system", "content": "You are a coding agent. Fix bugs when asked."},
+    {"role": "user", "content": "plan the migration from sqlite to postgres step by step"},
+]
+EDIT = [
+    {"role": "system", "content": "You are a coding agent. Plan carefully."},
+    {"role": "user", "content": "plan the migration"},
+    {"role": "assistant", "content": "1. dump 2. load 3. switch"},
+    {"role": "user", "content": "<system-reminder>plan mode is off</system-reminder>fix the typo in db.py"},
+]
+TITLE = [
+    {"role": "user", "content": "Please write a 5-10 word title for the following conversation: ..."},
+]
+
+
+def engine() -> HostEngine:
+    from smista.classifier import Classifier
+
+    settings = parse_settings(POLICY, "policy.toml")
+    return HostEngine(Classifier(settings.classification), settings.routing, "policy.toml")
+
+
+def deployment(name: str, model: str, answer: str) -> dict[str, Any]:
+    return {
+        "model_name": name,
+        "litellm_params": {"model": model, "api_key": "sk-test", "mock_response": answer},
+    }
+
+
+def answer(router: Any, model: str, messages: list[dict[str, Any]]) -> str:
+    async def call() -> str:
+        response = await router.acompletion(model=model, messages=messages)
+        return str(response.choices[0].message.content)
+
+    return asyncio.run(call())
+
+
+def complexity_router(plugin: SmistaClassifier, tiers: dict[str, str], fallback: str) -> Any:
+    return litellm.Router(
+        model_list=[
+            deployment("planner", "openai/planner", "from planner"),
+            deployment("editor", "openai/editor", "from editor"),
+            deployment("chatter", "openai/chatter", "from chatter"),
+            {
+                "model_name": "smart",
+                "litellm_params": {
+                    "model": "auto_router/complexity_router",
+                    "complexity_router_config": {
+                        "classifier_type": "custom",
+                        "classifier_plugin": plugin,
+                        "tiers": tiers,
+                        "fallback_tier": fallback,
+                    },
+                },
+            },
+        ]
+    )
+
+
+def test_classifier_plugin_sends_plan_and_edit_turns_to_different_deployments() -> None:
+    """Tier from the routed model: the policy's plan and edit rules pick two tiers."""
+    plugin = SmistaClassifier(
+        engine(), tiers={"openai/planner": "deep", "openai/editor": "quick", "chat": "talk"}
+    )
+    router = complexity_router(
+        plugin, {"deep": "planner", "quick": "editor", "talk": "chatter"}, "talk"
+    )
+    assert answer(router, "smart", PLAN) == "from planner"
+    assert answer(router, "smart", EDIT) == "from editor"
+
+
+def test_classifier_plugin_without_tiers_names_the_intent() -> None:
+    router = complexity_router(
+        SmistaClassifier(), {"plan": "planner", "edit": "editor", "chat": "chatter"}, "chat"
+    )
+    assert answer(router, "smart", PLAN) == "from planner"
+    assert answer(router, "smart", EDIT) == "from editor"
+
+
+def test_classifier_plugin_maps_onto_the_builtin_tiers() -> None:
+    plugin = SmistaClassifier(engine(), tiers={"plans": "REASONING", "edits": "SIMPLE"})
+    router = litellm.Router(
+        model_list=[
+            deployment("planner", "openai/planner", "from planner"),
+            deployment("editor", "openai/editor", "from editor"),
+            deployment("chatter", "openai/chatter", "from chatter"),
+            {
+                "model_name": "smart",
+                "litellm_params": {
+                    "model": "auto_router/complexity_router",
+                    "complexity_router_config": {
+                        "classifier_type": "custom",
+                        "classifier_plugin": plugin,
+                        "tiers": {
+                            "SIMPLE": "editor",
+                            "MEDIUM": "chatter",
+                            "COMPLEX": "chatter",
+                            "REASONING": "planner",
+                        },
+                    },
+                },
+            },
+        ]
+    )
+    assert answer(router, "smart", PLAN) == "from planner"
+    assert answer(router, "smart", EDIT) == "from editor"
+
+
+def test_classifier_plugin_declines_housekeeping_and_bad_messages() -> None:
+    """Declining hands the request to LiteLLM's fallback tier."""
+    router = complexity_router(
+        SmistaClassifier(engine(), tiers={"openai/planner": "deep", "openai/editor": "quick"}),
+        {"deep": "planner", "quick": "editor", "rest": "chatter"},
+        "rest",
+    )
+    assert answer(router, "smart", TITLE) == "from chatter"
+    housekeeping = SmistaClassifier(engine(), tiers={"housekeeping": "rest"})
+    router = complexity_router(housekeeping, {"deep": "planner", "rest": "chatter"}, "deep")
+    assert answer(router, "smart", TITLE) == "from chatter"
+
+
+def routing_router(plugin: SmistaRoutingPlugin) -> Any:
+    return litellm.Router(
+        model_list=[
+            deployment("coder", "openai/planner", "from planner"),
+            deployment("coder", "openai/editor", "from editor"),
+            deployment("coder", "openai/backup-editor", "from backup"),
+        ],
+        plugins=[plugin],
+    )
+
+
+def test_routing_plugin_narrows_candidates_by_the_policy() -> None:
+    router = routing_router(SmistaRoutingPlugin(engine()))
+    for _ in range(3):  # with three candidates, a non-narrowing plugin would soon differ
+        assert answer(router, "coder", PLAN) == "from planner"
+        assert answer(router, "coder", EDIT) == "from editor"
+
+
+def test_routing_plugin_falls_back_and_maps_model_names() -> None:
+    """No deployment serves openai/editor: its fallback's deployment is kept."""
+    plugin = SmistaRoutingPlugin(
+        engine(), models={"openai/planner": ["openai/big-planner"], "openai/editor": ["nowhere"]}
+    )
+    router = litellm.Router(
+        model_list=[
+            deployment("coder", "openai/big-planner", "from big planner"),
+            deployment("coder", "openai/backup-editor", "from backup"),
+        ],
+        plugins=[plugin],
+    )
+    for _ in range(3):
+        assert answer(router, "coder", PLAN) == "from big planner"
+        assert answer(router, "coder", EDIT) == "from backup"
+
+
+def test_routing_plugin_signals_and_leaves_housekeeping_alone() -> None:
+    from litellm.types.router import RoutingContext
+
+    plugin = SmistaRoutingPlugin(engine())
+    candidates = ["openai/planner", "openai/editor"]
+
+    def run(messages: list[dict[str, Any]]) -> Any:
+        context = RoutingContext(
+            raw_messages=messages, structured_messages=messages, candidate_models=list(candidates)
+        )
+        return asyncio.run(plugin.run(context))
+
+    planned = run(PLAN)
+    assert planned.candidate_models == ["openai/planner"]
+    assert planned.signals["smista"]["classification"]["intent"] == "plan"
+    assert planned.signals["smista"]["narrowed"] is True
+    title = run(TITLE)
+    assert title.candidate_models == candidates
+    assert title.signals["smista"]["skipped"] == "housekeeping call (title generation)"
+    broken = run([{"role": "user", "content": 42}])
+    assert broken.candidate_models == candidates
