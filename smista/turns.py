@@ -62,6 +62,10 @@ class TurnError(SmistaError, ValueError):
         self.detail = detail
         super().__init__(f"{self.loc}: {detail}" if self.loc else detail)
 
+    def under(self, *prefix: str | int) -> TurnError:
+        """The same error with its path inside a larger document (``("messages",)``)."""
+        return TurnError((*prefix, *self.path), self.detail)
+
 
 def _format_path(path: Path) -> str:
     out = ""
