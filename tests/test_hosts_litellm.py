@@ -52,10 +52,16 @@ EDIT = [
     {"role": "system", "content": "You are a coding agent. Plan carefully."},
     {"role": "user", "content": "plan the migration"},
     {"role": "assistant", "content": "1. dump 2. load 3. switch"},
-    {"role": "user", "content": "<system-reminder>plan mode is off</system-reminder>fix the typo in db.py"},
+    {
+        "role": "user",
+        "content": "<system-reminder>plan mode is off</system-reminder>fix the typo in db.py",
+    },
 ]
 TITLE = [
-    {"role": "user", "content": "Please write a 5-10 word title for the following conversation: ..."},
+    {
+        "role": "user",
+        "content": "Please write a 5-10 word title for the following conversation: ...",
+    },
 ]
 
 
@@ -218,6 +224,6 @@ def test_routing_plugin_signals_and_leaves_housekeeping_alone() -> None:
     assert planned.signals["smista"]["narrowed"] is True
     title = run(TITLE)
     assert title.candidate_models == candidates
-    assert title.signals["smista"]["skipped"] == "housekeeping call (title generation)"
+    assert title.signals["smista"]["skipped"] == "housekeeping call (title: claude-code-title)"
     broken = run([{"role": "user", "content": 42}])
     assert broken.candidate_models == candidates

@@ -3,8 +3,9 @@
 Edge layer shared by every host adapter. :meth:`HostEngine.load` reads an
 optional smista config file (``[classification]`` and ``[routing]``; without
 one the shipped default rules and no routing policy); :meth:`HostEngine.decide`
-is then pure: it classifies the turn (housekeeping calls are reported, not
-classified) and routes it on the deterministic rules. It never calls the
+is then pure: it classifies the turn with the turn model (housekeeping calls
+are reported, not classified; follow-ups take the earlier turn's intent) and
+routes it on the deterministic rules. It never calls the
 decision model: hosts give hooks a few seconds at most, and a routing rule
 with decision conditions is simply skipped, as ``route()`` does without a
 decision result (a gateway adapter may pass one it computed). The tool-call grounding check lives in
@@ -25,38 +26,51 @@ from smista.hosts._turn import HostTurn, classify_turn
 from smista.intent import TaskIntent
 from smista.result import Classification
 from smista.routing import RoutingDecision, RoutingPolicy, route
+from smista.turnclassify import TurnResult
+from smista.turns import Housekeeping
 
 __all__ = ["HostDecision", "HostEngine"]
 
 
 @dataclass(frozen=True, slots=True)
 class HostDecision:
-    """smista's view of one turn.
+    """smista's view of one turn: the turn model's result and the route.
 
-    ``classification`` is ``None`` for a housekeeping call (``turn.housekeeping``
-    says which) and for a turn with no user text; ``routing`` is ``None`` when
-    there is no routing policy or nothing routes (``no_route`` says why).
+    ``routing`` is ``None`` for a skipped turn (housekeeping, no user text),
+    when there is no routing policy, or when nothing routes (``no_route``
+    says why).
     """
 
-    turn: HostTurn
-    classification: Classification | None
-    routing: RoutingDecision | None
+    result: TurnResult
+    routing: RoutingDecision | None = None
     no_route: str | None = None
+
+    @property
+    def housekeeping(self) -> Housekeeping | None:
+        """The housekeeping call this turn is, if any."""
+        return self.result.housekeeping
 
     @property
     def skipped(self) -> str | None:
         """Why smista has no opinion on this turn, or ``None`` when it has one."""
-        if self.turn.housekeeping is not None:
-            return f"housekeeping call ({self.turn.housekeeping})"
-        if self.classification is None:
+        found = self.result.housekeeping
+        if found is not None:
+            return f"housekeeping call ({found.kind}: {found.name})"
+        if not self.result.turn.text:
             return "no user text in the turn"
         return None
 
+    @property
+    def classification(self) -> Classification | None:
+        """The classification to act on, or ``None`` for a skipped turn."""
+        return None if self.skipped is not None else self.result.classification
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready summary (the MCP tools and the route endpoint build on it)."""
-        out: dict[str, Any] = {"skipped": self.skipped}
-        if self.classification is not None:
-            out["classification"] = self.classification.to_wire()
+        out: dict[str, Any] = {
+            "skipped": self.skipped,
+            "classification": self.result.to_wire(),
+        }
         if self.routing is not None:
             out["routing"] = self.routing.model_dump(mode="json")
         elif self.no_route is not None:
@@ -95,6 +109,39 @@ class HostEngine:
         has_policy = policy.default is not None or bool(policy.rules)
         return cls(Classifier(settings.classification), policy if has_policy else None, str(config))
 
+    def classify(self, turn: HostTurn, *, command: TaskIntent | str | None = None) -> TurnResult:
+        """The turn model's result (raises :class:`~smista.turns.TurnError` if malformed)."""
+        return classify_turn(self.classifier, turn, command=command)
+
+    def route(
+        self,
+        result: TurnResult,
+        *,
+        touched_files: Iterable[str] = (),
+        explicit_model: str | None = None,
+        decision: DecisionResult | None = None,
+    ) -> HostDecision:
+        """Route a classified turn (pure; never raises).
+
+        ``decision`` is a decision-stage result computed by the caller, if any.
+        """
+        found = HostDecision(result)
+        if found.skipped is not None:
+            return found
+        if self.routing is None:
+            return HostDecision(result, None, "no routing policy configured")
+        try:
+            routed = route(
+                result.classification,
+                self.routing,
+                touched_files=touched_files,
+                decision=decision,
+                explicit_model=explicit_model,
+            )
+        except RoutingError as exc:
+            return HostDecision(result, None, str(exc))
+        return HostDecision(result, routed)
+
     def decide(
         self,
         turn: HostTurn,
@@ -102,25 +149,10 @@ class HostEngine:
         command: TaskIntent | str | None = None,
         touched_files: Iterable[str] = (),
         explicit_model: str | None = None,
-        decision: DecisionResult | None = None,
     ) -> HostDecision:
-        """Classify and route ``turn`` (pure; never raises for a well-formed turn).
-
-        ``decision`` is a decision-stage result computed by the caller, if any.
-        """
-        if turn.housekeeping is not None or not turn.text:
-            return HostDecision(turn, None, None)
-        result = classify_turn(self.classifier, turn, command=command)
-        if self.routing is None:
-            return HostDecision(turn, result, None, "no routing policy configured")
-        try:
-            routed = route(
-                result,
-                self.routing,
-                touched_files=touched_files,
-                decision=decision,
-                explicit_model=explicit_model,
-            )
-        except RoutingError as exc:
-            return HostDecision(turn, result, None, str(exc))
-        return HostDecision(turn, result, routed)
+        """:meth:`classify` then :meth:`route` (raises only ``TurnError``)."""
+        return self.route(
+            self.classify(turn, command=command),
+            touched_files=touched_files,
+            explicit_model=explicit_model,
+        )

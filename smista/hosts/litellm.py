@@ -37,6 +37,7 @@ from smista.decision.stage import DecisionStage
 from smista.decision.state import Conversation, Message
 from smista.hosts._turn import HostTurn, turn_from_body
 from smista.hosts.engine import HostDecision, HostEngine
+from smista.turnclassify import TurnResult
 
 __all__ = ["SmistaClassifier", "SmistaRoutingPlugin", "tier_for"]
 
@@ -45,7 +46,7 @@ log = logging.getLogger("smista.integrations.litellm")
 
 def tier_for(decision: HostDecision, tiers: Mapping[str, str] | None) -> str | None:
     """The tier name for a decided turn (see the module docstring), or ``None``."""
-    if decision.turn.housekeeping is not None:
+    if decision.housekeeping is not None:
         return tiers.get("housekeeping") if tiers is not None else None
     c, r = decision.classification, decision.routing
     if c is None:
@@ -85,10 +86,11 @@ class _Base:
         self.engine = _engine(engine, config)
         self.decision_stage = decision_stage
 
-    async def _signal(self, turn: HostTurn) -> DecisionResult | None:
+    async def _signal(self, result: TurnResult) -> DecisionResult | None:
+        turn = result.turn
         if self.decision_stage is None or turn.housekeeping is not None or not turn.text:
             return None
-        history = tuple(Message(role="user", content=t) for t in turn.previous)
+        history = tuple(Message(role="user", content=t) for t in turn.history)
         outcome = await self.decision_stage.classify(
             Conversation(history=history, message=turn.text)
         )
@@ -96,8 +98,8 @@ class _Base:
 
     async def decide(self, context: Any) -> HostDecision:
         """smista's decision for the request in ``context``."""
-        turn = _turn(context)
-        return self.engine.decide(turn, decision=await self._signal(turn))
+        result = self.engine.classify(_turn(context))
+        return self.engine.route(result, decision=await self._signal(result))
 
 
 class SmistaClassifier(_Base):

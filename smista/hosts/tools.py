@@ -48,7 +48,9 @@ class ToolGrounding:
         self.report = report
         self.threshold = threshold
         self.abstain = (
-            report.should_abstain if threshold is None else should_abstain_at(report.score, threshold)
+            report.should_abstain
+            if threshold is None
+            else should_abstain_at(report.score, threshold)
         )
 
     def reason(self) -> str:
@@ -92,5 +94,5 @@ def ground_tool_call(
     elif tool_name in CLAUDE_CODE_REQUIRED:
         keys = CLAUDE_CODE_REQUIRED[tool_name]
     else:
-        keys = tuple(k for k, v in tool_input.items() if isinstance(k, str) and isinstance(v, str))
+        keys = tuple(str(k) for k, v in tool_input.items() if isinstance(v, str))
     return ToolGrounding(tool_name, keys, evaluate(tool_input, keys), threshold)
