@@ -60,10 +60,10 @@ def respond(payload: object, engine: HostEngine) -> dict[str, Any] | None:
     name = event_name(payload)
     assert isinstance(payload, Mapping)
     if name == "UserPromptSubmit":
+        decision = decide_prompt(payload, engine, _no_transcript)
         model = payload.get("model")
         if not isinstance(model, str):
             raise HookInputError("hook input: 'model' must be a string")
-        decision = decide_prompt(payload, engine, _no_transcript)
         text = context_text(decision)
         if text is None:
             return None
@@ -76,9 +76,11 @@ def respond(payload: object, engine: HostEngine) -> dict[str, Any] | None:
         return out
     if name == "PreToolUse":
         tool = payload.get("tool_name")
+        if not isinstance(tool, str):
+            raise HookInputError("hook input: 'tool_name' must be a string")
         tool_input = payload.get("tool_input")
-        if not isinstance(tool, str) or not isinstance(tool_input, Mapping):
-            raise HookInputError("hook input: 'tool_name' and 'tool_input' are required")
+        if not isinstance(tool_input, Mapping):
+            raise HookInputError("hook input: 'tool_input' must be an object")
         verdict = ground_tool_call(tool, tool_input, required=engine.tool_required)
         return {"systemMessage": verdict.reason()} if verdict.abstain else None
     return None
