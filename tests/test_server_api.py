@@ -121,7 +121,7 @@ def test_openapi_describes_every_endpoint_and_shape(server: LiveServer) -> None:
         ("/v1/classify/batch", "post"),
         ("/v1/rules", "get"),
         ("/healthz", "get"),
-    } | {(p, "post") for p in doc["paths"] if p in {"/v1/preview", "/v1/tier"}}
+    } | {(p, "post") for p in doc["paths"] if p in {"/v1/preview", "/v1/tier", "/v1/route"}}
     schemas = doc["components"]["schemas"]
     for (_, method), op in ops.items():
         for status, resp in op["responses"].items():

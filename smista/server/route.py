@@ -1,0 +1,207 @@
+"""``POST /v1/route``: which model should serve this request body (for gateways like CCR).
+
+I/O edge (HTTP), a thin adapter over :class:`smista.hosts.engine.HostEngine`.
+The body is a whole model request as a gateway holds it: an Anthropic Messages
+body (what claude-code-router hands its custom router as ``req.body``), an
+OpenAI chat body, or a Responses body; keys other than the message fields are
+ignored. The turn model reads the current user turn (harness noise stripped,
+follow-ups resolved) and the service's ``[routing]`` policy (from ``--config``)
+routes it on the deterministic rules; the decision model is never called here,
+so rules with decision conditions are skipped.
+
+The answer is ``{"model": "provider,model", "model_ref": "provider/model",
+"intent", "confidence", "reason", ...}``, with ``model`` in
+claude-code-router's ``provider,model`` form. When smista has no opinion,
+``model`` is ``null`` and ``reason`` says why: a housekeeping call (titles,
+summaries: let the gateway's background route take it), a turn without user
+text, a body that already names a ``provider,model`` (the user's own
+``/model`` choice), no routing policy, or no rule matched and no default
+route. A malformed message list is a 422 ``invalid_request`` naming the key
+path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictStr
+
+from smista.classifier import Classifier
+from smista.hosts._turn import turn_from_body
+from smista.hosts.engine import HostDecision, HostEngine
+from smista.intent import Confidence, TaskIntent
+from smista.routing import RoutingDecision, RoutingPolicy
+from smista.server.errors import ApiError
+from smista.server.plugins import Handled, RequestContext
+from smista.settings import settings_from_document
+from smista.turns import TurnError
+
+__all__ = ["ENDPOINT", "RouteAnswer", "RouteBody", "RouteEndpoint", "ccr_model"]
+
+
+class RouteBody(BaseModel):
+    """A model request body: Anthropic Messages, OpenAI chat, or Responses."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    model: StrictStr | None = Field(
+        default=None,
+        description="The requested model; a 'provider,model' value is the user's own choice "
+        "and gets no opinion.",
+    )
+    messages: list[JsonValue] | None = Field(
+        default=None, description="Anthropic Messages or OpenAI chat messages."
+    )
+    system: JsonValue = Field(
+        default=None, description="Anthropic top-level system prompt (string or text blocks)."
+    )
+    input: JsonValue = Field(default=None, description="Responses API input (string or items).")
+    instructions: JsonValue = Field(default=None, description="Responses API instructions.")
+
+
+class RouteAnswer(BaseModel):
+    """smista's routing opinion; ``model`` is ``null`` for "no opinion"."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: StrictStr | None = Field(
+        description="The routed model as claude-code-router's 'provider,model', or null."
+    )
+    model_ref: StrictStr | None = Field(description="The routed model as 'provider/model'.")
+    fallbacks: tuple[StrictStr, ...] = Field(description="Fallbacks, as 'provider,model'.")
+    intent: TaskIntent | None = Field(description="The turn's intent (null when skipped).")
+    confidence: Confidence | None
+    reason: StrictStr = Field(description="Why this model, or why no opinion.")
+    classification_reason: StrictStr | None = Field(description="Why this intent.")
+    matched_rule: StrictStr | None = Field(description="The routing rule that matched.")
+    housekeeping: StrictStr | None = Field(description="The housekeeping kind, if any.")
+    follow_up: StrictBool = Field(description="The intent came from an earlier user turn.")
+
+
+def ccr_model(ref: str) -> str:
+    """``provider/model`` -> claude-code-router's ``provider,model``."""
+    provider, _, model = ref.partition("/")
+    return f"{provider},{model}"
+
+
+def _payload(body: RouteBody) -> dict[str, Any]:
+    if body.messages is not None:
+        out: dict[str, Any] = {"messages": body.messages}
+        if body.system is not None:
+            out["system"] = body.system
+        return out
+    if body.input is not None:
+        out = {"input": body.input}
+        if body.instructions is not None:
+            out["instructions"] = body.instructions
+        return out
+    raise ApiError(
+        422,
+        "invalid_request",
+        "request body does not match the schema",
+        [("messages", "expected 'messages' (Anthropic or chat) or 'input' (Responses)")],
+    )
+
+
+def _no_opinion(why: str, decision: HostDecision | None = None) -> RouteAnswer:
+    c = decision.classification if decision is not None else None
+    found = decision.housekeeping if decision is not None else None
+    return RouteAnswer(
+        model=None,
+        model_ref=None,
+        fallbacks=(),
+        intent=c.intent if c is not None else None,
+        confidence=c.confidence if c is not None else None,
+        reason=why,
+        classification_reason=c.reason if c is not None else None,
+        matched_rule=None,
+        housekeeping=found.kind if found is not None else None,
+        follow_up=decision.result.follow_up if decision is not None else False,
+    )
+
+
+def _answer(decision: HostDecision, routed: RoutingDecision) -> RouteAnswer:
+    c = decision.result.classification
+    return RouteAnswer(
+        model=ccr_model(routed.model_ref),
+        model_ref=routed.model_ref,
+        fallbacks=tuple(ccr_model(f) for f in routed.fallbacks),
+        intent=c.intent,
+        confidence=c.confidence,
+        reason=routed.reason,
+        classification_reason=c.reason,
+        matched_rule=routed.matched_rule,
+        housekeeping=None,
+        follow_up=decision.result.follow_up,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RouteRuntime:
+    """One generation's routing policy (``None``: no ``[routing]`` rules or default)."""
+
+    routing: RoutingPolicy | None
+
+
+class RouteEndpoint:
+    """The ``/v1/route`` endpoint."""
+
+    name = "route"
+    path = "/v1/route"
+    summary = "The model a gateway should use for a request body (claude-code-router form)."
+    request_model = RouteBody
+    response_model = RouteAnswer
+    prompt_fields: tuple[str, ...] = ()
+    error_statuses: Mapping[int, str] = {}
+
+    def build(
+        self,
+        document: Mapping[str, Any],
+        source: str | None,
+        classifier: Classifier,  # noqa: ARG002 - the service's rules are used per request
+        previous: Any,  # noqa: ARG002 - nothing to carry over
+    ) -> RouteRuntime:
+        policy = settings_from_document(document, source).routing
+        has_policy = policy.default is not None or bool(policy.rules)
+        return RouteRuntime(policy if has_policy else None)
+
+    def commit(self, runtime: RouteRuntime) -> None:
+        """Nothing to switch: each generation has its own immutable runtime."""
+
+    async def handle(self, runtime: RouteRuntime, request: Any, ctx: RequestContext) -> Handled:
+        body: RouteBody = request
+        payload = _payload(body)
+        engine = HostEngine(ctx.classifier, runtime.routing)
+        try:
+            result = engine.classify(turn_from_body(payload))
+        except TurnError as exc:
+            raise ApiError(
+                422,
+                "invalid_request",
+                "request body does not match the schema",
+                [(exc.loc or "(body)", exc.detail)],
+            ) from None
+        decision = engine.route(result)
+        if decision.skipped is not None:
+            answer = _no_opinion(decision.skipped, decision)
+        elif body.model is not None and "," in body.model:
+            answer = _no_opinion(f"the request already names '{body.model}'", decision)
+        elif decision.routing is None:
+            answer = _no_opinion(decision.no_route or "nothing routes", decision)
+        else:
+            answer = _answer(decision, decision.routing)
+        fields: dict[str, object] = {
+            "intent": answer.intent.value if answer.intent is not None else None,
+            "model": answer.model_ref,
+            "no_opinion": answer.model is None,
+            "housekeeping": answer.housekeeping,
+            "prompt_chars": len(result.turn.text),
+        }
+        if ctx.log_prompts:
+            fields["prompt"] = result.turn.text
+        return Handled(answer, fields)
+
+
+ENDPOINT = RouteEndpoint()
