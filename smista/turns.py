@@ -27,6 +27,8 @@ from smista.turnrules import CompiledTurnSettings, TurnSettings, compiled
 __all__ = [
     "FORMATS",
     "MAX_ITEMS",
+    "PAYLOAD_SCHEMA",
+    "ROLES",
     "Housekeeping",
     "Stripped",
     "Turn",
@@ -173,7 +175,8 @@ def _items_kind(items: Sequence[object]) -> TurnFormat:
             kind in _RESPONSES_ITEMS or kind.endswith(("_call", "_call_output"))
         ):
             return "openai-responses"
-        if item.get("role") in _OPENAI_ROLES and "tool_call_id" in item:
+        role = item.get("role")
+        if isinstance(role, str) and role in _OPENAI_ROLES and "tool_call_id" in item:
             return "openai-chat"
         if "tool_calls" in item:
             return "openai-chat"
@@ -183,6 +186,8 @@ def _items_kind(items: Sequence[object]) -> TurnFormat:
                 if not isinstance(part, Mapping):
                     continue
                 ptype = part.get("type")
+                if not isinstance(ptype, str):
+                    continue
                 if ptype in _RESPONSES_PARTS:
                     return "openai-responses"
                 if ptype in _ANTHROPIC_BLOCKS:
@@ -292,34 +297,42 @@ def _role(msg: Mapping[str, object], path: Path, allowed: tuple[str, ...]) -> st
     return role
 
 
+_TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
+_IMAGE_PARTS = frozenset({"image", "image_url", "input_image"})
+_FILE_PARTS = frozenset({"document", "file", "input_file", "input_audio", "container_upload"})
+ROLES: tuple[str, ...] = ("system", "developer", "user", "assistant", "tool", "function")
+"""Message roles, the union over the three formats (each format uses some of them)."""
+
+
 def _tool_text(value: object, path: Path, r: _Reader) -> str:
-    """A tool result's content: a string, or parts/blocks whose text is joined."""
+    """A tool result's content: a string, or parts whose text is joined."""
     if value is None:
         return ""
     if isinstance(value, str):
         return r.seen(value)
     if isinstance(value, Mapping):
         value = [value]
-    parts = _list(value, path, "a string or an array of content parts")
+    parts = _list(value, path, "a string, null or an array of content parts")
     texts: list[str] = []
     for i, raw in enumerate(parts):
         part = _obj(raw, (*path, i))
         kind = _type(part, (*path, i))
-        if kind in {"text", "input_text", "output_text"}:
+        if kind in _TEXT_PARTS:
             texts.append(r.seen(_str(part.get("text"), (*path, i, "text"))))
-        elif kind in {"image", "image_url", "input_image"}:
+        elif kind in _IMAGE_PARTS:
             r.images = True
-        elif kind in {"document", "file", "input_file"}:
+        elif kind in _FILE_PARTS:
             r.attachments = True
     return "\n".join(texts)
 
 
-# -- OpenAI chat ------------------------------------------------------------------
+def _content(value: object, path: Path, r: _Reader) -> str:
+    """Message content in any of the formats: a string, null, or parts / blocks.
 
-_CHAT_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
-
-
-def _chat_content(value: object, path: Path, r: _Reader) -> str:
+    Text parts give the text; images and files set the flags; tool calls and
+    tool results (Anthropic blocks) are recorded. Part kinds not listed here
+    (new ones appear often) carry nothing to classify and are skipped.
+    """
     if value is None:
         return ""
     if isinstance(value, str):
@@ -327,156 +340,83 @@ def _chat_content(value: object, path: Path, r: _Reader) -> str:
     parts = _list(value, path, "a string, null or an array of content parts")
     texts: list[str] = []
     for i, raw in enumerate(parts):
-        part = _obj(raw, (*path, i))
-        kind = _type(part, (*path, i))
-        if kind == "text":
-            texts.append(r.seen(_str(part.get("text"), (*path, i, "text"))))
-        elif kind == "refusal":
-            r.seen(_str(part.get("refusal", ""), (*path, i, "refusal")))
-        elif kind == "image_url":
-            r.images = True
-        elif kind in {"input_audio", "file"}:
-            r.attachments = True
-        # Other part types (new ones appear often) carry nothing to classify.
-    return "\n".join(texts)
-
-
-def _read_chat(messages: Sequence[object], base: Path, r: _Reader) -> None:
-    for i, raw in enumerate(messages):
-        path = (*base, i)
-        msg = _obj(raw, path)
-        role = _role(msg, path, _CHAT_ROLES)
-        text = _chat_content(msg.get("content"), (*path, "content"), r)
-        if role in {"system", "developer"}:
-            r.system.append(text)
-        elif role == "user":
-            r.user.append((i, text))
-        elif role in {"tool", "function"}:
-            r.results.append(text)
-            if role == "function" and isinstance(msg.get("name"), str):
-                r.tools.setdefault(str(msg["name"]), None)
-        calls = msg.get("tool_calls")
-        if calls is not None and role == "assistant":
-            for j, call_raw in enumerate(_list(calls, (*path, "tool_calls"), "an array")):
-                cpath = (*path, "tool_calls", j)
-                call = _obj(call_raw, cpath)
-                fn = call.get("function", call.get("custom"))
-                if fn is None:
-                    continue
-                fn = _obj(fn, (*cpath, "function"))
-                name = _str(fn.get("name"), (*cpath, "function", "name"))
-                r.tools.setdefault(name, None)
-                args = fn.get("arguments", fn.get("input"))
-                if isinstance(args, str):
-                    r.seen(args)
-        legacy = msg.get("function_call")
-        if isinstance(legacy, Mapping) and isinstance(legacy.get("name"), str):
-            r.tools.setdefault(str(legacy["name"]), None)
-
-
-# -- Anthropic Messages -------------------------------------------------------------
-
-
-def _anthropic_blocks(value: object, path: Path, r: _Reader) -> str:
-    if isinstance(value, str):
-        return r.seen(value)
-    blocks = _list(value, path, "a string or an array of content blocks")
-    texts: list[str] = []
-    for i, raw in enumerate(blocks):
-        bpath = (*path, i)
-        block = _obj(raw, bpath)
-        kind = _type(block, bpath)
-        if kind == "text":
-            texts.append(r.seen(_str(block.get("text"), (*bpath, "text"))))
-        elif kind == "image":
-            r.images = True
-        elif kind in {"document", "container_upload"}:
-            r.attachments = True
-            source = block.get("source")
-            if isinstance(source, Mapping) and source.get("type") == "text":
-                data = source.get("data")
-                if isinstance(data, str):
-                    r.seen(data)
-        elif kind in {"tool_use", "server_tool_use"}:
-            r.tools.setdefault(_str(block.get("name"), (*bpath, "name")), None)
-        elif kind == "tool_result":
-            r.results.append(_tool_text(block.get("content"), (*bpath, "content"), r))
-        elif kind == "thinking" and isinstance(block.get("thinking"), str):
-            r.seen(str(block["thinking"]))
-        # Other block kinds (redacted thinking, server tool results...) are skipped.
-    return "\n".join(texts)
-
-
-def _read_anthropic(
-    body: Mapping[str, object] | None, messages: Sequence[object], base: Path, r: _Reader
-) -> None:
-    if body is not None and body.get("system") is not None:
-        r.system.append(_anthropic_blocks(body["system"], ("system",), r))
-    for i, raw in enumerate(messages):
-        path = (*base, i)
-        msg = _obj(raw, path)
-        role = _role(msg, path, ("user", "assistant"))
-        if "content" not in msg:
-            raise TurnError((*path, "content"), "missing content")
-        text = _anthropic_blocks(msg["content"], (*path, "content"), r)
-        if role == "user":
-            r.user.append((i, text))
-
-
-# -- OpenAI Responses ---------------------------------------------------------------
-
-_RESPONSES_ROLES = ("user", "assistant", "system", "developer")
-
-
-def _responses_content(value: object, path: Path, r: _Reader) -> str:
-    if isinstance(value, str):
-        return r.seen(value)
-    parts = _list(value, path, "a string or an array of content parts")
-    texts: list[str] = []
-    for i, raw in enumerate(parts):
         ppath = (*path, i)
         part = _obj(raw, ppath)
         kind = _type(part, ppath)
-        if kind in {"input_text", "output_text", "text"}:
+        if kind in _TEXT_PARTS:
             texts.append(r.seen(_str(part.get("text"), (*ppath, "text"))))
-        elif kind == "refusal":
-            r.seen(_str(part.get("refusal", ""), (*ppath, "refusal")))
-        elif kind == "input_image":
+        elif kind in _IMAGE_PARTS:
             r.images = True
-        elif kind in {"input_file", "input_audio"}:
+        elif kind in _FILE_PARTS:
             r.attachments = True
+            source = part.get("source")
+            if (
+                isinstance(source, Mapping)
+                and source.get("type") == "text"
+                and isinstance(source.get("data"), str)
+            ):
+                r.seen(str(source["data"]))
+        elif kind in {"tool_use", "server_tool_use"}:
+            r.tools.setdefault(_str(part.get("name"), (*ppath, "name")), None)
+        elif kind == "tool_result":
+            r.results.append(_tool_text(part.get("content"), (*ppath, "content"), r))
+        elif kind == "thinking" and isinstance(part.get("thinking"), str):
+            r.seen(str(part["thinking"]))
+        elif kind == "refusal" and isinstance(part.get("refusal"), str):
+            r.seen(str(part["refusal"]))
     return "\n".join(texts)
 
 
-def _read_responses(
-    body: Mapping[str, object] | None, items: object, base: Path, r: _Reader
-) -> None:
-    if body is not None and body.get("instructions") is not None:
-        r.system.append(r.seen(_str(body["instructions"], ("instructions",))))
-    if isinstance(items, str):
-        r.user.append((0, r.seen(items)))
-        return
-    entries = _list(items, base, "a string or an array of input items")
-    for i, raw in enumerate(entries):
+def _tool_calls(value: object, path: Path, r: _Reader) -> None:
+    """OpenAI chat ``tool_calls``: ``function`` (or ``custom``) objects with a name."""
+    for j, raw in enumerate(_list(value, path, "an array of tool calls")):
+        cpath = (*path, j)
+        call = _obj(raw, cpath)
+        for key in ("function", "custom"):
+            if key in call:
+                fn = _obj(call[key], (*cpath, key))
+                r.tools.setdefault(_str(fn.get("name"), (*cpath, key, "name")), None)
+                args = fn.get("arguments", fn.get("input"))
+                if isinstance(args, str):
+                    r.seen(args)
+
+
+def _message(item: Mapping[str, object], index: int, path: Path, r: _Reader) -> None:
+    role = _role(item, path, ROLES)
+    text = _content(item.get("content"), (*path, "content"), r)
+    if role in {"system", "developer"}:
+        r.system.append(text)
+    elif role == "user":
+        r.user.append((index, text))
+    elif role in {"tool", "function"}:
+        r.results.append(text)
+        if role == "function" and isinstance(item.get("name"), str):
+            r.tools.setdefault(str(item["name"]), None)
+    if item.get("tool_calls") is not None:
+        _tool_calls(item["tool_calls"], (*path, "tool_calls"), r)
+    legacy = item.get("function_call")
+    if isinstance(legacy, Mapping) and isinstance(legacy.get("name"), str):
+        r.tools.setdefault(str(legacy["name"]), None)
+
+
+_CALL_OUTPUT_RE = re.compile(r"_call_output$")  # the schema's pattern, same semantics
+
+
+def _read_items(items: Sequence[object], base: Path, r: _Reader) -> None:
+    """Chat messages and Responses items alike (one set of rules for the three formats)."""
+    for i, raw in enumerate(items):
         path = (*base, i)
         item = _obj(raw, path)
         kind = item.get("type", "message")
         kind = _str(kind, (*path, "type"))
         if kind == "message":
-            role = _role(item, path, _RESPONSES_ROLES)
-            if "content" not in item:
-                raise TurnError((*path, "content"), "missing content")
-            text = _responses_content(item["content"], (*path, "content"), r)
-            if role == "user":
-                r.user.append((i, text))
-            elif role in {"system", "developer"}:
-                r.system.append(text)
+            _message(item, i, path, r)
         elif kind in {"function_call", "custom_tool_call"}:
             r.tools.setdefault(_str(item.get("name"), (*path, "name")), None)
             args = item.get("arguments", item.get("input"))
             if isinstance(args, str):
                 r.seen(args)
-        elif kind.endswith("_call_output"):
+        elif _CALL_OUTPUT_RE.search(kind):
             r.results.append(_tool_text(item.get("output"), (*path, "output"), r))
         elif kind.endswith("_call"):
             name = item.get("name")
@@ -529,24 +469,26 @@ def parse_turn(payload: object, settings: TurnSettings | None = None) -> Turn:
     fmt = detect_format(payload)
     config = compiled(settings)
     r = _Reader()
-    body = payload if isinstance(payload, Mapping) else None
-    if fmt == "text":
-        assert isinstance(payload, str)
+    if isinstance(payload, str):
         r.user.append((0, r.seen(payload)))
-    elif fmt == "openai-responses":
-        if body is not None:
-            _read_responses(body, body["input"], ("input",), r)
+    elif isinstance(payload, Mapping):
+        if "messages" in payload:
+            if payload.get("system") is not None:
+                r.system.append(_content(payload["system"], ("system",), r))
+            items = _list(payload["messages"], ("messages",), "an array of messages")
+            _read_items(items, ("messages",), r)
         else:
-            _read_responses(None, payload, (), r)
+            if payload.get("instructions") is not None:
+                r.system.append(r.seen(_str(payload["instructions"], ("instructions",))))
+            given = payload["input"]
+            if isinstance(given, str):
+                r.user.append((0, r.seen(given)))
+            else:
+                _read_items(
+                    _list(given, ("input",), "a string or an array of items"), ("input",), r
+                )
     else:
-        base: Path = ("messages",) if body is not None else ()
-        messages = _list(
-            body["messages"] if body is not None else payload, base, "an array of messages"
-        )
-        if fmt == "anthropic":
-            _read_anthropic(body, messages, base, r)
-        else:
-            _read_chat(messages, base, r)
+        _read_items(_list(payload, (), "an array of messages"), (), r)
     spans: list[Stripped] = []
     turns: list[tuple[str, str]] = []
     for index, raw in r.user:
@@ -570,3 +512,152 @@ def parse_turn(payload: object, settings: TurnSettings | None = None) -> Turn:
         housekeeping=_housekeeping(system, text, config),
         user_turns=len(turns),
     )
+
+
+# ---------------------------------------------------------------------------
+# The JSON Schema of what parse_turn accepts (arrays and request objects)
+
+_TEXT_ENUM = sorted(_TEXT_PARTS)
+_TOOL_PART: dict[str, object] = {
+    "anyOf": [
+        {
+            "type": "object",
+            "required": ["type", "text"],
+            "properties": {"type": {"enum": _TEXT_ENUM}, "text": {"type": "string"}},
+        },
+        {
+            "type": "object",
+            "required": ["type"],
+            "properties": {"type": {"type": "string", "not": {"enum": _TEXT_ENUM}}},
+        },
+    ]
+}
+_TOOL_CONTENT: dict[str, object] = {
+    "anyOf": [
+        {"type": "string"},
+        {"type": "null"},
+        {"type": "array", "items": _TOOL_PART},
+        _TOOL_PART,
+    ]
+}
+_PART: dict[str, object] = {
+    "anyOf": [
+        _TOOL_PART["anyOf"][0],  # type: ignore[index]
+        {
+            "type": "object",
+            "required": ["type", "name"],
+            "properties": {
+                "type": {"enum": ["server_tool_use", "tool_use"]},
+                "name": {"type": "string"},
+            },
+        },
+        {
+            "type": "object",
+            "required": ["type"],
+            "properties": {"type": {"const": "tool_result"}, "content": _TOOL_CONTENT},
+        },
+        {
+            "type": "object",
+            "required": ["type"],
+            "properties": {
+                "type": {
+                    "type": "string",
+                    "not": {"enum": [*_TEXT_ENUM, "server_tool_use", "tool_result", "tool_use"]},
+                }
+            },
+        },
+    ]
+}
+_CONTENT: dict[str, object] = {
+    "anyOf": [{"type": "string"}, {"type": "null"}, {"type": "array", "items": _PART}]
+}
+_NAMED: dict[str, object] = {
+    "type": "object",
+    "required": ["name"],
+    "properties": {"name": {"type": "string"}},
+}
+_CALL_OUTPUT = "_call_output$"
+_ITEM: dict[str, object] = {
+    "anyOf": [
+        {
+            "type": "object",
+            "required": ["role"],
+            "properties": {
+                "type": {"const": "message"},
+                "role": {"enum": list(ROLES)},
+                "content": _CONTENT,
+                "tool_calls": {
+                    "anyOf": [
+                        {"type": "null"},
+                        {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {"function": _NAMED, "custom": _NAMED},
+                            },
+                        },
+                    ]
+                },
+            },
+        },
+        {
+            "type": "object",
+            "required": ["type", "name"],
+            "properties": {
+                "type": {"enum": ["custom_tool_call", "function_call"]},
+                "name": {"type": "string"},
+            },
+        },
+        {
+            "type": "object",
+            "required": ["type"],
+            "properties": {
+                "type": {"type": "string", "pattern": _CALL_OUTPUT},
+                "output": _TOOL_CONTENT,
+            },
+        },
+        {
+            "type": "object",
+            "required": ["type"],
+            "properties": {
+                "type": {
+                    "type": "string",
+                    "not": {
+                        "anyOf": [
+                            {"enum": ["custom_tool_call", "function_call", "message"]},
+                            {"pattern": _CALL_OUTPUT},
+                        ]
+                    },
+                }
+            },
+        },
+    ]
+}
+
+PAYLOAD_SCHEMA: dict[str, object] = {
+    "description": (
+        "A whole turn: an array of OpenAI chat messages, Anthropic messages or OpenAI "
+        "Responses input items; or a request object with 'messages' (and an optional "
+        "top-level 'system') or with 'input' (and optional 'instructions'). Auto-detected; "
+        "other keys of a request object are ignored."
+    ),
+    "anyOf": [
+        {"type": "array", "items": _ITEM},
+        {
+            "type": "object",
+            "required": ["messages"],
+            "properties": {"messages": {"type": "array", "items": _ITEM}, "system": _CONTENT},
+        },
+        {
+            "type": "object",
+            "required": ["input"],
+            "not": {"required": ["messages"]},
+            "properties": {
+                "input": {"anyOf": [{"type": "string"}, {"type": "array", "items": _ITEM}]},
+                "instructions": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            },
+        },
+    ],
+}
+"""JSON Schema (2020-12) of the arrays and objects :func:`parse_turn` accepts: exactly
+those (a test checks it), so the HTTP API's OpenAPI document can describe ``messages``."""

@@ -45,6 +45,8 @@ class RequestContext:
     request_id: str
     classifier: Classifier
     log_prompts: bool
+    max_prompt_chars: int | None = None
+    """The service's prompt limit (for texts a handler reads out of a turn)."""
 
 
 @dataclass(frozen=True, slots=True)
