@@ -136,7 +136,7 @@ def ccr_script() -> str:
     text = (ROOT / "docs" / "hosts.md").read_text(encoding="utf-8")
     section = text.split("## claude-code-router", 1)[1].split("\n## ", 1)[0]
     (script,) = re.findall(r"```js\n(.*?)```", section, re.DOTALL)
-    return script
+    return str(script)
 
 
 HARNESS = """
