@@ -19,9 +19,9 @@ matches rules itself, so every rule kind the classifier knows works here too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
@@ -34,10 +34,13 @@ from smista.workspace import Workspace
 
 if TYPE_CHECKING:
     from smista.classifier import Classifier
+    from smista.engine import CompiledRules
 
 __all__ = [
+    "CompiledRulesClassifier",
     "FollowUp",
     "StrippedSpan",
+    "TurnClassifier",
     "TurnExplanation",
     "TurnInfo",
     "TurnResult",
@@ -45,6 +48,83 @@ __all__ = [
     "explain_turn",
     "is_continuation",
 ]
+
+
+class _Config(Protocol):
+    @property
+    def default_intent(self) -> TaskIntent: ...
+
+    @property
+    def turns(self) -> TurnSettings | None: ...
+
+
+class TurnClassifier(Protocol):
+    """What turn classification needs of a classifier (:class:`~smista.classifier.Classifier`
+    has it; so does :class:`CompiledRulesClassifier`)."""
+
+    @property
+    def config(self) -> _Config: ...
+
+    def classify(
+        self,
+        text: str,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+        workspace: Workspace | None = None,
+    ) -> Classification: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _RulesConfig:
+    default_intent: TaskIntent
+    turns: TurnSettings | None
+
+
+class CompiledRulesClassifier:
+    """A :class:`TurnClassifier` over bare compiled rules (``smista batch``, no config model).
+
+    Answers exactly what :class:`~smista.classifier.Classifier` answers for the same
+    rules (``workspace`` is not read: pass its context kinds in ``contexts``).
+    """
+
+    def __init__(self, rules: CompiledRules, turns: TurnSettings | None = None) -> None:
+        self.rules = rules
+        self.config = _RulesConfig(TaskIntent(rules.default_label), turns)
+
+    def classify(
+        self,
+        text: str,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+        workspace: Workspace | None = None,  # noqa: ARG002 - kinds come in contexts
+    ) -> Classification:
+        """The classification of ``text``, as ``Classifier.classify`` gives it."""
+        from smista.classifier import explicit
+        from smista.engine import confidence_of, reason_of
+
+        if command is not None:
+            return explicit(command)
+        kinds: Collection[str] = frozenset(contexts)
+        match = self.rules.match_text(text, kinds)
+        return Classification(
+            intent=TaskIntent(match.label),
+            source=IntentSource.INFERRED,
+            reason=reason_of(match),
+            matched_rule=match.rule,
+            confidence=Confidence(confidence_of(match)),
+        )
+
+    def classify_turn(
+        self,
+        payload: object,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+    ) -> TurnResult:
+        """:func:`classify_turn` with these rules."""
+        return classify_turn(self, payload, command=command, contexts=contexts)
 
 
 class TurnInfo(BaseModel):
@@ -130,7 +210,7 @@ def is_continuation(text: str, settings: TurnSettings | None = None) -> bool:
     return normalize_phrase(text) in config.continuations
 
 
-def _housekeeping_result(classifier: Classifier, found: Housekeeping) -> Classification:
+def _housekeeping_result(classifier: TurnClassifier, found: Housekeeping) -> Classification:
     return Classification(
         intent=classifier.config.default_intent,
         source=IntentSource.INFERRED,
@@ -140,7 +220,7 @@ def _housekeeping_result(classifier: Classifier, found: Housekeeping) -> Classif
 
 
 def _follow(
-    classifier: Classifier,
+    classifier: TurnClassifier,
     turn: Turn,
     own: Classification,
     settings: TurnSettings | None,
@@ -176,7 +256,7 @@ def _follow_reason(follow: FollowUp, text: str) -> str:
 
 
 def classify_turn(
-    classifier: Classifier,
+    classifier: TurnClassifier,
     payload: object,
     *,
     command: TaskIntent | str | None = None,

@@ -20,6 +20,7 @@ from smista.cli._common import UsageError, read_text_arg
 __all__ = [
     "MAX_MESSAGES_BYTES",
     "add_messages_option",
+    "load_turn_settings",
     "read_messages_arg",
     "render_turn_explanation",
     "render_turn_result",
@@ -31,6 +32,7 @@ MAX_MESSAGES_BYTES = 64 * 1024 * 1024
 
 if TYPE_CHECKING:
     from smista.turnclassify import TurnExplanation, TurnResult
+    from smista.turnrules import TurnSettings
 
 
 def add_messages_option(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +71,23 @@ def read_messages_arg(path: str) -> object:
         raise UsageError(f"{where}: JSON nested too deeply") from None
     except ValueError as exc:
         raise UsageError(f"{where}: not valid JSON ({exc})") from None
+
+
+def load_turn_settings(path: str | None) -> TurnSettings | None:
+    """The ``[classification.turns]`` table of a rules file (``None``: absent or no file).
+
+    Only reads the file's TOML; pydantic is imported only when the table exists.
+    """
+    if path is None:
+        return None
+    from smista.config import load_document, validate_section
+
+    classification = load_document(path, known_tables_only=False).get("classification")
+    if not isinstance(classification, dict) or "turns" not in classification:
+        return None
+    from smista.turnrules import TurnSettings
+
+    return validate_section(TurnSettings, classification["turns"], "classification.turns", path)
 
 
 def text_or_messages(text: str | None, messages: str | None) -> tuple[str | None, object]:
