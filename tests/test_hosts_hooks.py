@@ -324,3 +324,18 @@ def test_transcript_reader_reads_a_bounded_tail(tmp_path: Path) -> None:
     assert read_user_prompts(path) == ["last"]
     assert read_user_prompts(tmp_path / "missing.jsonl") == []
     assert read_user_prompts(None) == []
+
+
+def test_adapters_keep_the_extras_out_of_the_import_path() -> None:
+    """Hooks, the route endpoint and the plugin modules load neither litellm nor mcp."""
+    code = (
+        "import json, sys\n"
+        "import smista.cli, smista.cli.hook, smista.cli.mcp, smista.hosts.claude_code\n"
+        "import smista.hosts.codex, smista.hosts.mcp_server, smista.integrations.litellm\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in\n"
+        "    {'litellm', 'mcp', 'mcp_types', 'starlette', 'httpx'})))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=cli_env(), capture_output=True, text=True, check=True
+    )
+    assert json.loads(out.stdout) == []
