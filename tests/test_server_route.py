@@ -180,10 +180,12 @@ def test_the_documented_ccr_script_routes_through_the_service(
         "classic": "openrouter,anthropic/claude-opus-4.1",
         "modern": "openrouter,anthropic/claude-opus-4.1",
     }
-    assert run_script(tmp_path, body("anthropic-title.json"), url) == {
-        "classic": None,
-        "modern": None,
-    }
+    # A Haiku background call is left to CCR without asking smista ...
+    haiku_plan = {**body("anthropic-plan.json"), "model": "claude-3-5-haiku-20241022"}
+    assert run_script(tmp_path, haiku_plan, url) == {"classic": None, "modern": None}
+    # ... and a housekeeping call to another model gets smista's "no opinion".
+    title = {**body("anthropic-title.json"), "model": "claude-sonnet-4-5-20250929"}
+    assert run_script(tmp_path, title, url) == {"classic": None, "modern": None}
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js, as CCR does")
