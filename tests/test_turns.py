@@ -100,7 +100,7 @@ def test_housekeeping_calls_are_reported_and_not_classified(
     assert c.intent == smista.default_config().default_intent
     assert c.reason == f"housekeeping: {kind} request ({name}); not classified"
     assert c.matched_rule is None
-    assert result.to_wire()["turn"]["housekeeping"] == kind
+    assert result.info().housekeeping == kind
 
 
 def test_openai_chat_body_with_tool_calls_and_an_image() -> None:
@@ -416,9 +416,9 @@ def test_parsing_raises_only_turn_error_and_agrees_with_the_schema(payload: obje
         assert accepted == VALIDATOR.is_valid(payload), payload
 
 
-PROMPT = st.text(
-    st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60
-) | st.sampled_from(["fix the bug", "review this", "plan it", "summarize", ""])
+PROMPT = st.text(st.characters(codec="utf-8"), max_size=60) | st.sampled_from(
+    ["fix the bug", "review this", "plan it", "summarize", ""]
+)
 
 
 @given(PROMPT)

@@ -25,6 +25,7 @@ __all__ = [
     "render_turn_explanation",
     "render_turn_result",
     "text_or_messages",
+    "turn_lines",
 ]
 
 MAX_MESSAGES_BYTES = 64 * 1024 * 1024
@@ -100,7 +101,8 @@ def text_or_messages(text: str | None, messages: str | None) -> tuple[str | None
     return read_text_arg(text), None
 
 
-def _turn_lines(result: TurnResult) -> list[str]:
+def turn_lines(result: TurnResult) -> list[str]:
+    """What was read from the turn: format, housekeeping, follow-up, stripped spans."""
     t = result.turn
     lines = [f"turn:       {t.format}, {t.user_turns} user turn(s), ~{t.token_estimate} tokens"]
     if t.housekeeping is not None:
@@ -120,7 +122,7 @@ def render_turn_result(result: TurnResult) -> str:
     if c.confidence is not None:
         lines.append(f"confidence: {c.confidence.value}")
     lines.append(f"reason:     {c.reason}")
-    return "\n".join(lines + _turn_lines(result))
+    return "\n".join(lines + turn_lines(result))
 
 
 def _preview(text: str, limit: int = 160) -> str:
