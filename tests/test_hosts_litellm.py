@@ -227,3 +227,38 @@ def test_routing_plugin_signals_and_leaves_housekeeping_alone() -> None:
     assert title.signals["smista"]["skipped"] == "housekeeping call (title: claude-code-title)"
     broken = run([{"role": "user", "content": 42}])
     assert broken.candidate_models == candidates
+
+
+DECIDED = """
+[[routing.rules]]
+name = "complex work"
+priority = 5
+complexity = "complex"
+model = "openai/planner"
+"""
+
+
+def decided_plugin(url: str) -> SmistaClassifier:
+    from smista.classifier import Classifier
+    from smista.decision.providers import build_stage
+    from tests.preview_config import decision_table
+
+    text = POLICY + DECIDED + decision_table(url, provider="openai", key_env="SMISTA_TEST_KEY")
+    settings = parse_settings(text, "decided.toml")
+    stage = build_stage(settings.decision, environ={"SMISTA_TEST_KEY": "sk-test-key"})
+    assert stage is not None
+    engine = HostEngine(Classifier(settings.classification), settings.routing, "decided.toml")
+    tiers = {"openai/planner": "deep", "openai/editor": "quick", "openai/chatter": "talk"}
+    return SmistaClassifier(engine, tiers=tiers, decision_stage=stage)
+
+
+def test_a_decision_stage_feeds_the_complexity_rules() -> None:
+    """A complex verdict sends an edit turn to the 'complex work' model; failing open, not."""
+    from tests.decision_server import decision_server, refused_url
+
+    tiers = {"deep": "planner", "quick": "editor", "talk": "chatter"}
+    with decision_server(category="complex", confidence=0.9) as (url, _):
+        router = complexity_router(decided_plugin(url), tiers, "talk")
+        assert answer(router, "smart", EDIT) == "from planner"
+    router = complexity_router(decided_plugin(refused_url()), tiers, "talk")
+    assert answer(router, "smart", EDIT) == "from editor"  # no signal: the rules alone

@@ -22,7 +22,8 @@ form; ``candidate_models``; ``signals``), so this module never imports
   ``context.signals["smista"]``.
 
 Both fail open: an error inside smista declines / leaves the context as it
-came (the error is logged, never raised into the router).
+came (the error is logged, never raised into the router). ``litellm.Router``
+deep-copies its model list; a deep copy of a plugin is the plugin itself.
 """
 
 from __future__ import annotations
@@ -85,6 +86,12 @@ class _Base:
     ) -> None:
         self.engine = _engine(engine, config)
         self.decision_stage = decision_stage
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        # litellm.Router deep-copies its model_list, plugin instances included. The
+        # plugin is immutable shared state (and a decision stage holds an HTTP client
+        # and locks, which cannot be copied), so every copy is this same object.
+        return self
 
     async def _signal(self, result: TurnResult) -> DecisionResult | None:
         turn = result.turn
