@@ -104,6 +104,18 @@ def test_bad_bodies_are_422_with_the_key_path(live: LiveServer) -> None:
     assert post(live, {"messages": "hi"})[0] == 422
 
 
+def test_the_prompt_limit_holds_for_the_turn_text(tmp_path: Path) -> None:
+    config = tmp_path / "smista.toml"
+    config.write_text(POLICY, encoding="utf-8")
+    long = body("anthropic-edit.json")
+    long["messages"][0]["content"][1]["text"] = "fix " * 100
+    with LiveServer(["--config", str(config), "--max-prompt-chars", "300"]) as server:
+        status, answer = post(server, long)
+        assert (status, answer["error"]["code"]) == (422, "prompt_too_large")
+        status, answer = post(server, body("anthropic-edit.json"))  # its reminder is stripped
+        assert (status, answer["intent"]) == (200, "edit")
+
+
 def test_without_a_policy_there_is_no_opinion(tmp_path: Path) -> None:
     config = tmp_path / "smista.toml"
     config.write_text("# no [routing]\n", encoding="utf-8")

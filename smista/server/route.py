@@ -17,7 +17,8 @@ summaries: let the gateway's background route take it), a turn without user
 text, a body that already names a ``provider,model`` (the user's own
 ``/model`` choice), no routing policy, or no rule matched and no default
 route. A malformed message list is a 422 ``invalid_request`` naming the key
-path.
+path; a current user text over the service's prompt limit a 422
+``prompt_too_large``.
 """
 
 from __future__ import annotations
@@ -154,7 +155,7 @@ class RouteEndpoint:
     request_model = RouteBody
     response_model = RouteAnswer
     prompt_fields: tuple[str, ...] = ()
-    error_statuses: Mapping[int, str] = {}
+    error_statuses: Mapping[int, str] = {}  # 422s (invalid_request, prompt_too_large) are common
 
     def build(
         self,
@@ -183,6 +184,14 @@ class RouteEndpoint:
                 "request body does not match the schema",
                 [(exc.loc or "(body)", exc.detail)],
             ) from None
+        limit = ctx.max_prompt_chars
+        if limit is not None and len(result.turn.text) > limit:
+            raise ApiError(
+                422,
+                "prompt_too_large",
+                f"prompt is longer than {limit} characters",
+                [("messages", f"{len(result.turn.text)} characters; at most {limit} are allowed")],
+            )
         decision = engine.route(result)
         if decision.skipped is not None:
             answer = _no_opinion(decision.skipped, decision)
