@@ -206,7 +206,8 @@ HOUSEKEEPING: tuple[HousekeepingPattern, ...] = tuple(
 CONTINUATIONS: tuple[str, ...] = (
     # English
     "continue", "go ahead", "go on", "go", "ok do it", "ok go ahead", "do it", "do that",
-    "yes", "yes please", "yes do it", "yes go ahead", "yes continue", "ok continue", "ok go", "yep", "yeah", "y", "sure", "ok", "okay", "k",
+    "yes", "yes please", "yes do it", "yes go ahead", "yes continue", "ok continue", "ok go",
+    "yep", "yeah", "y", "sure", "ok", "okay", "k",
     "proceed", "please proceed", "please continue", "keep going", "carry on", "next",
     "sounds good", "lgtm", "looks good", "ship it", "make it so", "try again", "retry",
     "again", "agreed", "approved", "confirm", "confirmed",
