@@ -244,6 +244,7 @@ def test_giving_up_at_the_timeout_exits_0_silently() -> None:
         ["hook", "gemini"],
         ["hook", "codex", "--timeout", "0"],
         ["hook", "codex", "--timeout", "x"],
+        ["hook", "claude-code", "--required", "no-equals-sign"],
     ],
 )
 def test_command_line_mistakes_exit_1_never_2(run_cli: RunCli, args: list[str]) -> None:

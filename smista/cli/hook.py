@@ -73,11 +73,12 @@ def _note(host: str, message: str) -> None:
         pass
 
 
-def _answer(host: str, raw: bytes, config: str | None, required: list[str]) -> str | None:
+def _answer(
+    host: str, raw: bytes, config: str | None, required: dict[str, tuple[str, ...]]
+) -> str | None:
     import dataclasses
 
     from smista.hosts.engine import HostEngine
-    from smista.hosts.tools import parse_required
 
     if len(raw) > MAX_INPUT_BYTES:
         raise ValueError(f"hook input is larger than {MAX_INPUT_BYTES} bytes")
@@ -87,7 +88,7 @@ def _answer(host: str, raw: bytes, config: str | None, required: list[str]) -> s
         raise ValueError(f"hook input is not valid JSON ({exc})") from None
     engine = HostEngine.load(config)
     if required:
-        engine = dataclasses.replace(engine, tool_required=parse_required(required))
+        engine = dataclasses.replace(engine, tool_required=required)
     if host == "claude-code":
         from smista.hosts.claude_code import respond
     else:
@@ -97,9 +98,16 @@ def _answer(host: str, raw: bytes, config: str | None, required: list[str]) -> s
 
 
 def run(argv: Sequence[str]) -> int:
-    args = _parser().parse_args(argv[1:])
+    parser = _parser()
+    args = parser.parse_args(argv[1:])
     if not args.timeout > 0:
-        _parser().error("--timeout must be a positive number of seconds")
+        parser.error("--timeout must be a positive number of seconds")
+    from smista.hosts.tools import parse_required
+
+    try:
+        required = parse_required(args.required)
+    except ValueError as exc:
+        parser.error(f"--required: {exc}")
     host: str = args.host
     writing = threading.Lock()
 
@@ -113,7 +121,7 @@ def run(argv: Sequence[str]) -> int:
     timer.start()
     try:
         raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-        text = _answer(host, raw, args.config, args.required)
+        text = _answer(host, raw, args.config, required)
     except Exception as exc:
         if os.environ.get("SMISTA_DEBUG"):
             raise
