@@ -47,6 +47,7 @@ class ClassificationConfig(BaseModel):
 
     default_intent: TaskIntent = TaskIntent.CHAT
     rules: tuple[ClassificationRule, ...] = ()
-    turns: TurnSettings | None = None
+    turns: TurnSettings | None = Field(default=None, exclude=True)
     """``[classification.turns]`` (smista extension, see docs/turns.md): how whole turns
-    are read; ``None`` means the built-ins. Never changes bare-prompt classification."""
+    are read; ``None`` means the built-ins. Never changes bare-prompt classification.
+    Left out of ``model_dump`` so the rule set's wire shape stays the original's."""
