@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, WithJsonSchema
 
 from smista.classifier import Classifier
 from smista.hosts._turn import turn_from_body
@@ -37,29 +37,42 @@ from smista.routing import RoutingDecision, RoutingPolicy
 from smista.server.errors import ApiError
 from smista.server.plugins import Handled, RequestContext
 from smista.settings import settings_from_document
-from smista.turns import TurnError
+from smista.turns import PAYLOAD_SCHEMA, TurnError
 
 __all__ = ["ENDPOINT", "RouteAnswer", "RouteBody", "RouteEndpoint", "ccr_model"]
 
 
-class RouteBody(BaseModel):
-    """A model request body: Anthropic Messages, OpenAI chat, or Responses."""
+_BODY_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {**branch, "properties": {"model": {"type": ["string", "null"]}, **branch["properties"]}}
+        for branch in PAYLOAD_SCHEMA["anyOf"][1:]  # type: ignore[index]
+    ]
+}
+"""The turn parser's own schema of a request object (``messages`` or ``input``)."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+
+def _described(text: str) -> WithJsonSchema:
+    return WithJsonSchema({"description": text})
+
+
+class RouteBody(BaseModel):
+    """A model request body: Anthropic Messages or OpenAI chat (``messages``), or Responses.
+
+    The message keys are checked by the turn parser (whose schema the OpenAPI
+    document shows), not here; only the keys the client sent are handed on.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="ignore", json_schema_extra=_BODY_SCHEMA)
 
     model: StrictStr | None = Field(
         default=None,
         description="The requested model; a 'provider,model' value is the user's own choice "
         "and gets no opinion.",
     )
-    messages: list[JsonValue] | None = Field(
-        default=None, description="Anthropic Messages or OpenAI chat messages."
-    )
-    system: JsonValue = Field(
-        default=None, description="Anthropic top-level system prompt (string or text blocks)."
-    )
-    input: JsonValue = Field(default=None, description="Responses API input (string or items).")
-    instructions: JsonValue = Field(default=None, description="Responses API instructions.")
+    messages: Annotated[Any, _described("Anthropic Messages or OpenAI chat messages.")] = None
+    system: Annotated[Any, _described("Anthropic top-level system prompt.")] = None
+    input: Annotated[Any, _described("Responses API input (a string or items).")] = None
+    instructions: Annotated[Any, _described("Responses API instructions.")] = None
 
 
 class RouteAnswer(BaseModel):
@@ -88,22 +101,9 @@ def ccr_model(ref: str) -> str:
 
 
 def _payload(body: RouteBody) -> dict[str, Any]:
-    if body.messages is not None:
-        out: dict[str, Any] = {"messages": body.messages}
-        if body.system is not None:
-            out["system"] = body.system
-        return out
-    if body.input is not None:
-        out = {"input": body.input}
-        if body.instructions is not None:
-            out["instructions"] = body.instructions
-        return out
-    raise ApiError(
-        422,
-        "invalid_request",
-        "request body does not match the schema",
-        [("messages", "expected 'messages' (Anthropic or chat) or 'input' (Responses)")],
-    )
+    """The message keys exactly as the client sent them."""
+    keys = ("messages", "system", "input", "instructions")
+    return {key: getattr(body, key) for key in keys if key in body.model_fields_set}
 
 
 def _no_opinion(why: str, decision: HostDecision | None = None) -> RouteAnswer:
