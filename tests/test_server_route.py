@@ -155,16 +155,18 @@ def ccr_script() -> str:
 HARNESS = """
 const router = require(process.argv[2]);
 const body = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const tokenCount = Number(process.env.TOKENS || 100);
+const settings = { Router: { default: "deepseek,deepseek-chat", longContext: "gemini,gemini-2.5-pro" } };
 (async () => {
   // CCR's classic call, then the (config, context) form of newer releases.
-  const classic = await router({ body, log: console }, { Router: {} }, { event: null });
-  const modern = await router({ Router: {} }, { request: { body }, scenario: "default" });
+  const classic = await router({ body, tokenCount, log: console }, settings, { event: null });
+  const modern = await router(settings, { request: { body }, scenario: "default", tokenCount });
   process.stdout.write(JSON.stringify({ classic, modern }));
 })();
 """
 
 
-def run_script(tmp_path: Path, payload: object, url: str) -> dict[str, Any]:
+def run_script(tmp_path: Path, payload: object, url: str, tokens: int = 100) -> dict[str, Any]:
     script = tmp_path / "smista-router.js"
     script.write_text(ccr_script(), encoding="utf-8")
     harness = tmp_path / "harness.js"
@@ -177,7 +179,7 @@ def run_script(tmp_path: Path, payload: object, url: str) -> dict[str, Any]:
         capture_output=True,
         timeout=60,
         check=False,
-        env={"PATH": "/usr/bin:/bin", "SMISTA_URL": url},
+        env={"PATH": "/usr/bin:/bin", "SMISTA_URL": url, "TOKENS": str(tokens)},
     )
     assert proc.returncode == 0, proc.stderr
     result: dict[str, Any] = json.loads(proc.stdout)
@@ -196,6 +198,14 @@ def test_the_documented_ccr_script_routes_through_the_service(
     # A Haiku background call is left to CCR without asking smista ...
     haiku_plan = {**body("anthropic-plan.json"), "model": "claude-3-5-haiku-20241022"}
     assert run_script(tmp_path, haiku_plan, url) == {"classic": None, "modern": None}
+    # ... and so are sub-agent tags and long contexts (CCR's own routes) ...
+    tagged = body("anthropic-plan.json")
+    tagged["system"].insert(
+        1, {"type": "text", "text": "<CCR-SUBAGENT-MODEL>a,b</CCR-SUBAGENT-MODEL>"}
+    )
+    assert run_script(tmp_path, tagged, url) == {"classic": None, "modern": None}
+    long = run_script(tmp_path, body("anthropic-plan.json"), url, tokens=70000)
+    assert long == {"classic": None, "modern": None}
     # ... and a housekeeping call to another model gets smista's "no opinion".
     title = {**body("anthropic-title.json"), "model": "claude-sonnet-4-5-20250929"}
     assert run_script(tmp_path, title, url) == {"classic": None, "modern": None}
