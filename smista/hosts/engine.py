@@ -2,14 +2,14 @@
 
 Edge layer shared by every host adapter. :meth:`HostEngine.load` reads an
 optional smista config file (``[classification]`` and ``[routing]``; without
-one the shipped default rules and no routing policy); :meth:`HostEngine.decide`
-is then pure: it classifies the turn with the turn model (housekeeping calls
-are reported, not classified; follow-ups take the earlier turn's intent) and
-routes it on the deterministic rules. It never calls the
-decision model: hosts give hooks a few seconds at most, and a routing rule
-with decision conditions is simply skipped, as ``route()`` does without a
-decision result (a gateway adapter may pass one it computed). The tool-call grounding check lives in
-:mod:`smista.hosts.tools`.
+one the shipped default rules and no routing policy); after that everything
+is pure. :meth:`HostEngine.classify` reads the turn with the turn model
+(housekeeping calls are reported, not classified; follow-ups take the earlier
+turn's intent) and :meth:`HostEngine.route` routes it on the deterministic
+rules. It never calls the decision model itself: hooks get a few seconds at
+most, so a routing rule with decision conditions is skipped, as ``route()``
+does without a decision result, unless a gateway adapter passes one it
+computed. The tool-call grounding check lives in :mod:`smista.hosts.tools`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,12 @@ from smista.routing import RoutingDecision, RoutingPolicy, route
 from smista.turnclassify import TurnResult
 from smista.turns import Housekeeping
 
-__all__ = ["HostDecision", "HostEngine"]
+__all__ = ["HostDecision", "HostEngine", "policy_or_none"]
+
+
+def policy_or_none(policy: RoutingPolicy) -> RoutingPolicy | None:
+    """``policy``, or ``None`` when it has neither rules nor a default route."""
+    return policy if policy.default is not None or policy.rules else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +110,8 @@ class HostEngine:
         from smista.settings import load_settings
 
         settings = load_settings(config)
-        policy = settings.routing
-        has_policy = policy.default is not None or bool(policy.rules)
-        return cls(Classifier(settings.classification), policy if has_policy else None, str(config))
+        classifier = Classifier(settings.classification)
+        return cls(classifier, policy_or_none(settings.routing), str(config))
 
     def classify(self, turn: HostTurn, *, command: TaskIntent | str | None = None) -> TurnResult:
         """The turn model's result (raises :class:`~smista.turns.TurnError` if malformed)."""

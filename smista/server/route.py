@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, WithJs
 
 from smista.classifier import Classifier
 from smista.hosts._turn import turn_from_body
-from smista.hosts.engine import HostDecision, HostEngine
+from smista.hosts.engine import HostDecision, HostEngine, policy_or_none
 from smista.intent import Confidence, TaskIntent
 from smista.routing import RoutingDecision, RoutingPolicy
 from smista.server.errors import ApiError
@@ -164,9 +164,7 @@ class RouteEndpoint:
         classifier: Classifier,  # noqa: ARG002 - the service's rules are used per request
         previous: Any,  # noqa: ARG002 - nothing to carry over
     ) -> RouteRuntime:
-        policy = settings_from_document(document, source).routing
-        has_policy = policy.default is not None or bool(policy.rules)
-        return RouteRuntime(policy if has_policy else None)
+        return RouteRuntime(policy_or_none(settings_from_document(document, source).routing))
 
     def commit(self, runtime: RouteRuntime) -> None:
         """Nothing to switch: each generation has its own immutable runtime."""
