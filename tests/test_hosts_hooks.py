@@ -54,7 +54,8 @@ def hook(
 ) -> tuple[dict[str, Any] | None, str]:
     """Run the hook; asserts exit 0 and returns (parsed stdout or None, stderr)."""
     raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    proc = run_cli(["hook", host, *args], stdin=raw)
+    # A generous deadline: a loaded CI machine must not turn answers into give-ups.
+    proc = run_cli(["hook", host, "--timeout", "60", *args], stdin=raw)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode()
     return (json.loads(out) if out.strip() else None), proc.stderr.decode()
