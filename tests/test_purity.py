@@ -42,6 +42,10 @@ FORBIDDEN = [
     "tomllib",
     "starlette",
     "uvicorn",
+    "smista.hosts",
+    "smista.integrations",
+    "litellm",
+    "mcp",
 ]
 
 
