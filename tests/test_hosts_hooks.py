@@ -341,3 +341,25 @@ def test_adapters_keep_the_extras_out_of_the_import_path() -> None:
         [sys.executable, "-c", code], env=cli_env(), capture_output=True, text=True, check=True
     )
     assert json.loads(out.stdout) == []
+
+
+def test_codex_follow_ups_read_the_rollout_file(run_cli: RunCli, policy: Path) -> None:
+    """'ok do it' after a plan prompt is a plan turn: its intent comes from the rollout."""
+    payload = fixture("codex/user-prompt-submit-edit.json")
+    payload["prompt"] = "ok do it"
+    out, _ = hook(run_cli, "codex", payload, "--config", str(policy))
+    assert out is not None
+    assert "intent chat" in out["hookSpecificOutput"]["additionalContext"]  # no transcript
+    payload["transcript_path"] = str(HOSTS / "codex/rollout.jsonl")
+    out, _ = hook(run_cli, "codex", payload, "--config", str(policy))
+    assert out is not None
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert "intent plan" in context
+    assert "follow-up" in context
+    assert "openai/gpt-5.5-pro rather than gpt-5.5" in out["systemMessage"]
+
+
+def test_codex_rollout_reader_keeps_only_user_messages() -> None:
+    assert read_user_prompts(HOSTS / "codex/rollout.jsonl") == [
+        "plan the migration of the orders table from sqlite to postgres, step by step"
+    ]

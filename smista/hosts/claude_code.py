@@ -22,7 +22,7 @@ turns that, like any failure, into "no output, exit 0".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from smista.errors import SmistaError
@@ -72,15 +72,11 @@ def context_text(decision: HostDecision) -> str | None:
     return text[:MAX_CONTEXT_CHARS]
 
 
-def decide_prompt(
-    payload: Mapping[str, Any],
-    engine: HostEngine,
-    previous: Callable[[str | None], list[str]] = read_user_prompts,
-) -> HostDecision:
-    """The decision for a ``UserPromptSubmit``-style input (``prompt`` + transcript)."""
+def decide_prompt(payload: Mapping[str, Any], engine: HostEngine) -> HostDecision:
+    """The decision for a ``UserPromptSubmit`` input (``prompt`` + its transcript)."""
     prompt = _str_field(payload, "prompt")
     assert prompt is not None
-    earlier = previous(_str_field(payload, "transcript_path", required=False))
+    earlier = read_user_prompts(_str_field(payload, "transcript_path", required=False))
     if earlier and earlier[-1] == prompt:
         earlier = earlier[:-1]  # the host may have logged the prompt already
     mode = payload.get("permission_mode")

@@ -15,8 +15,9 @@ command-hook stdin JSON) to the JSON the hook prints, or ``None``:
   its own, so an abstaining call gets a ``systemMessage`` warning only.
 * any other event: nothing.
 
-Codex's transcript is not read (its rollout format is not Claude Code's), so
-follow-ups are judged on the prompt alone.
+Earlier prompts for the follow-up rule come from the session's rollout file
+(``transcript_path``; its ``user_message`` events, see
+:mod:`smista.hosts.transcript`).
 """
 
 from __future__ import annotations
@@ -38,10 +39,6 @@ def same_model(session_model: str, routed: RoutingDecision) -> bool:
     return wanted in {routed.model.lower(), routed.model_ref.lower()}
 
 
-def _no_transcript(_path: str | None) -> list[str]:
-    return []
-
-
 def switch_message(decision: HostDecision, session_model: str) -> str | None:
     """The ``systemMessage`` when the policy would pick another model, else ``None``."""
     c, r = decision.classification, decision.routing
@@ -60,7 +57,7 @@ def respond(payload: object, engine: HostEngine) -> dict[str, Any] | None:
     name = event_name(payload)
     assert isinstance(payload, Mapping)
     if name == "UserPromptSubmit":
-        decision = decide_prompt(payload, engine, _no_transcript)
+        decision = decide_prompt(payload, engine)
         model = payload.get("model")
         if not isinstance(model, str):
             raise HookInputError("hook input: 'model' must be a string")

@@ -1,12 +1,17 @@
-"""Reading a Claude Code session transcript (JSONL) for the user's earlier prompts.
+"""Reading a host's session transcript (JSONL) for the user's earlier prompts.
 
-Edge (reads one file, bounded). A transcript line is one JSON object; user
-turns are ``{"type": "user", "message": {"role": "user", "content": ...}}``.
-Lines that are not turns the user typed are skipped: tool results (content
-blocks of type ``tool_result``), ``isMeta`` caveats, ``isCompactSummary``
-continuations, sidechain (sub-agent) turns, ``summary`` title records, and
-anything malformed. Only the last :data:`MAX_TAIL_BYTES` of the file are read.
-Never raises: an unreadable transcript gives no earlier prompts.
+Edge (reads one file, bounded). A line is one JSON object; two formats:
+
+* Claude Code: user turns are ``{"type": "user", "message": {"role": "user",
+  "content": ...}}``. Skipped: tool results (content blocks of type
+  ``tool_result``), ``isMeta`` caveats, ``isCompactSummary`` continuations,
+  sidechain (sub-agent) turns and ``summary`` title records.
+* Codex (its rollout file): what the user typed is
+  ``{"type": "event_msg", "payload": {"type": "user_message", "message": ...}}``.
+
+Anything else, and anything malformed, is skipped. Only the last
+:data:`MAX_TAIL_BYTES` of the file are read. Never raises: an unreadable
+transcript gives no earlier prompts.
 """
 
 from __future__ import annotations
@@ -22,8 +27,20 @@ __all__ = ["MAX_TAIL_BYTES", "read_user_prompts", "user_prompts"]
 MAX_TAIL_BYTES = 256 * 1024
 
 
+def _codex_text(entry: dict[str, Any]) -> str | None:
+    payload = entry.get("payload")
+    if not isinstance(payload, dict) or payload.get("type") != "user_message":
+        return None
+    message = payload.get("message")
+    return message if isinstance(message, str) else None
+
+
 def _user_text(entry: Any) -> str | None:
-    if not isinstance(entry, dict) or entry.get("type") != "user":
+    if not isinstance(entry, dict):
+        return None
+    if entry.get("type") == "event_msg":
+        return _codex_text(entry)
+    if entry.get("type") != "user":
         return None
     if entry.get("isMeta") or entry.get("isCompactSummary") or entry.get("isSidechain"):
         return None
