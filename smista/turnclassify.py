@@ -279,6 +279,10 @@ def classify_turn(
     if turn.housekeeping is not None:
         result = _housekeeping_result(classifier, turn.housekeeping)
         return TurnResult(classification=result, turn=turn, own=result)
+    if compiled(settings).read == "user_turns":
+        joined = "\n".join((*turn.history, turn.text))
+        own = classifier.classify(joined, contexts=kinds, workspace=workspace)
+        return TurnResult(classification=own, turn=turn, own=own)
     own = classifier.classify(turn.text, contexts=kinds, workspace=workspace)
     follow = _follow(classifier, turn, own, settings, kinds, workspace)
     if follow is None:

@@ -87,11 +87,13 @@ class TurnSettings(BaseModel):
     ``noise``/``housekeeping``/``continuations`` add to the built-ins; the
     ``builtin_*`` switches turn the built-ins off. ``follow_up`` turns the
     follow-up rule off; ``history_depth`` is how many earlier user turns it
-    looks back through.
+    looks back through. ``read`` is what is classified: the current user text
+    (default), or every user turn joined (``user_turns``; no follow-up rule then).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    read: Literal["current", "user_turns"] = "current"
     follow_up: StrictBool = True
     history_depth: StrictInt = Field(default=8, ge=1, le=64)
     builtin_noise: StrictBool = True
@@ -243,6 +245,7 @@ def normalize_phrase(text: str) -> str:
 class CompiledTurnSettings:
     """Settings with their patterns compiled and their phrases normalised."""
 
+    read: str
     follow_up: bool
     history_depth: int
     noise: tuple[tuple[str, re.Pattern[str]], ...]
@@ -265,6 +268,7 @@ def compiled(settings: TurnSettings | None = None) -> CompiledTurnSettings:
         for p in ((CONTINUATIONS if s.builtin_continuations else ()) + s.continuations)
     )
     return CompiledTurnSettings(
+        read=s.read,
         follow_up=s.follow_up,
         history_depth=s.history_depth,
         noise=tuple((n.name, re.compile(n.pattern)) for n in noise),

@@ -336,6 +336,18 @@ def test_turns_table_configures_noise_housekeeping_and_phrases() -> None:
     assert not off.classify_turn(payload).follow_up
 
 
+def test_read_user_turns_classifies_every_user_turn_joined() -> None:
+    config = parse_config(
+        '[classification]\n[[classification.rules]]\nintent = "review"\nkeywords = ["review"]\n'
+        '[[classification.rules]]\nintent = "edit"\nkeywords = ["fix"]\n'
+        '[classification.turns]\nread = "user_turns"\n'
+    )
+    classifier = Classifier(config)
+    result = classifier.classify_turn(convo("review the diff", "then fix it"))
+    assert result.classification == classifier.classify("review the diff\nthen fix it")
+    assert not result.follow_up
+
+
 def test_turns_table_never_changes_bare_prompt_classification() -> None:
     with_table = Classifier(parse_config(TOML.format(follow_up="true")))
     without = Classifier(parse_config(TOML.split("[classification.turns]")[0]))
