@@ -262,3 +262,18 @@ def test_a_decision_stage_feeds_the_complexity_rules() -> None:
         assert answer(router, "smart", EDIT) == "from planner"
     router = complexity_router(decided_plugin(refused_url()), tiers, "talk")
     assert answer(router, "smart", EDIT) == "from editor"  # no signal: the rules alone
+
+
+def test_the_plugins_pass_litellms_own_interface_checks() -> None:
+    """What the proxy checks when it loads a dotted-path plugin, and what Router needs."""
+    import copy
+    import inspect
+
+    from litellm.types.router import ClassifierPlugin, RoutingPlugin
+
+    classifier, routing = SmistaClassifier(engine()), SmistaRoutingPlugin(engine())
+    assert isinstance(classifier, ClassifierPlugin)
+    assert inspect.iscoroutinefunction(classifier.classify)
+    assert isinstance(routing, RoutingPlugin)
+    assert inspect.iscoroutinefunction(routing.run)
+    assert copy.deepcopy(classifier) is classifier  # Router deep-copies its model list
