@@ -194,3 +194,20 @@ def test_preview_takes_messages(tmp_path: Path) -> None:
     assert r.json()["turn"]["follow_up"] is True
     assert "turn" not in plain.json()
     assert plain.json()["classification"]["intent"] == "chat"
+
+
+def test_a_large_turn_is_read_off_the_event_loop_and_answers_the_same(server: LiveServer) -> None:
+    """A body over OFFLOAD_CHARS takes the worker-thread path; the answer is unchanged."""
+    from smista.server.app import OFFLOAD_CHARS
+
+    big = [
+        {"role": "user", "content": "fix the retry loop " + "and more " * (OFFLOAD_CHARS // 8)},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "go ahead"},
+    ]
+    with server.client() as c:
+        one = c.post("/v1/classify", json={"messages": big})
+        batch = c.post("/v1/classify/batch", json={"items": [{"messages": big}, {"text": "hi"}]})
+    want = CLASSIFIER.classify_turn(big).to_wire()
+    assert one.json() == want
+    assert batch.json()["results"] == [want, CLASSIFIER.classify("hi").to_wire()]

@@ -192,7 +192,11 @@ class _Service:
         state = self.holder.current
         body = await read_body(request, self.settings.max_body_bytes)
         req = parse_model(ClassifyRequest, body)
-        given = self._read(state, req)
+        if req.messages is not None and len(body) > OFFLOAD_CHARS:
+            # Reading a large turn is work too: off the event loop with the classification.
+            given = await asyncio.to_thread(self._read, state, req)
+        else:
+            given = self._read(state, req)
         if _chars(given) > OFFLOAD_CHARS:
             result = await asyncio.to_thread(self._classify, state, req, given)
         else:
@@ -212,7 +216,14 @@ class _Service:
                 "batch_too_large",
                 f"batch has {len(req.items)} items; at most {self.settings.max_batch}",
             )
-        given = [self._read(state, item, "items", i) for i, item in enumerate(req.items)]
+
+        def read_all() -> list[str | Turn]:
+            return [self._read(state, item, "items", i) for i, item in enumerate(req.items)]
+
+        if len(body) > OFFLOAD_CHARS and any(item.messages is not None for item in req.items):
+            given = await asyncio.to_thread(read_all)
+        else:
+            given = read_all()
 
         def classify_all() -> list[Classification | TurnResult]:
             return [
