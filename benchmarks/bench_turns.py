@@ -9,6 +9,9 @@ Run: ``PYTHONPATH=. python benchmarks/bench_turns.py``.
   prompts with system-reminders, tool_use / tool_result pairs), the size of a
   long agent session; ``long_session_kb`` is its JSON size.
 * ``bare_classify_us``: classifying the same current text as a bare prompt.
+* ``hostile_*_ms``: about 1 MB of unclosed ``<system-reminder>`` / ``<ide_a>``
+  openers, or of ``[Request interrupted by user`` without ``]`` (what a lazy
+  ``<x>[\\s\\S]*?</x>`` regex would take quadratic time on), best of 3.
 """
 
 from __future__ import annotations
@@ -82,6 +85,14 @@ def main() -> None:
             f"classify_{name}_us: "
             f"{per_call_us(lambda b=body: classifier.classify_turn(b), number):.1f}"
         )
+    hostile = {
+        "reminders": "<system-reminder>" * 60000,
+        "ide": "<ide_a>" * 150000,
+        "interrupted": "[Request interrupted by user" * 40000,
+    }
+    for name, payload in hostile.items():
+        ms = min(timeit.repeat(lambda p=payload: parse_turn(p), number=1, repeat=3)) * 1e3
+        print(f"hostile_{name}_ms: {ms:.0f}")
     text = parse_turn(cases["claude_code_session"]).text
     print(f"bare_classify_us: {per_call_us(lambda: classifier.classify(text), 20000):.2f}")
 

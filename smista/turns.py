@@ -15,6 +15,7 @@ words. Earlier such messages are ``history``.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -428,18 +429,65 @@ def _read_items(items: Sequence[object], base: Path, r: _Reader) -> None:
 # Noise and housekeeping
 
 
+def _span(text: str, index: int, name: str) -> Stripped:
+    if len(text) > _MAX_SPAN_CHARS:
+        text = text[:_MAX_SPAN_CHARS] + "..."
+    return Stripped(name=name, text=text, message=index)
+
+
+def _strip_tags(
+    text: str,
+    index: int,
+    name: str,
+    opener: re.Pattern[str],
+    closer: re.Pattern[str],
+    spans: list[Stripped],
+) -> tuple[str, int]:
+    """Remove ``<T>...</T>`` pairs (first same-name closer after each opener), linearly.
+
+    Same result as substituting ``<(T)>[\\s\\S]*?</\\1>``, without its quadratic
+    time on text full of unclosed openers: the closers are indexed once.
+    """
+    closes: dict[str, list[int]] = {}
+    for m in closer.finditer(text):
+        closes.setdefault(m.group(1), []).append(m.start())
+    if not closes:
+        return text, 0
+    pieces: list[str] = []
+    pos = count = 0
+    for m in opener.finditer(text):
+        if m.start() < pos:
+            continue
+        tag = m.group(1)
+        found = closes.get(tag)
+        if not found:
+            continue
+        k = bisect.bisect_left(found, m.end())
+        if k == len(found):
+            continue
+        end = found[k] + len(tag) + 3
+        pieces += [text[pos : m.start()], " "]
+        spans.append(_span(text[m.start() : end], index, name))
+        pos = end
+        count += 1
+    if not count:
+        return text, 0
+    pieces.append(text[pos:])
+    return "".join(pieces), count
+
+
 def _strip(text: str, index: int, settings: CompiledTurnSettings, spans: list[Stripped]) -> str:
     found = False
-    for name, regex in settings.noise:
+    for name, regex, closer in settings.noise:
+        if closer is not None:
+            text, count = _strip_tags(text, index, name, regex, closer, spans)
+        else:
 
-        def keep(match: re.Match[str], name: str = name) -> str:
-            span = match.group(0)
-            if len(span) > _MAX_SPAN_CHARS:
-                span = span[:_MAX_SPAN_CHARS] + "..."
-            spans.append(Stripped(name=name, text=span, message=index))
-            return " "
+            def keep(match: re.Match[str], name: str = name) -> str:
+                spans.append(_span(match.group(0), index, name))
+                return " "
 
-        text, count = regex.subn(keep, text)
+            text, count = regex.subn(keep, text)
         found = found or count > 0
     # Untouched text stays exactly as sent (a text-only turn is the bare prompt).
     return text.strip() if found else text

@@ -133,7 +133,11 @@ def test_openai_responses_body_from_codex() -> None:
     assert turn.tools == ("shell",)
     assert turn.tool_results == ("commit 1a2b3c\n    fix login\n",)
     assert turn.has_images
-    assert [s.name for s in turn.stripped] == ["environment-context", "agents-md"]
+    assert [s.name for s in turn.stripped] == [
+        "environment-context",
+        "agents-md",
+        "agents-md-heading",
+    ]
     result = smista.classify_turn(body)
     assert result.classification.intent == smista.TaskIntent.SUMMARIZE
     assert result.follow_up
@@ -448,3 +452,41 @@ def test_turn_settings_are_hashable_so_classifiers_stay_hashable() -> None:
     config = parse_config(TOML.format(follow_up="true"))
     assert hash(Classifier(config)) == hash(Classifier(config))
     assert isinstance(config.turns, TurnSettings)
+
+
+FRAGMENTS = st.sampled_from(
+    ["<ide_a>", "</ide_a>", "<ide_b>", "</ide_b>", "<system-reminder>", "</system-reminder>",
+     "x", " ", "\n", "<", ">", "</", "ide_", "fix"]
+)  # fmt: skip
+
+
+@given(st.lists(FRAGMENTS, max_size=30).map("".join))
+def test_tag_stripping_equals_the_lazy_regex(text: str) -> None:
+    """The linear tag scan removes exactly what ``<(T)>[\\s\\S]*?</\\1>`` would."""
+    import re
+
+    from smista.turns import Stripped, _strip_tags
+
+    for tag in ("ide_[a-z_]+", "system-reminder"):
+        spans: list[Stripped] = []
+        got, count = _strip_tags(
+            text, 0, "t", re.compile(f"<({tag})>"), re.compile(f"</({tag})>"), spans
+        )
+        found = [m[0] for m in re.finditer(f"<({tag})>[\\s\\S]*?</\\1>", text)]
+        want = re.sub(f"<({tag})>[\\s\\S]*?</\\1>", " ", text)
+        assert (got, [s.text for s in spans], count) == (want, found, len(found))
+
+
+def test_noise_pattern_takes_exactly_one_of_pattern_and_tag() -> None:
+    text = '[classification]\n[[classification.turns.noise]]\nname = "x"\n'
+    for body, message in (
+        ("", "give exactly one of 'pattern' and 'tag'"),
+        ('pattern = "a"\ntag = "b"\n', "give exactly one of 'pattern' and 'tag'"),
+        ('tag = "<b>"\n', "a tag is the name between < and >, without them"),
+    ):
+        with pytest.raises(ConfigError) as err:
+            parse_config(text + body)
+        assert err.value.errors[0][1].startswith(message)
+    config = parse_config(text + 'tag = "banner"\n')
+    turn = Classifier(config).classify_turn("<banner>plan</banner>fix it").turn
+    assert (turn.text, turn.stripped[-1].name) == ("fix it", "x")
