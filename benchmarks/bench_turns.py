@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import timeit
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,7 @@ def main() -> None:
         "interrupted": "[Request interrupted by user" * 40000,
     }
     for name, payload in hostile.items():
-        ms = min(timeit.repeat(lambda p=payload: parse_turn(p), number=1, repeat=3)) * 1e3
+        ms = min(timeit.repeat(partial(parse_turn, payload), number=1, repeat=3)) * 1e3
         print(f"hostile_{name}_ms: {ms:.0f}")
     text = parse_turn(cases["claude_code_session"]).text
     print(f"bare_classify_us: {per_call_us(lambda: classifier.classify(text), 20000):.2f}")
