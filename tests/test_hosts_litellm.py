@@ -277,3 +277,51 @@ def test_the_plugins_pass_litellms_own_interface_checks() -> None:
     assert isinstance(routing, RoutingPlugin)
     assert inspect.iscoroutinefunction(routing.run)
     assert copy.deepcopy(classifier) is classifier  # Router deep-copies its model list
+
+
+def test_the_documented_setup_routes_plan_and_edit_turns(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/hosts.md's smista.toml, smista_plugins.py and both proxy configs, as written.
+
+    Only what a test must change is changed: the proxy's dotted paths become the
+    plugin objects they name, and each deployment answers from ``mock_response``.
+    """
+    import re
+
+    import yaml  # type: ignore[import-untyped]  # PyYAML (a litellm dependency) ships no stubs
+
+    from tests.conftest import ROOT
+
+    doc = (ROOT / "docs" / "hosts.md").read_text(encoding="utf-8")
+    section = doc.split("## LiteLLM", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```(\w+)\n(.*?)```", doc, re.DOTALL)
+    (toml,) = [t for lang, t in blocks if lang == "toml" and t.startswith("# smista.toml")]
+    (plugins,) = [t for lang, t in blocks if lang == "python" and "smista_plugins" in t]
+    tiered, narrowed = (
+        yaml.safe_load(t) for t in re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    )
+    (tmp_path / "smista.toml").write_text(toml, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    namespace: dict[str, Any] = {}
+    exec(compile(plugins, "smista_plugins.py", "exec"), namespace)
+    for entry in [*tiered["model_list"], *narrowed["model_list"]]:
+        params = entry["litellm_params"]
+        if "complexity_router_config" in params:
+            path = params["complexity_router_config"]["classifier_plugin"]
+            assert path == "smista_plugins.classifier"
+            params["complexity_router_config"]["classifier_plugin"] = namespace["classifier"]
+        else:
+            params["mock_response"] = f"from {params['model']}"
+    assert narrowed["router_settings"]["plugins"] == ["smista_plugins.routing"]
+    routers = [
+        (litellm.Router(model_list=tiered["model_list"]), "smart"),
+        (
+            litellm.Router(model_list=narrowed["model_list"], plugins=[namespace["routing"]]),
+            "coder",
+        ),
+    ]
+    for router, group in routers:
+        assert answer(router, group, PLAN) == "from anthropic/claude-opus-4-1"
+        assert answer(router, group, EDIT) == "from anthropic/claude-sonnet-4-5"
