@@ -31,7 +31,15 @@ from smista.hosts.engine import HostDecision, HostEngine
 from smista.hosts.tools import ground_tool_call
 from smista.hosts.transcript import read_user_prompts
 
-__all__ = ["HookInputError", "context_text", "decide_prompt", "event_name", "respond"]
+__all__ = [
+    "HookInputError",
+    "context_text",
+    "decide_prompt",
+    "optional_str",
+    "read_input",
+    "required_str",
+    "respond",
+]
 
 MAX_CONTEXT_CHARS = 2000
 """additionalContext is kept short: it is added to every prompt."""
@@ -41,22 +49,29 @@ class HookInputError(SmistaError, ValueError):
     """The hook input is not the shape the host documents."""
 
 
-def _str_field(payload: Mapping[str, Any], key: str, *, required: bool = True) -> str | None:
+def required_str(payload: Mapping[str, Any], key: str) -> str:
+    """``payload[key]``, which must be a string (raises :class:`HookInputError`)."""
     value = payload.get(key)
-    if value is None and not required:
-        return None
     if not isinstance(value, str):
         raise HookInputError(f"hook input: '{key}' must be a string")
     return value
 
 
-def event_name(payload: object) -> str:
-    """The ``hook_event_name`` of a hook input (raises :class:`HookInputError`)."""
+def optional_str(payload: Mapping[str, Any], key: str) -> str | None:
+    """``payload[key]`` when it is a string, ``None`` when absent or null."""
+    value = payload.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise HookInputError(f"hook input: '{key}' must be a string or null")
+    return value
+
+
+def read_input(payload: object) -> tuple[Mapping[str, Any], str]:
+    """The hook input as a mapping and its ``hook_event_name``."""
     if not isinstance(payload, Mapping):
         raise HookInputError("hook input must be a JSON object")
-    name = _str_field(payload, "hook_event_name")
-    assert name is not None
-    return name
+    return payload, required_str(payload, "hook_event_name")
 
 
 def context_text(decision: HostDecision) -> str | None:
@@ -74,9 +89,8 @@ def context_text(decision: HostDecision) -> str | None:
 
 def decide_prompt(payload: Mapping[str, Any], engine: HostEngine) -> HostDecision:
     """The decision for a ``UserPromptSubmit`` input (``prompt`` + its transcript)."""
-    prompt = _str_field(payload, "prompt")
-    assert prompt is not None
-    earlier = read_user_prompts(_str_field(payload, "transcript_path", required=False))
+    prompt = required_str(payload, "prompt")
+    earlier = read_user_prompts(optional_str(payload, "transcript_path"))
     if earlier and earlier[-1] == prompt:
         earlier = earlier[:-1]  # the host may have logged the prompt already
     mode = payload.get("permission_mode")
@@ -86,16 +100,14 @@ def decide_prompt(payload: Mapping[str, Any], engine: HostEngine) -> HostDecisio
 
 def respond(payload: object, engine: HostEngine) -> dict[str, Any] | None:
     """The hook's stdout JSON for ``payload``, or ``None`` for no output."""
-    name = event_name(payload)
-    assert isinstance(payload, Mapping)
+    payload, name = read_input(payload)
     if name == "UserPromptSubmit":
         text = context_text(decide_prompt(payload, engine))
         if text is None:
             return None
         return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
     if name == "PreToolUse":
-        tool = _str_field(payload, "tool_name")
-        assert tool is not None
+        tool = required_str(payload, "tool_name")
         tool_input = payload.get("tool_input")
         if not isinstance(tool_input, Mapping):
             raise HookInputError("hook input: 'tool_input' must be an object")

@@ -25,7 +25,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from smista.hosts.claude_code import HookInputError, context_text, decide_prompt, event_name
+from smista.hosts.claude_code import (
+    HookInputError,
+    context_text,
+    decide_prompt,
+    read_input,
+    required_str,
+)
 from smista.hosts.engine import HostDecision, HostEngine
 from smista.hosts.tools import ground_tool_call
 from smista.routing import RoutingDecision
@@ -54,13 +60,10 @@ def switch_message(decision: HostDecision, session_model: str) -> str | None:
 
 def respond(payload: object, engine: HostEngine) -> dict[str, Any] | None:
     """The hook's stdout JSON for ``payload``, or ``None`` for no output."""
-    name = event_name(payload)
-    assert isinstance(payload, Mapping)
+    payload, name = read_input(payload)
     if name == "UserPromptSubmit":
         decision = decide_prompt(payload, engine)
-        model = payload.get("model")
-        if not isinstance(model, str):
-            raise HookInputError("hook input: 'model' must be a string")
+        model = required_str(payload, "model")
         text = context_text(decision)
         if text is None:
             return None
@@ -72,9 +75,7 @@ def respond(payload: object, engine: HostEngine) -> dict[str, Any] | None:
             out["systemMessage"] = message
         return out
     if name == "PreToolUse":
-        tool = payload.get("tool_name")
-        if not isinstance(tool, str):
-            raise HookInputError("hook input: 'tool_name' must be a string")
+        tool = required_str(payload, "tool_name")
         tool_input = payload.get("tool_input")
         if not isinstance(tool_input, Mapping):
             raise HookInputError("hook input: 'tool_input' must be an object")
