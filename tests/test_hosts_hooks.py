@@ -349,7 +349,7 @@ def test_codex_follow_ups_read_the_rollout_file(run_cli: RunCli, policy: Path) -
     payload["prompt"] = "ok do it"
     out, _ = hook(run_cli, "codex", payload, "--config", str(policy))
     assert out is not None
-    assert "intent chat" in out["hookSpecificOutput"]["additionalContext"]  # no transcript
+    assert "follow-up" not in out["hookSpecificOutput"]["additionalContext"]  # no transcript
     payload["transcript_path"] = str(HOSTS / "codex/rollout.jsonl")
     out, _ = hook(run_cli, "codex", payload, "--config", str(policy))
     assert out is not None
