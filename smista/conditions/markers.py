@@ -26,7 +26,12 @@ How a prompt reads:
   Where a request marker and a question marker both fit the same end of a
   sentence, the longer one wins ("can you" beats "can"; "くれますか" beats "か";
   "请问" beats "请"), and a tie goes to the request.
-- The prompt *is a question* when a sentence asks and no sentence is a request.
+- A clause after a comma, semicolon, colon or dash that opens with a request
+  opener makes its sentence a request ("it shows the wrong month, can you fix
+  that?").
+- The prompt *is a question* when its last sentence (greetings and thanks
+  alone do not count) asks and no sentence is a request: "Why is this null?
+  Fix it." asks for a fix.
 
 Endings are matched against the sentence's tokens joined by single spaces,
 with a space in front: "까요" is a suffix of the last token, while " mi"
@@ -646,6 +651,7 @@ _MENTION = re.compile(r"(?:^|(?<=\s))@\S*")
 _SENTENCE_END = re.compile(r"[?!？！。]+|\.(?=\s|$)|\n")
 _CLOSERS = "\"'”’»)]}>*_`~ \t\r\n"
 _QUESTION_MARKS = ("?", "？", "؟")
+_CLAUSE = re.compile(r"[,;:，；：]|\s[-–—]\s")
 
 
 def _split_command(text: str) -> tuple[str | None, str]:
@@ -756,11 +762,11 @@ def _ending_at(joined: str, endings: Iterable[str]) -> int:
 
 
 def _sentence_kind(raw: str, markers: Markers) -> str:
-    """``'request'``, ``'question'`` or ``''`` for one sentence of raw text."""
+    """``'request'``, ``'question'``, ``''`` (a statement) or ``'empty'`` (fillers only)."""
     tokens = tokenize(raw)
     head = _skip(tokens, 0, markers.fillers)
     if head >= len(tokens):
-        return ""
+        return "empty"
     question_openers = (*((w,) for w in markers.question_words), *markers.question_openers)
     asks_open = _opener_at(tokens, head, question_openers)
     requests_open = _opener_at(tokens, head, markers.request_openers)
@@ -771,6 +777,13 @@ def _sentence_kind(raw: str, markers: Markers) -> str:
         return "request"
     if requests_end and requests_end >= asks_end:
         return "request"
+    for clause in _CLAUSE.split(raw)[1:]:
+        words = tokenize(clause)
+        at = _skip(words, 0, markers.fillers)
+        if _opener_at(words, at, markers.request_openers) > _opener_at(
+            words, at, question_openers
+        ):
+            return "request"  # "the date picker is wrong, can you fix that?"
     body = raw.rstrip(_CLOSERS)
     marked = body.endswith(_QUESTION_MARKS) or raw.lstrip().startswith("¿")
     if asks_open or asks_end or marked:
@@ -791,16 +804,12 @@ def _sentences(text: str) -> list[str]:
 def is_question(text: str, markers: Markers) -> bool:
     """Whether the prompt asks a question rather than requesting work.
 
-    True when some sentence asks and no sentence is a polite request (see the
-    module docstring); "can you fix this?" and "修正してくれますか" are not
+    True when the last sentence asks and no sentence is a polite request (see
+    the module docstring); "can you fix this?" and "修正してくれますか" are not
     questions, "how do I…", "…ですか", "…까요?" and "почему…" are.
     """
     _, rest = _split_command(text)
     rest = _MENTION.sub(" ", rest)
-    asks = False
-    for sentence in _sentences(rest):
-        kind = _sentence_kind(sentence, markers)
-        if kind == "request":
-            return False
-        asks = asks or kind == "question"
-    return asks
+    kinds = [_sentence_kind(sentence, markers) for sentence in _sentences(rest)]
+    kinds = [kind for kind in kinds if kind != "empty"]
+    return bool(kinds) and kinds[-1] == "question" and "request" not in kinds
