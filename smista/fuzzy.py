@@ -91,3 +91,4 @@ def match_keyword(keywords: Sequence[str], tokens: Iterable[str]) -> KeywordHit 
         if result is True:
             return KeywordHit(keyword, fuzzy=True)
     return None
+
