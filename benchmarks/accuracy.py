@@ -102,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
 
-    config: ClassificationConfig = default_config() if args.rules is None else load_config(args.rules)
+    config: ClassificationConfig = (
+        default_config() if args.rules is None else load_config(args.rules)
+    )
     classifier = Classifier(config)
     tuning, heldout = real_prompt_parts()
     results: dict[str, Evaluation] = {

@@ -128,6 +128,19 @@ def test_a_request_anywhere_makes_the_prompt_no_question() -> None:
     assert is_question("Why does it crash on load?", M)
     assert not is_question("Why does it crash on load? Please fix it.", M)
     assert not is_question("I get an error. Can you fix it?", M)
+    assert not is_question("Please help. Why does it crash?", M)
+
+
+def test_the_last_sentence_decides() -> None:
+    assert not is_question("Why is this null? fix it so it doesn't crash", M)
+    assert is_question("The build fails with exit code 2. Why?", M)
+    assert is_question("What does this function do? Thanks!", M)  # thanks alone: no sentence
+
+
+def test_a_request_clause_after_a_comma_is_a_request() -> None:
+    assert not is_question("the date picker shows the wrong month, can you fix that?", M)
+    assert not is_question("it fails on windows; could you look into it?", M)
+    assert is_question("if the cache is cold, how long does a build take?", M)
 
 
 def test_question_after_a_slash_command_and_mentions() -> None:

@@ -780,9 +780,7 @@ def _sentence_kind(raw: str, markers: Markers) -> str:
     for clause in _CLAUSE.split(raw)[1:]:
         words = tokenize(clause)
         at = _skip(words, 0, markers.fillers)
-        if _opener_at(words, at, markers.request_openers) > _opener_at(
-            words, at, question_openers
-        ):
+        if _opener_at(words, at, markers.request_openers) > _opener_at(words, at, question_openers):
             return "request"  # "the date picker is wrong, can you fix that?"
     body = raw.rstrip(_CLOSERS)
     marked = body.endswith(_QUESTION_MARKS) or raw.lstrip().startswith("¿")
