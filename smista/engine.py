@@ -250,8 +250,8 @@ class CompiledRules:
         "_variants",
         "conditions",
         "contexts",
-        "extended",
         "default_label",
+        "extended",
         "keywords",
         "labels",
         "options",
@@ -599,7 +599,7 @@ class CompiledRules:
         candidates.extend((rank, index, None) for rank, index in self._keywordless)
         candidates.sort(key=_rank_of)
         view: PromptView | None = None
-        for _, index, entry in candidates:
+        for _, index, hit in candidates:
             context: str | None = None
             wanted = self.contexts[index]
             if wanted:
@@ -621,10 +621,10 @@ class CompiledRules:
                     extra = tuple(found)
                 if len(found) < len(conditions):
                     continue
-            if entry is None:
+            if hit is None:
                 return RuleMatch(index, self.labels[index], None, False, context, extra)
-            keyword = self.keywords[index][entry[2]]
-            return RuleMatch(index, self.labels[index], keyword, bool(entry[1]), context, extra)
+            keyword = self.keywords[index][hit[2]]
+            return RuleMatch(index, self.labels[index], keyword, bool(hit[1]), context, extra)
         return RuleMatch(None, self.default_label)
 
     def memo_size(self) -> int:
@@ -892,7 +892,7 @@ def _plain(value: object) -> object:
 
 
 def _unplain(like: object, value: object) -> object:
-    if not (type(value) is tuple):
+    if type(value) is not tuple:
         raise ValueError("bad markers")
     if isinstance(like, frozenset):
         if not _str_tuple(value):
@@ -900,9 +900,7 @@ def _unplain(like: object, value: object) -> object:
         return frozenset(value)
     out: list[object] = []
     for v in value:
-        if type(v) is str:
-            out.append(v)
-        elif _str_tuple(v):
+        if type(v) is str or _str_tuple(v):
             out.append(v)
         else:
             raise ValueError("bad markers")

@@ -91,4 +91,3 @@ def match_keyword(keywords: Sequence[str], tokens: Iterable[str]) -> KeywordHit 
         if result is True:
             return KeywordHit(keyword, fuzzy=True)
     return None
-

@@ -129,7 +129,7 @@ else:
         "MarkersTable",
         __base__=_MarkersBase,
         __module__=__name__,
-        **{key: (tuple[StrictStr, ...] | None, None) for key in MARKER_KEYS},
+        **dict.fromkeys(MARKER_KEYS, (tuple[StrictStr, ...] | None, None)),
     )
     MarkersTable.__doc__ = _MarkersBase.__doc__
 

@@ -27,7 +27,7 @@ __all__ = ["LEADING", "LeadingKind", "leads_with"]
 
 
 def leads_with(words: tuple[str, ...], content: Sequence[str], *, typo: bool) -> bool | None:
-    """``False`` if ``content`` starts with ``words`` exactly, ``True`` with typos, else ``None``."""
+    """``False``: ``content`` starts with ``words`` exactly; ``True``: with typos; else ``None``."""
     if not words or len(words) > len(content):
         return None
     fuzzy = False
@@ -80,9 +80,7 @@ class LeadingKind(ConditionKind):
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
-        yield from list_lints(
-            self.key, "leading word", rules, lambda p: " ".join(phrase_tokens(p))
-        )
+        yield from list_lints(self.key, "leading word", rules, lambda p: " ".join(phrase_tokens(p)))
 
     def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
         from hypothesis import strategies as st
