@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 
 from smista.conditions.compile import plan_options, rule_spec
+from smista.conditions.view import visible_text
 from smista.engine import CompiledRules, RuleMatch, confidence_of, reason_of
 from smista.explain import Explanation, explain_rules
 from smista.intent import Confidence, IntentSource, TaskIntent
@@ -139,9 +140,12 @@ class Classifier:
     ) -> Explanation:
         """The decision trace behind :meth:`classify` for the same inputs."""
         kinds = _contexts(contexts, workspace)
-        tokens = tokenize(text)
+        visible = visible_text(text) if self.rules.options.ignore_code else text
+        tokens = tokenize(visible)
         result = self.classify(text, command=command, contexts=kinds)
-        return explain_rules(self.rules, tokens, kinds, result, explicit=command is not None)
+        return explain_rules(
+            self.rules, tokens, kinds, result, explicit=command is not None, text=text
+        )
 
 
 def explicit(command: TaskIntent | str) -> Classification:

@@ -799,6 +799,29 @@ class CompiledRules:
             out.append((rank, fuzzy, pos, index, self._free_match(index, pos, fuzzy)))
         return tuple(out)
 
+    def keyword_hits(self, token: str) -> list[tuple[str, bool]]:
+        """Every lowercased keyword ``token`` satisfies for some rule, and whether by typo.
+
+        For ``explain``: the index's answer for one token, not remembered.
+        """
+        out: list[tuple[str, bool]] = [(token, False)] if token in self._exact else []
+        n = len(token)
+        if n < len(self._levels) and self._typo:
+            level = self._levels[n]
+            if level[0] or level[1] or level[2]:
+                for keyword in sorted(self._typo_candidates(token, level)):
+                    cap = _cap(len(keyword))
+                    if (
+                        keyword == token
+                        or abs(len(keyword) - n) > cap
+                        or keyword in token
+                        or token in keyword
+                    ):
+                        continue
+                    if _OSA.within(keyword, token, cap) <= cap:
+                        out.append((keyword, True))
+        return out
+
     def _typo_candidates(self, token: str, level: tuple[bool, bool, bool]) -> set[str]:
         """Keywords sharing a deletion variant with ``token`` at the depths ``level`` allows."""
         typo = self._typo
