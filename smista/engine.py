@@ -236,6 +236,7 @@ class CompiledRules:
         "_free_code",
         "_free_default",
         "_free_rank",
+        "_gated",
         "_half",
         "_keywordless",
         "_learned",
@@ -247,7 +248,10 @@ class CompiledRules:
         "_stride",
         "_typo",
         "_typo_places",
+        "_ungated",
         "_variants",
+        "_word_hits",
+        "_words",
         "conditions",
         "contexts",
         "default_label",
@@ -276,6 +280,16 @@ class CompiledRules:
         # Rule sets using extension kinds or options take the verifying path.
         self.extended = any(self.conditions) or self.options != PlanOptions()
         self._codes: dict[RuleMatch, int] = {}
+        # The words phrases and leading words look up, in an index of their own.
+        words = sorted(
+            {w for c in chain.from_iterable(self.conditions) for w in BY_KEY[c.kind].words(c)}
+        )
+        self._words = (
+            CompiledRules([RuleSpec(w, 0, (w,), ()) for w in words], "", accelerated=False)
+            if words
+            else None
+        )
+        self._word_hits: dict[str, tuple[tuple[str, bool], ...]] = {}
         self.labels = tuple(s.label for s in self.specs)
         self.keywords = tuple(s.keywords for s in self.specs)
         self.contexts = tuple(s.contexts for s in self.specs)
@@ -306,6 +320,21 @@ class CompiledRules:
             if allowed:
                 self._typo_places[keyword] = allowed
         self._keywordless = tuple(keywordless)
+        # Keyword-less rules whose condition can only hold when one of a few
+        # looked-up words occurs are candidates only then (ConditionKind.gate).
+        gated: dict[str, list[tuple[int, int]]] = {}
+        ungated: list[tuple[int, int]] = []
+        for rank, index in enumerate(self.order):
+            if self.specs[index].keywords:
+                continue
+            gates = [g for c in self.conditions[index] if (g := BY_KEY[c.kind].gate(c)) is not None]
+            if gates:
+                for word in min(gates, key=len):
+                    gated.setdefault(word, []).append((rank, index))
+            else:
+                ungated.append((rank, index))
+        self._gated = {w: tuple(v) for w, v in gated.items()}
+        self._ungated = tuple(ungated)
         free = next(
             ((r, i) for r, i in keywordless if not self.contexts[i] and not self.conditions[i]),
             None,
@@ -596,7 +625,19 @@ class CompiledRules:
         candidates: list[tuple[int, int, _Entry | None]] = [
             (entry[0], entry[3], entry) for entry in best.values()
         ]
-        candidates.extend((rank, index, None) for rank, index in self._keywordless)
+        candidates.extend((rank, index, None) for rank, index in self._ungated)
+        if self._gated and tokens is not None:
+            gated = self._gated
+            seen: set[int] = set()
+            for token in set(tokens):
+                for word, _ in self._hits_of(token):
+                    for rank, index in gated.get(word, ()):
+                        if rank not in seen:
+                            seen.add(rank)
+                            candidates.append((rank, index, None))
+        elif self._gated:  # a huge text: no token list, every gated rule is a candidate
+            ranks = {r for rules in self._gated.values() for r in rules}
+            candidates.extend((rank, index, None) for rank, index in ranks)
         candidates.sort(key=_rank_of)
         view: PromptView | None = None
         for _, index, hit in candidates:
@@ -610,7 +651,14 @@ class CompiledRules:
             conditions = self.conditions[index]
             if conditions:
                 if view is None:
-                    view = PromptView(text, contexts, self.options, tokens=tokens)
+                    view = PromptView(
+                        text,
+                        contexts,
+                        self.options,
+                        tokens=tokens,
+                        hits=self._hits_of,
+                        visible=visible,
+                    )
                 found: list[Evidence] = []
                 for condition in conditions:
                     evidence = BY_KEY[condition.kind].match(condition, view)
@@ -626,6 +674,16 @@ class CompiledRules:
             keyword = self.keywords[index][hit[2]]
             return RuleMatch(index, self.labels[index], keyword, bool(hit[1]), context, extra)
         return RuleMatch(None, self.default_label)
+
+    def _hits_of(self, token: str) -> tuple[tuple[str, bool], ...]:
+        """The looked-up words ``token`` hits (remembered, bounded like the token memo)."""
+        found = self._word_hits.get(token)
+        if found is None:
+            found = () if self._words is None else tuple(self._words.keyword_hits(token))
+            if len(self._word_hits) >= MEMO_LIMIT:
+                self._word_hits = {}
+            self._word_hits[token] = found
+        return found
 
     def memo_size(self) -> int:
         """How many distinct tokens the memo holds now (at most :data:`MEMO_LIMIT`)."""

@@ -140,6 +140,20 @@ class ConditionKind:
             return None
         return f"{self.label} '{evidence.shown}'"
 
+    def words(self, condition: Condition) -> tuple[str, ...]:
+        """Lowercased words the engine should index for this condition's lookups."""
+        del condition
+        return ()
+
+    def gate(self, condition: Condition) -> frozenset[str] | None:
+        """Looked-up words of which one must occur for ``condition`` to hold, if any.
+
+        Lets the engine skip a keyword-less rule without evaluating it; the
+        words must be among :meth:`words` (the engine indexes those).
+        """
+        del condition
+        return None
+
     def counts(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` is a confidence signal (see :func:`smista.engine.confidence_of`)."""
         return self.signal and evidence.shown is not None

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from smista.conditions._lists import list_lints
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint
-from smista.conditions.phrases import phrase_tokens
+from smista.conditions.phrases import first_words, phrase_tokens
 from smista.conditions.view import PromptView, is_hangul_or_han
 from smista.conditions.words import word_match
 
@@ -24,6 +24,22 @@ if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
 __all__ = ["LEADING", "LeadingKind", "leads_with"]
+
+
+def _lead_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
+    """:func:`leads_with` on the view's content words, through its word index."""
+    content = view.content
+    if not view.has_index:
+        return leads_with(words, content, typo=typo)
+    if not words or len(words) > len(content):
+        return None
+    fuzzy = False
+    for word, token in zip(words, content, strict=False):
+        hit = next((f for w, f in view.hits_of(token) if w == word), None)
+        if hit is None or (hit and not (typo and not is_hangul_or_han(word))):
+            return None
+        fuzzy = fuzzy or hit
+    return fuzzy
 
 
 def leads_with(words: tuple[str, ...], content: Sequence[str], *, typo: bool) -> bool | None:
@@ -66,17 +82,24 @@ class LeadingKind(ConditionKind):
         return Condition(self.key, tuple(value), typo)
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
-        content = view.content
-        if not content:
+        if not view.content:
+            return None
+        if view.has_index and first_words(condition).isdisjoint(view.lead_words):
             return None
         fuzzy_hit: str | None = None
         for entry in condition.values:
-            found = leads_with(phrase_tokens(entry), content, typo=condition.flag)
+            found = _lead_in_view(phrase_tokens(entry), view, typo=condition.flag)
             if found is False:
                 return Evidence(self.key, entry)
             if found is True and fuzzy_hit is None:
                 fuzzy_hit = entry
         return None if fuzzy_hit is None else Evidence(self.key, fuzzy_hit, fuzzy=True)
+
+    def gate(self, condition: Condition) -> frozenset[str] | None:
+        return first_words(condition)
+
+    def words(self, condition: Condition) -> tuple[str, ...]:
+        return tuple(w for entry in condition.values for w in phrase_tokens(entry))
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts

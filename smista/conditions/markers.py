@@ -683,27 +683,66 @@ def _is_no_space(word: str) -> bool:
     return bool(word) and _no_space_script(word[0])
 
 
-def _opener_at(tokens: Sequence[str], i: int, openers: Iterable[Opener]) -> int:
+class _OpenerIndex:
+    """Openers grouped by first token (and the prefix words of no-space scripts)."""
+
+    __slots__ = ("by_first", "prefix_lengths", "prefixes")
+
+    def __init__(self, openers: Iterable[Opener]) -> None:
+        by_first: dict[str, list[Opener]] = {}
+        prefixes: set[str] = set()
+        for opener in openers:
+            if not opener:
+                continue
+            by_first.setdefault(opener[0], []).append(opener)
+            if len(opener) == 1 and _is_no_space(opener[0]):
+                prefixes.add(opener[0])
+        self.by_first = {k: tuple(v) for k, v in by_first.items()}
+        self.prefixes = frozenset(prefixes)
+        self.prefix_lengths = tuple(sorted({len(p) for p in prefixes}, reverse=True))
+
+
+_INDEXES: dict[int, tuple[object, _OpenerIndex]] = {}
+
+
+def _index(openers: tuple[Opener, ...]) -> _OpenerIndex:
+    """The (remembered) index of an opener tuple; keyed by identity, kept alive with it."""
+    held = _INDEXES.get(id(openers))
+    if held is not None and held[0] is openers:
+        return held[1]
+    if len(_INDEXES) > 256:
+        _INDEXES.clear()
+    index = _OpenerIndex(openers)
+    _INDEXES[id(openers)] = (openers, index)
+    return index
+
+
+def _opener_at(tokens: Sequence[str], i: int, openers: tuple[Opener, ...]) -> int:
     """Length in characters of the longest opener at ``tokens[i]`` (0 when none)."""
+    if i >= len(tokens):
+        return 0
+    index = _index(openers)
+    token = tokens[i]
     best = 0
-    for opener in openers:
-        n = len(opener)
-        if tuple(tokens[i : i + n]) == opener:
+    for opener in index.by_first.get(token, ()):
+        if tuple(tokens[i : i + len(opener)]) == opener:
             best = max(best, len(" ".join(opener)))
-        elif (
-            n == 1
-            and i < len(tokens)
-            and _is_no_space(opener[0])
-            and tokens[i].startswith(opener[0])
-        ):
-            best = max(best, len(opener[0]))
+    if index.prefixes and _is_no_space(token):
+        for n in index.prefix_lengths:
+            if n <= best:
+                break
+            if token[:n] in index.prefixes:
+                best = n
+                break
     return best
 
 
-def _whole_opener(tokens: Sequence[str], i: int, openers: Iterable[Opener]) -> int:
+def _whole_opener(tokens: Sequence[str], i: int, openers: tuple[Opener, ...]) -> int:
     """Number of tokens of the longest opener that is whole tokens at ``tokens[i]``."""
+    if i >= len(tokens):
+        return 0
     best = 0
-    for opener in openers:
+    for opener in _index(openers).by_first.get(tokens[i], ()):
         if len(opener) > best and tuple(tokens[i : i + len(opener)]) == opener:
             best = len(opener)
     return best
@@ -731,6 +770,21 @@ def _strip_leading_mentions(text: str) -> list[tuple[str, bool]]:
     return out
 
 
+_SKIPPING: dict[int, tuple[Markers, tuple[Opener, ...]]] = {}
+
+
+def _skipping(markers: Markers) -> tuple[Opener, ...]:
+    """Fillers and request openers, skipped before the leading word (remembered)."""
+    held = _SKIPPING.get(id(markers))
+    if held is not None and held[0] is markers:
+        return held[1]
+    openers = markers.fillers + markers.request_openers
+    if len(_SKIPPING) > 64:
+        _SKIPPING.clear()
+    _SKIPPING[id(markers)] = (markers, openers)
+    return openers
+
+
 def content_tokens(text: str, markers: Markers) -> tuple[str, ...]:
     """The prompt's tokens from its first content word on.
 
@@ -739,7 +793,7 @@ def content_tokens(text: str, markers: Markers) -> tuple[str, ...]:
     """
     _, rest = _split_command(text)
     flagged = _strip_leading_mentions(rest)
-    skipping = markers.fillers + markers.request_openers
+    skipping = _skipping(markers)
     words = [tok for tok, _ in flagged]
     i = 0
     while i < len(flagged):
@@ -753,12 +807,29 @@ def content_tokens(text: str, markers: Markers) -> tuple[str, ...]:
     return tuple(words[i:])
 
 
-def _ending_at(joined: str, endings: Iterable[str]) -> int:
+def _ending_at(joined: str, endings: tuple[str, ...]) -> int:
+    if not joined.endswith(endings):
+        return 0
     best = 0
     for ending in endings:
         if len(ending) > best and joined.endswith(ending):
             best = len(ending)
     return best
+
+
+_ASKING: dict[int, tuple[Markers, tuple[Opener, ...]]] = {}
+
+
+def _question_openers(markers: Markers) -> tuple[Opener, ...]:
+    """Question words as one-token openers, then the multi-token openers (remembered)."""
+    held = _ASKING.get(id(markers))
+    if held is not None and held[0] is markers:
+        return held[1]
+    openers = (*((w,) for w in sorted(markers.question_words)), *markers.question_openers)
+    if len(_ASKING) > 64:
+        _ASKING.clear()
+    _ASKING[id(markers)] = (markers, openers)
+    return openers
 
 
 def _sentence_kind(raw: str, markers: Markers) -> str:
@@ -767,7 +838,7 @@ def _sentence_kind(raw: str, markers: Markers) -> str:
     head = _skip(tokens, 0, markers.fillers)
     if head >= len(tokens):
         return "empty"
-    question_openers = (*((w,) for w in markers.question_words), *markers.question_openers)
+    question_openers = _question_openers(markers)
     asks_open = _opener_at(tokens, head, question_openers)
     requests_open = _opener_at(tokens, head, markers.request_openers)
     joined = " " + " ".join(tokens)

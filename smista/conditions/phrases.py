@@ -23,13 +23,51 @@ from smista.tokenizer import tokenize
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
-__all__ = ["PHRASES", "PhrasesKind", "find_sequence", "phrase_tokens"]
+__all__ = [
+    "PHRASES",
+    "PhrasesKind",
+    "find_in_view",
+    "find_sequence",
+    "first_words",
+    "phrase_tokens",
+]
 
 
 @lru_cache(maxsize=4096)
 def phrase_tokens(phrase: str) -> tuple[str, ...]:
     """The tokens of a phrase (lowercased, as a prompt would be tokenized)."""
     return tuple(tokenize(phrase))
+
+
+@lru_cache(maxsize=4096)
+def first_words(condition: Condition) -> frozenset[str]:
+    """The first words of a condition's phrases: one must occur for any to hold."""
+    return frozenset(words[0] for p in condition.values if (words := phrase_tokens(p)))
+
+
+def find_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
+    """:func:`find_sequence` on the view's tokens, through its word index when it has one."""
+    if not view.has_index:
+        return find_sequence(words, view.tokens, typo=typo)
+    n = len(words)
+    if n == 0:
+        return None
+    allow = tuple(typo and not is_hangul_or_han(w) for w in words)
+    fuzzy_seen = False
+    for start, head in view.word_starts(words[0]):
+        if head and not allow[0]:
+            continue
+        fuzzy = head
+        for k in range(1, n):
+            hit = view.word_at(words[k], start + k)
+            if hit is None or (hit and not allow[k]):
+                break
+            fuzzy = fuzzy or hit
+        else:
+            if not fuzzy:
+                return False
+            fuzzy_seen = True
+    return True if fuzzy_seen else None
 
 
 def find_sequence(words: tuple[str, ...], tokens: Sequence[str], *, typo: bool) -> bool | None:
@@ -84,15 +122,22 @@ class PhrasesKind(ConditionKind):
         return Condition(self.key, tuple(value), typo)
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
-        tokens = view.tokens
+        if view.has_index and first_words(condition).isdisjoint(view.present_words):
+            return None
         fuzzy_hit: str | None = None
         for phrase in condition.values:
-            found = find_sequence(phrase_tokens(phrase), tokens, typo=condition.flag)
+            found = find_in_view(phrase_tokens(phrase), view, typo=condition.flag)
             if found is False:
                 return Evidence(self.key, phrase)
             if found is True and fuzzy_hit is None:
                 fuzzy_hit = phrase
         return None if fuzzy_hit is None else Evidence(self.key, fuzzy_hit, fuzzy=True)
+
+    def gate(self, condition: Condition) -> frozenset[str] | None:
+        return first_words(condition)
+
+    def words(self, condition: Condition) -> tuple[str, ...]:
+        return tuple(w for phrase in condition.values for w in phrase_tokens(phrase))
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts

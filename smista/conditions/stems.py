@@ -43,9 +43,8 @@ class StemsKind(ConditionKind):
         return Condition(self.key, tuple(rust_lower(v) for v in value if v))
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
-        tokens = view.token_set
         for stem in condition.values:
-            if stem in tokens or any(t.startswith(stem) for t in tokens):
+            if view.has_prefix(stem):
                 return Evidence(self.key, stem)
         return None
 

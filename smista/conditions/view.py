@@ -10,7 +10,8 @@ file-level ``ignore_code`` option. Must never perform I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from bisect import bisect_left
+from collections.abc import Callable, Collection
 from typing import NamedTuple
 
 from smista.conditions.markers import (
@@ -22,7 +23,10 @@ from smista.conditions.markers import (
 )
 from smista.tokenizer import tokenize
 
-__all__ = ["PlanOptions", "PromptView", "is_hangul_or_han", "visible_text"]
+__all__ = ["PlanOptions", "PromptView", "WordHits", "is_hangul_or_han", "visible_text"]
+
+WordHits = Callable[[str], tuple[tuple[str, bool], ...]]
+"""``token -> ((word, fuzzy), ...)``: the looked-up words a token equals or is a typo of."""
 
 
 class PlanOptions(NamedTuple):
@@ -39,7 +43,7 @@ _URL = re.compile(r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.)\S+", re.IGNORECASE)
 # A whitespace-free run that looks like a path, a file name, a dotted name or
 # an identifier: a slash or backslash next to a word character, a dot or an
 # underscore between word characters, or a lower-to-upper case change.
-_CODE_RUN = re.compile(r"\S*?(?:\w[/\\]|[/\\]\w|\w\.\w|[^\W_]_[^\W_]|[a-z][A-Z])\S*")
+_CODE_RUN = re.compile(r"(?<!\S)(?=\S*?(?:\w[/\\]|[/\\]\w|\w\.\w|[^\W_]_[^\W_]|[a-z][A-Z]))\S+")
 
 
 def visible_text(text: str) -> str:
@@ -72,11 +76,17 @@ class PromptView:
     """The features of one prompt, computed on demand."""
 
     __slots__ = (
+        "_at",
         "_command",
         "_content",
+        "_hits",
+        "_lead",
         "_lowered",
+        "_present",
         "_question",
         "_set",
+        "_sorted",
+        "_starts",
         "_tokens",
         "contexts",
         "options",
@@ -91,11 +101,17 @@ class PromptView:
         options: PlanOptions | None = None,
         *,
         tokens: list[str] | tuple[str, ...] | None = None,
+        hits: WordHits | None = None,
+        visible: str | None = None,
     ) -> None:
-        """``tokens``, when given, must be ``tokenize(visible text)`` (the engine has them)."""
+        """``tokens``, when given, must be ``tokenize(visible text)`` (the engine has them);
+        ``hits``, when given, must agree with :func:`smista.conditions.words.word_match`
+        (the engine's index of the words phrases and leading words use)."""
         self.text = text
         self.options = options if options is not None else PlanOptions()
-        self.visible = visible_text(text) if self.options.ignore_code else text
+        if visible is None:
+            visible = visible_text(text) if self.options.ignore_code else text
+        self.visible = visible
         self.contexts = contexts
         self._tokens: tuple[str, ...] | None = tuple(tokens) if tokens is not None else None
         self._set: frozenset[str] | None = None
@@ -103,6 +119,12 @@ class PromptView:
         self._content: tuple[str, ...] | None = None
         self._question: bool | None = None
         self._lowered: str | None = None
+        self._hits = hits
+        self._sorted: list[str] | None = None
+        self._starts: dict[str, list[tuple[int, bool]]] | None = None
+        self._at: dict[tuple[str, int], bool] | None = None
+        self._present: frozenset[str] | None = None
+        self._lead: frozenset[str] | None = None
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -145,3 +167,64 @@ class PromptView:
         if self._question is None:
             self._question = is_question(self.visible, self.options.markers)
         return self._question
+
+    # -- word lookups (phrases, leading words, stems) ----------------------------
+
+    def hits_of(self, token: str) -> tuple[tuple[str, bool], ...]:
+        """The looked-up words ``token`` equals (fuzzy False) or is a typo of (True)."""
+        return () if self._hits is None else self._hits(token)
+
+    @property
+    def has_index(self) -> bool:
+        """Whether word lookups go through the engine's index."""
+        return self._hits is not None
+
+    def _build_positions(self) -> None:
+        starts: dict[str, list[tuple[int, bool]]] = {}
+        at: dict[tuple[str, int], bool] = {}
+        for pos, token in enumerate(self.tokens):
+            for word, fuzzy in self.hits_of(token):
+                starts.setdefault(word, []).append((pos, fuzzy))
+                at[(word, pos)] = fuzzy
+        self._starts, self._at = starts, at
+        self._present = frozenset(starts)
+
+    def word_starts(self, word: str) -> list[tuple[int, bool]]:
+        """Positions where a token equals or is a typo of looked-up ``word``."""
+        if self._starts is None:
+            self._build_positions()
+        assert self._starts is not None
+        return self._starts.get(word, [])
+
+    def word_at(self, word: str, pos: int) -> bool | None:
+        """``False``/``True`` if the token at ``pos`` is ``word`` exactly/by typo, else None."""
+        if self._at is None:
+            self._build_positions()
+        assert self._at is not None
+        return self._at.get((word, pos))
+
+    def has_prefix(self, stem: str) -> bool:
+        """Whether some token starts with ``stem``."""
+        if self._sorted is None:
+            self._sorted = sorted(self.token_set)
+        tokens = self._sorted
+        i = bisect_left(tokens, stem)
+        return i < len(tokens) and tokens[i].startswith(stem)
+
+    @property
+    def present_words(self) -> frozenset[str]:
+        """The looked-up words some token hits (exactly or by typo)."""
+        if self._present is None:
+            self._build_positions()
+        assert self._present is not None
+        return self._present
+
+    @property
+    def lead_words(self) -> frozenset[str]:
+        """The looked-up words the first content word hits."""
+        if self._lead is None:
+            content = self.content
+            self._lead = (
+                frozenset(w for w, _ in self.hits_of(content[0])) if content else frozenset()
+            )
+        return self._lead
