@@ -413,6 +413,26 @@ def check_typo_stability(
     stable()
 
 
+_MAX_WITNESSES = 64
+
+
+def _witness_prompts(rule: ClassificationRule) -> list[str]:
+    """Prompts made of one witness per condition kind (each kind's own examples)."""
+    kinds = sorted(
+        (k for k in KINDS if not k.indexed or k.key == "keywords"), key=lambda k: k.place
+    )
+    prompts = [""]
+    for kind in kinds:
+        value = kind.read(rule)
+        if not kind.is_set(value):
+            continue
+        pieces = kind.witnesses(value)
+        prompts = [
+            f"{p} {w}".strip() if w not in ("?", ".") else p + w for p in prompts for w in pieces
+        ][:_MAX_WITNESSES]
+    return prompts
+
+
 def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> None:
     """Every rule can win: none is shadowed, and each wins on one of its own keywords.
 
@@ -432,7 +452,7 @@ def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> Non
         if index in shadowed:
             continue
         rule = config.rules[index]
-        prompts = [k for k in rule.keywords if k] if rule.keywords else [""]
+        prompts = _witness_prompts(rule)
         contexts: list[tuple[str, ...]] = [(c,) for c in rule.requires_any_context] or [()]
         if not any(
             classifier.classify(p, contexts=c).matched_rule == index
@@ -440,9 +460,8 @@ def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> Non
             for c in contexts
         ):
             problems.append(
-                f"rule {index} ({rule.intent.value}) wins on none of its keywords: "
-                "earlier "
-                "rules claim every one of them"
+                f"rule {index} ({rule.intent.value}) wins on none of its own words: "
+                "earlier rules claim every prompt made of them"
             )
     assert not problems, "unreachable rules:\n  " + "\n  ".join(problems)
 

@@ -246,3 +246,67 @@ def test_wrong_types_name_key_path() -> None:
     with pytest.raises(ConfigError) as err:
         parse_config("[classification]\n[classification.options]\nignore_cod=true\n")
     assert "classification.options.ignore_cod" in str(err.value)
+
+
+def _lints(rules_toml: str) -> list[tuple[str, str]]:
+    from smista.lints import lint_classification
+
+    config = parse_config("[classification]\n" + rules_toml)
+    return [(lint.code, lint.key) for lint in lint_classification(config)]
+
+
+def test_lints_of_the_extension_kinds() -> None:
+    found = _lints(
+        '[[classification.rules]]\nintent="summarize"\nphrases=["commit message", "recap"]\n'
+        '[[classification.rules]]\nintent="skill"\nphrases=["commit  message"]\n'
+        '[[classification.rules]]\nintent="edit"\nstems=["fi", "fix"]\nsubstrings=["ab"]\n'
+        '[[classification.rules]]\nintent="edit"\ncommands=["run", "/RUN"]\n'
+    )
+    assert ("one-word-phrase", "classification.rules[0].phrases[1]") in found
+    assert ("shared-phrases", "classification.rules[1].phrases[0]") in found
+    assert ("short-stem", "classification.rules[2].stems[0]") in found
+    assert ("short-substring", "classification.rules[2].substrings[0]") in found
+    assert ("duplicate-commands", "classification.rules[3].commands[1]") in found
+
+
+def test_unreachable_accounts_for_extension_conditions() -> None:
+    # the earlier rule needs a question as well: it does not cover the later one
+    assert not any(
+        code == "unreachable-rule"
+        for code, _ in _lints(
+            '[[classification.rules]]\nintent="chat"\nkeywords=["cache"]\nquestion=true\n'
+            '[[classification.rules]]\nintent="edit"\nkeywords=["cache"]\n'
+        )
+    )
+    # the same condition and a superset of keywords: covered
+    assert ("unreachable-rule", "classification.rules[1]") in _lints(
+        '[[classification.rules]]\nintent="chat"\nkeywords=["cache", "db"]\nquestion=true\n'
+        '[[classification.rules]]\nintent="edit"\nkeywords=["cache"]\nquestion=true\n'
+    )
+    # an exclusion makes the earlier rule narrower
+    assert not any(
+        code == "unreachable-rule"
+        for code, _ in _lints(
+            '[[classification.rules]]\nintent="chat"\nkeywords=["cache"]\nexclude=["fix"]\n'
+            '[[classification.rules]]\nintent="edit"\nkeywords=["cache"]\n'
+        )
+    )
+
+
+def test_unreachable_check_builds_prompts_from_every_kind() -> None:
+    from smista.testing import check_no_unreachable_rules
+
+    config = parse_config(
+        "[classification]\n"
+        '[[classification.rules]]\nintent="skill"\ncommands=["run"]\n'
+        '[[classification.rules]]\nintent="edit"\nleading=["add"]\nquestion=false\n'
+        '[[classification.rules]]\nintent="chat"\nphrases=["best way"]\nquestion=true\n'
+    )
+    check_no_unreachable_rules(config)
+    shadowed = parse_config(
+        "[classification]\n"
+        '[[classification.rules]]\nintent="chat"\nquestion=true\n'
+        '[[classification.rules]]\nintent="plan"\nphrases=["best way"]\nquestion=true\n'
+    )
+    with pytest.raises(AssertionError, match="rule 1"):
+        check_no_unreachable_rules(shadowed)

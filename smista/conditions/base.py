@@ -154,6 +154,18 @@ class ConditionKind:
         del condition
         return None
 
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        """Prompt fragments that make this condition hold on their own (for checks).
+
+        :func:`smista.testing.check_no_unreachable_rules` composes one per
+        kind, in :attr:`place` order, into prompts a rule should win.
+        """
+        del value
+        return ("",)
+
+    place: ClassVar[int] = 50
+    """Where a witness goes in a composed prompt (lower first)."""
+
     def counts(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` is a confidence signal (see :func:`smista.engine.confidence_of`)."""
         return self.signal and evidence.shown is not None

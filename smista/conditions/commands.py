@@ -53,6 +53,12 @@ class CommandsKind(ConditionKind):
             ),
         ]
 
+    place = 10
+
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        names = [normalize_command(v) for v in value]
+        return tuple("/" + ("custom" if n == ANY else n) for n in names if n) or ("",)
+
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo
         return Condition(self.key, tuple(normalize_command(v) for v in value))

@@ -52,6 +52,11 @@ class KeywordsKind(ConditionKind):
             Field(description="Holds when any keyword is a prompt token, or a typo of one."),
         ]
 
+    place = 30
+
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        return tuple(v for v in value if v) or ("",)
+
     def compile(self, value: Any, *, typo: bool) -> Condition:
         return Condition(self.key, tuple(value), typo)
 

@@ -78,6 +78,11 @@ class LeadingKind(ConditionKind):
             ),
         ]
 
+    place = 20
+
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        return tuple(v for v in value if v) or ("",)
+
     def compile(self, value: Any, *, typo: bool) -> Condition:
         return Condition(self.key, tuple(value), typo)
 

@@ -118,6 +118,11 @@ class PhrasesKind(ConditionKind):
             ),
         ]
 
+    place = 40
+
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        return tuple(v for v in value if v) or ("",)
+
     def compile(self, value: Any, *, typo: bool) -> Condition:
         return Condition(self.key, tuple(value), typo)
 

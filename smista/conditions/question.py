@@ -45,6 +45,13 @@ class QuestionKind(ConditionKind):
             ),
         ]
 
+    place = 90
+
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        if value is None:
+            return ("",)
+        return ("?",) if value else (".",)
+
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo
         return Condition(self.key, (), bool(value))

@@ -38,6 +38,11 @@ class StemsKind(ConditionKind):
             Field(description="smista extension: holds when some prompt token starts with a stem."),
         ]
 
+    place = 45
+
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        return tuple(v for v in value if v) or ("",)
+
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo
         return Condition(self.key, tuple(rust_lower(v) for v in value if v))

@@ -43,6 +43,11 @@ class SubstringsKind(ConditionKind):
             ),
         ]
 
+    place = 46
+
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        return tuple(v for v in value if v) or ("",)
+
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo
         return Condition(self.key, tuple(v.lower() for v in value if v))
