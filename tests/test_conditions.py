@@ -233,7 +233,8 @@ def test_unknown_rule_key_lists_every_kind() -> None:
 
     with pytest.raises(ConfigError) as err:
         parse_config('[classification]\n[[classification.rules]]\nintent="edit"\nphrase=["x"]\n')
-    assert "phrases" in str(err.value) and "classification.rules[0].phrase" in str(err.value)
+    assert "phrases" in str(err.value)
+    assert "classification.rules[0].phrase" in str(err.value)
 
 
 def test_wrong_types_name_key_path() -> None:
