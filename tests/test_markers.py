@@ -163,7 +163,9 @@ def test_question_after_a_slash_command_and_mentions() -> None:
         ("/ run", None),
         ("/_private", None),
         ("run /tests", None),
-        ("@cline /newtask", None),
+        ("@cline /newtask", "newtask"),
+        ("@workspace @terminal /explain how auth works", "explain"),
+        ("@workspace how does /login work", None),
         ("explain", None),
     ],
 )

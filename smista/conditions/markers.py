@@ -12,8 +12,9 @@ punctuation, which only the raw text shows.
 
 How a prompt reads:
 
-- A *slash command* is ``/name`` at the very start (after whitespace); a name
-  followed by ``/`` is a path (``/src/app.ts``), not a command.
+- A *slash command* is ``/name`` at the very start (after whitespace and any
+  @mentions: ``@workspace /explain``); a name followed by ``/`` is a path
+  (``/src/app.ts``), not a command.
 - *Content* is what follows the slash command, the @mentions before the first
   word, and any greetings, fillers and polite-request openers ("hi", "ok so",
   "can you please", "i want you to"), skipped as whole token sequences.
@@ -648,6 +649,7 @@ def markers_from(table: Mapping[str, object] | None) -> Markers:
 
 _COMMAND = re.compile(r"([^\W_][\w:.\-]*)")
 _MENTION = re.compile(r"(?:^|(?<=\s))@\S*")
+_LEADING_MENTIONS = re.compile(r"\s*(?:@\S+\s+)*")
 _SENTENCE_END = re.compile(r"[?!？！。]+|\.(?=\s|$)|\n")
 _CLOSERS = "\"'”’»)]}>*_`~ \t\r\n"
 _QUESTION_MARKS = ("?", "？", "؟")
@@ -655,8 +657,12 @@ _CLAUSE = re.compile(r"[,;:，；：]|\s[-–—]\s")
 
 
 def _split_command(text: str) -> tuple[str | None, str]:
-    """``(command name, text after it)``; the name is lowercased, or None."""
-    stripped = text.lstrip()
+    """``(command name, text after it)``; the name is lowercased, or None.
+
+    @mentions before the command are skipped (Copilot's ``@workspace /explain``).
+    """
+    mentions = _LEADING_MENTIONS.match(text)
+    stripped = text[mentions.end() :] if mentions else text
     match = _COMMAND.match(stripped, 1) if stripped.startswith("/") else None
     if match is None:
         return None, text
