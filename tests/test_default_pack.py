@@ -18,7 +18,7 @@ DATA = ROOT / "tests" / "data"
 
 
 CASES = ROOT / "rules" / "default.cases.toml"
-HELDOUT_FLOOR = 0.0  # set from the one measurement of the held-out third
+HELDOUT_FLOOR = 0.75  # measured once, at the end of tuning: 75.5% (74/98)
 
 
 def test_default_pack_on_the_real_prompt_tuning_two_thirds() -> None:
