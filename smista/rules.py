@@ -19,7 +19,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    create_model,
+    model_serializer,
+)
 
 from smista.conditions.markers import MARKER_KEYS
 from smista.conditions.registry import KINDS
@@ -54,13 +64,37 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+def _drop_unset_extensions(data: Any, defaults: dict[str, Any]) -> Any:
+    """A dump without the smista extension keys left at their defaults."""
+    if isinstance(data, dict):
+        for key, default in defaults.items():
+            if key in data and data[key] in (
+                default,
+                list(default) if type(default) is tuple else default,
+            ):
+                del data[key]
+    return data
+
+
+_RULE_EXTENSION_DEFAULTS: dict[str, Any] = {
+    **{kind.key: kind.default for kind in KINDS if not kind.original},
+    "typo": True,
+}
+
+
 class _RuleBase(_Frozen):
     """One rule: all present conditions must hold; a rule with none matches every request.
 
     ``keywords`` matches when any keyword is in the prompt (typo-tolerant);
     ``requires_any_context`` when any named context kind is available; the
-    other condition keys are smista extensions (see :mod:`smista.conditions`).
+    other condition keys are smista extensions (see :mod:`smista.conditions`),
+    left out of dumps while unset so an original-shaped rule dumps as the
+    original's.
     """
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _drop_unset_extensions(handler(self), _RULE_EXTENSION_DEFAULTS)
 
     if TYPE_CHECKING:  # a typing mirror of the registered kinds (tests/test_conditions.py)
         intent: TaskIntent
@@ -135,7 +169,14 @@ else:
 
 
 class ClassificationConfig(_Frozen):
-    """Ordered classification rules and the intent used when none matches."""
+    """Ordered classification rules and the intent used when none matches.
+
+    ``options`` and ``markers`` are smista extensions, left out of dumps while unset.
+    """
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _drop_unset_extensions(handler(self), {"options": None, "markers": None})
 
     default_intent: TaskIntent = TaskIntent.CHAT
     rules: tuple[ClassificationRule, ...] = ()
