@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'e02333107306950740e2beb908f7646db6d5bcae'
+DIGEST = 'fe3a41d4c60ae7b8a3dc72bad68784ecbc768e30'
 
 DATA: tuple[object, ...] = (3, 'chat',
  (('edit', 10, (), (),
@@ -108,7 +108,6 @@ DATA: tuple[object, ...] = (3, 'chat',
    (), (), True),
   ('summarize', 301, (), (),
    (('substrings', ('要約', 'まとめて', '总结', '總結', '摘要', '概括', '요약', '정리해'), True),), True),
-  ('summarize', 303, ('resuma', 'résume'), (), (), False),
   ('summarize', 302, (), (),
    (('stems', ('подытож', 'резюмир', 'özetle', 'ringkas', 'rangkum', 'sammanfatta'), True),),
    True),

@@ -135,6 +135,9 @@ def test_the_last_sentence_decides() -> None:
     assert not is_question("Why is this null? fix it so it doesn't crash", M)
     assert is_question("The build fails with exit code 2. Why?", M)
     assert is_question("What does this function do? Thanks!", M)  # thanks alone: no sentence
+    assert is_question("?", M)
+    assert is_question("ok?", M)
+    assert not is_question("ok.", M)
 
 
 def test_a_request_clause_after_a_comma_is_a_request() -> None:

@@ -842,8 +842,8 @@ def _sentence_kind(raw: str, markers: Markers) -> str:
     """``'request'``, ``'question'``, ``''`` (a statement) or ``'empty'`` (fillers only)."""
     tokens = tokenize(raw)
     head = _skip(tokens, 0, markers.fillers)
-    if head >= len(tokens):
-        return "empty"
+    if head >= len(tokens):  # fillers alone ask when marked: "?", "ok?"
+        return "question" if raw.rstrip(_CLOSERS).endswith(_QUESTION_MARKS) else "empty"
     question_openers = _question_openers(markers)
     asks_open = _opener_at(tokens, head, question_openers)
     requests_open = _opener_at(tokens, head, markers.request_openers)
