@@ -19,7 +19,9 @@ the commonest words of each language from the ``wordfreq`` package instead
 (``pip install wordfreq``; a developer tool, not a dependency). RULES defaults
 to the shipped pack. Prints ``rule intent kind word -> word, word, ...`` for
 every audited word with typo neighbours among the first N words (of each
-language), and exits 1 when there is any.
+language). ``--exclude-known RULES`` leaves out words that RULES (e.g. an
+older pack) already holds with the same typo tolerance, so only new words
+are audited; then the exit status is 1 when a new word has neighbours.
 """
 
 from __future__ import annotations
@@ -96,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wordfreq", metavar="LANGS", help="comma-separated language codes")
     parser.add_argument("--top", type=int, default=40000, help="words to read (default 40000)")
     parser.add_argument("--show", type=int, default=12, help="neighbours shown per word")
+    parser.add_argument(
+        "--exclude-known", type=Path, metavar="RULES", help="audit only words RULES lacks"
+    )
     args = parser.parse_args(argv)
     if args.wordfreq:
         if args.wordlist is not None:  # RULES given as the only positional argument
@@ -107,10 +112,14 @@ def main(argv: list[str] | None = None) -> int:
         words = _wordlist(args.wordlist, args.top)
 
     document = tomllib.loads(args.rules.read_text(encoding="utf-8"))
+    known: set[str] = set()
+    if args.exclude_known is not None:
+        old = tomllib.loads(args.exclude_known.read_text(encoding="utf-8"))
+        known = {word for _, _, _, word in audited_words(old)}
     found = 0
     done: set[tuple[int, str, str]] = set()
     for index, intent, kind, needle in audited_words(document):
-        if (index, kind, needle) in done:
+        if (index, kind, needle) in done or needle in known:
             continue
         done.add((index, kind, needle))
         cap = fuzzy_cap(len(needle))
@@ -121,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             found += 1
             shown = ", ".join(hits[: args.show])
             print(f"{index:2} {intent:9} {kind:8} {needle:15} -> {shown}")
-    return 1 if found else 0
+    return 1 if found and args.exclude_known is not None else 0
 
 
 if __name__ == "__main__":
