@@ -243,7 +243,7 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
             signals += 1
         subs = [s.lower() for s in rule.get("substrings", []) if s]
         if subs:
-            sub = next((s for s in subs if s in visible.lower()), None)
+            sub = next((s for s in subs if s in text.lower()), None)
             if sub is None:
                 continue
             parts.append(f"substring '{sub}'")

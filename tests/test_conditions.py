@@ -311,3 +311,18 @@ def test_unreachable_check_builds_prompts_from_every_kind() -> None:
     )
     with pytest.raises(AssertionError, match="rule 1"):
         check_no_unreachable_rules(shadowed)
+
+
+def test_ignore_code_keeps_sentence_punctuation_and_substrings_see_raw_text() -> None:
+    from smista.conditions.view import visible_text
+
+    assert visible_text("what is in config.yaml?").rstrip().endswith("?")
+    assert "src" not in visible_text("(see src/app.py).")
+    assert visible_text("(see src/app.py).").rstrip().endswith(").")
+    rules = (
+        "[classification.options]\nignore_code=true\n"
+        '[[classification.rules]]\nintent="chat"\nquestion=true\n'
+        '[[classification.rules]]\nintent="prompt"\nsubstrings=["claude.md"]\n'
+    )
+    assert classify(rules, "what is in config.yaml?")[0] == "chat"
+    assert classify(rules, "update CLAUDE.md with the new commands")[0] == "prompt"

@@ -1,7 +1,9 @@
 """The ``substrings`` kind (smista extension): the prompt's text contains a string.
 
-Pure. ``substrings = ["修正", "レビュー"]`` holds when the lowercased (visible)
-prompt text contains the lowercased entry anywhere. Meant for scripts written
+Pure. ``substrings = ["修正", "レビュー"]`` holds when the lowercased prompt
+text contains the lowercased entry anywhere (the raw text: ``ignore_code``
+hides code only from the token conditions, so ``"claude.md"`` can be a
+substring). Meant for scripts written
 without spaces (Japanese, Chinese, Thai), where a whole sentence is one
 token; for spaced scripts prefer ``keywords`` or ``stems``. Must never
 perform I/O.

@@ -43,7 +43,12 @@ _URL = re.compile(r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.)\S+", re.IGNORECASE)
 # A whitespace-free run that looks like a path, a file name, a dotted name or
 # an identifier: a slash or backslash next to a word character, a dot or an
 # underscore between word characters, or a lower-to-upper case change.
-_CODE_RUN = re.compile(r"(?<!\S)(?=\S*?(?:\w[/\\]|[/\\]\w|\w\.\w|[^\W_]_[^\W_]|[a-z][A-Z]))\S+")
+_CODE_RUN = re.compile(
+    r"(?<!\S)(?=\S*?(?:\w[/\\]|[/\\]\w|\w\.\w|[^\W_]_[^\W_]|[a-z][A-Z]))"
+    r"\S+?(?=[?!.,;:)\]}\"'\u2019\u201d\uff1f\uff01\u3002]*(?:\s|$))"
+)
+"""A run that looks like code, without the sentence punctuation that ends it
+("what is in config.yaml?" keeps its question mark)."""
 
 
 def visible_text(text: str) -> str:
@@ -142,9 +147,10 @@ class PromptView:
 
     @property
     def lowered(self) -> str:
-        """The visible text, lowercased (for substring conditions)."""
+        """The raw text, lowercased (for substring conditions, which ``ignore_code``
+        does not hide anything from: "CLAUDE.md" stays visible to them)."""
         if self._lowered is None:
-            self._lowered = self.visible.lower()
+            self._lowered = self.text.lower()
         return self._lowered
 
     @property
