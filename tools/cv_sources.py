@@ -128,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", type=Path, help="rules file (default: the shipped pack)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--known", type=Path, help="rules whose words are never ablated")
+    parser.add_argument("--misses", action="store_true", help="list the folds' misses")
     parser.add_argument("--entries", action="store_true", help="list entries fit to one fold")
     args = parser.parse_args(argv)
     config = default_config() if args.rules is None else load_config(args.rules)
@@ -155,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         drop = {e for e, sup in support.items() if sup and sup <= ids}
         classifier = Classifier(_without(config, drop))
         fold = [c for c in tuning if _case_id(c) in ids]
-        right = [_right(_classify(classifier, c).intent, c) for c in fold]
+        results = [_classify(classifier, c) for c in fold]
+        right = [_right(r.intent, c) for r, c in zip(results, fold, strict=True)]
         for case, ok in zip(fold, right, strict=True):
             if case.lang not in (None, "en"):
                 non_en[0] += ok
@@ -167,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
             f"fold {number}: {sum(right)}/{len(fold)} = {scores[-1]:.1%}"
             f"  ({len(fold_sources)} sources, {len(drop)} entries ablated)"
         )
+        if args.misses:
+            for case, result, ok in zip(fold, results, right, strict=True):
+                if not ok:
+                    text = case.case.text.replace("\n", " ")[:110]
+                    print(f"    miss {case.lang} {case.case.intent.value}->{result.intent.value}: {text}")
         if args.entries:
             for index, field, entry in sorted(drop):
                 print(f"    rule {index} {field} {entry!r}")
