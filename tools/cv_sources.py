@@ -42,7 +42,8 @@ from smista.classifier import Classifier  # noqa: E402
 from smista.config import load_config  # noqa: E402
 from smista.defaults import default_config  # noqa: E402
 from smista.evaluate import AnnotatedCase  # noqa: E402
-from smista.rules import ClassificationConfig, ClassificationRule, TaskIntent  # noqa: E402
+from smista.intent import TaskIntent  # noqa: E402
+from smista.rules import ClassificationConfig, ClassificationRule  # noqa: E402
 
 FIELDS = ("keywords", "commands", "leading", "phrases", "stems", "substrings")
 Entry = tuple[int, str, str]  # (rule index, field, entry)
@@ -143,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
             for word in getattr(rule, field)
         }
         support = {
-            e: s for e, s in support.items() if (config.rules[e[0]].intent, e[2].lower()) not in known
+            e: s
+            for e, s in support.items()
+            if (config.rules[e[0]].intent, e[2].lower()) not in known
         }
     full = Classifier(config)
     plain = sum(_right(_classify(full, c).intent, c) for c in tuning)
@@ -173,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
             for case, result, ok in zip(fold, results, right, strict=True):
                 if not ok:
                     text = case.case.text.replace("\n", " ")[:110]
-                    print(f"    miss {case.lang} {case.case.intent.value}->{result.intent.value}: {text}")
+                    got = f"{case.case.intent.value}->{result.intent.value}"
+                    print(f"    miss {case.lang} {got}: {text}")
         if args.entries:
             for index, field, entry in sorted(drop):
                 print(f"    rule {index} {field} {entry!r}")
