@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '1f00ed346f1c23440c468efc78f99f50c3f55988'
+DIGEST = '75bcaf3ab07c8250644821be9e71fd1e0d0ee7b0'
 
 DATA: tuple[object, ...] = (3, 'chat',
  (('edit', 10, (), (),
