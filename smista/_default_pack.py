@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '75bcaf3ab07c8250644821be9e71fd1e0d0ee7b0'
+DIGEST = '96ba7b9a199bcc44439235fbb0735e8bee1cbd99'
 
 DATA: tuple[object, ...] = (3, 'chat',
  (('edit', 10, (), (),
@@ -58,11 +58,8 @@ DATA: tuple[object, ...] = (3, 'chat',
     'mcp'),
    (), (('question', (), False),), True),
   ('summarize', 105, (), (),
-   (('substrings',
-     ('commit message', 'commit msg', 'コミットメッセージ', '커밋 메시지', '커밋메시지', '提交信息', '提交消息', '提交说明',
-      '提交說明', '提交訊息'),
-     True),
-    ('exclude', ('prompt', 'prompts', 'instructions'), True)),
+   (('substrings', ('コミットメッセージ', '커밋 메시지', '커밋메시지', '提交信息', '提交消息', '提交说明', '提交說明', '提交訊息'),
+     True),),
    True),
   ('skill', 106, (), (),
    (('phrases',
@@ -77,7 +74,8 @@ DATA: tuple[object, ...] = (3, 'chat',
    (('leading',
      ('deploy', 'install', 'uninstall', 'push', 'commit', 'merge', 'rebase', 'checkout',
       'clone', 'stash', 'remind', 'schedule'),
-     False),),
+     False),
+    ('exclude', ('commit message', 'commit messages', 'commit msg'), True)),
    False),
   ('skill', 108, (), (),
    (('substrings',
