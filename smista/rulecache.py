@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from smista import __version__
+from smista._files import CONFIG_LIMIT, read_bounded
 from smista.engine import FORMAT, CompiledRules
 
 try:  # the builtin module: importing hashlib would also load OpenSSL
@@ -103,7 +104,7 @@ def load_rules(path: str | Path | None) -> CompiledRules:
     """The compiled rules of ``path`` (or of the shipped default pack)."""
     source = default_pack_path() if path is None else path
     try:
-        content = Path(source).read_bytes()
+        content = read_bounded(source, CONFIG_LIMIT)
     except OSError:
         return _validated(source, None)  # raises the loader's own ConfigError
     shipped = _shipped(content)

@@ -38,6 +38,10 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+STDIN_LIMIT = 64 << 20
+"""Most bytes of text read from stdin (``-``)."""
+
+
 def read_text_arg(text: str) -> str:
     """``-`` reads all of stdin as strict UTF-8; anything else is the text itself.
 
@@ -52,7 +56,9 @@ def read_text_arg(text: str) -> str:
                 f"TEXT is not valid UTF-8 (invalid byte at character {exc.start})"
             ) from None
         return text
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read(STDIN_LIMIT + 1)
+    if len(data) > STDIN_LIMIT:
+        raise UsageError(f"stdin is larger than {STDIN_LIMIT} bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
