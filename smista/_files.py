@@ -84,10 +84,21 @@ def _too_large(path: str | os.PathLike[str], size: int | None, cap: int) -> Inpu
     return InputFileError(path, f"{what}, over the {cap}-byte limit")
 
 
-def read_bounded(path: str | os.PathLike[str], cap: int, *, follow_symlinks: bool = True) -> bytes:
-    """The bytes of regular file ``path``; :class:`InputFileError` if not one or over ``cap``."""
+def read_bounded(
+    path: str | os.PathLike[str],
+    cap: int,
+    *,
+    follow_symlinks: bool = True,
+    owner: int | None = None,
+) -> bytes:
+    """The bytes of regular file ``path``; :class:`InputFileError` if not one or over ``cap``.
+
+    ``owner``, if given, is the only user id the file may belong to.
+    """
     fd, info = _open(path, follow_symlinks)
     try:
+        if owner is not None and info.st_uid != owner:
+            raise InputFileError(path, "is owned by another user")
         if info.st_size > cap:
             raise _too_large(path, info.st_size, cap)
         os.set_blocking(fd, True)
