@@ -207,7 +207,7 @@ def test_random_and_truncated_entries_change_no_answer(cache: Path, rules_file: 
 
 @pytest.mark.parametrize("special", ["/dev/zero", "fifo", "directory"])
 def test_special_files_at_an_entry_name_are_a_miss(
-    cache: Path, rules_file: Path, tmp_path: Path, special: str
+    cache: Path, rules_file: Path, special: str
 ) -> None:
     """A symlink to /dev/zero or a FIFO, or a directory, where an entry belongs: no hang."""
     import os
@@ -272,7 +272,7 @@ def test_entries_of_another_version_are_never_trusted(
     (entry,) = entries(cache)
     key = entry.stem.removeprefix("rules-")
     data: Any = other.to_data()
-    fake = (data[0], data[1], (("plan", 0, ("refactor",), ()),), {})
+    fake: Any = (data[0], data[1], (("plan", 0, ("refactor",), ()),), {})
     with monkeypatch.context() as patch:  # an entry claiming another version, same name
         patch.setattr(rulecache, "__version__", "0.0.0")
         forge(entry, fake, key)
