@@ -233,6 +233,9 @@ class _Renderer:
         obj: Any = None
         try:
             obj = _decode(raw)
+            if (b"\\ud" in raw or b"\\uD" in raw) and _lone_surrogate(obj):
+                obj = None  # the id cannot be echoed either
+                raise _RecordError(LONE_SURROGATE)
             if not isinstance(obj, dict):
                 raise _RecordError(f"expected a JSON object, got {_kind(obj)}")
             body = self.record(obj)
@@ -248,6 +251,21 @@ class _Renderer:
                     pass
             return _dump(error)
         return body
+
+
+LONE_SURROGATE = (
+    "invalid JSON: lone surrogate in a string (a \\ud800-\\udfff escape without its pair)"
+)
+"""The error for a line holding a lone surrogate escape: not valid Unicode, so
+refused as the HTTP service refuses it (as invalid JSON)."""
+
+
+def _lone_surrogate(obj: Any) -> bool:
+    try:
+        _dump(obj).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _json_error(exc: BaseException) -> str:
@@ -269,8 +287,8 @@ def classify_block(rules: CompiledRules, block: bytes, first_line: int) -> bytes
     if not out:
         return b""
     out.append("")
-    # A lone surrogate (from a \\udXXX escape in an id) is written back as that
-    # same JSON escape, so every output line stays valid UTF-8 and valid JSON.
+    # Lines with lone surrogates are refused (LONE_SURROGATE), so the output is
+    # valid UTF-8; "backslashreplace" stays as a guard that never fires.
     return "\n".join(out).encode("utf-8", "backslashreplace")
 
 

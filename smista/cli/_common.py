@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from smista.errors import SmistaError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = ["ArgumentParser", "UsageError", "add_request_options", "read_text_arg"]
 
@@ -24,6 +27,12 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(2)
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse swallows write errors; let a broken pipe or closed stdout
+        # reach smista.cli.main, which treats it as for any other output
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def add_request_options(parser: argparse.ArgumentParser) -> None:
