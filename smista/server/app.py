@@ -175,14 +175,18 @@ class _Service:
         body = await read_body(request, self.settings.max_body_bytes)
         req = await parse_bounded(ClassifyRequest, body, max_items=self.settings.max_items)
         self._check_prompt(req.text, "text")
-        if len(req.text) > OFFLOAD_CHARS or len(body) > OFFLOAD_BYTES:
-            result = await asyncio.to_thread(self._classify, state, req)
-        else:
+        rid = request.state.request_id
+
+        def answer() -> Response:
             result = self._classify(state, req)
-        fields = self._fields(req, result)
-        fields["generation"] = state.generation
-        self._decision(request.state.request_id, "classify", fields)
-        return _json(result.to_wire(), state)
+            fields = self._fields(req, result)
+            fields["generation"] = state.generation
+            self._decision(rid, "classify", fields)
+            return _json(result.to_wire(), state)
+
+        if len(req.text) > OFFLOAD_CHARS or len(body) > OFFLOAD_BYTES:
+            return await asyncio.to_thread(answer)
+        return answer()
 
     async def batch(self, request: Request) -> Response:
         state = self.holder.current
@@ -197,24 +201,27 @@ class _Service:
             raise self._batch_too_large(len(req.items))
         for i, item in enumerate(req.items):
             self._check_prompt(item.text, f"items[{i}].text")
+        rid = request.state.request_id
 
-        def classify_all() -> list[Classification]:
-            return [self._classify(state, item) for item in req.items]
+        def answer() -> Response:
+            results = [self._classify(state, item) for item in req.items]
+            self._decision(
+                rid,
+                "classify_batch",
+                {
+                    "count": len(results),
+                    "generation": state.generation,
+                    "results": [
+                        self._fields(i, r) for i, r in zip(req.items, results, strict=True)
+                    ],
+                },
+            )
+            return _json({"results": [r.to_wire() for r in results]}, state)
 
+        # classifying, logging and encoding a large batch all run off the loop
         if len(body) > OFFLOAD_BYTES or sum(len(item.text) for item in req.items) > OFFLOAD_CHARS:
-            results = await asyncio.to_thread(classify_all)
-        else:
-            results = classify_all()
-        self._decision(
-            request.state.request_id,
-            "classify_batch",
-            {
-                "count": len(results),
-                "generation": state.generation,
-                "results": [self._fields(i, r) for i, r in zip(req.items, results, strict=True)],
-            },
-        )
-        return _json({"results": [r.to_wire() for r in results]}, state)
+            return await asyncio.to_thread(answer)
+        return answer()
 
     async def rules(self, _request: Request) -> Response:
         state = self.holder.current
