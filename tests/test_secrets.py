@@ -283,3 +283,29 @@ def test_a_mock_transport_replaces_the_network() -> None:
     assert asyncio.run(client.complete("s", "u", 5.0)) == "cheap"
     assert seen[0].headers["api-key"] == KEY
     assert seen[0].url == "http://upstream.invalid/v1/chat/completions"
+
+
+def test_mixed_encodings_are_masked_too() -> None:
+    """Each character of the key escaped its own way (seeded), with whitespace between."""
+    import random
+    from urllib.parse import quote
+
+    rng = random.Random(1313)
+    redactor = Redactor([KEY])
+    forms = [
+        lambda c: c,
+        lambda c: c.swapcase(),
+        lambda c: f"\\u{ord(c):04x}",
+        lambda c: f"\\u{ord(c):04X}",
+        lambda c: quote(c, safe=""),
+        lambda c: f"%{ord(c):02x}",
+        lambda c: "\\" + c if c in '"/\\' else c,
+    ]
+    for _ in range(300):
+        echo = ""
+        for char in KEY:
+            echo += rng.choice(forms)(char) + rng.choice(["", "", " ", "\n  ", "\t"])
+        text = json.dumps({"error": "x" * rng.randrange(50)}) + echo + " tail"
+        masked = redactor(text)
+        assert "***" in masked, echo
+        assert not leaks(masked), (echo, masked)
