@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -292,7 +293,7 @@ def test_mixed_encodings_are_masked_too() -> None:
 
     rng = random.Random(1313)
     redactor = Redactor([KEY])
-    forms = [
+    forms: list[Callable[[str], str]] = [
         lambda c: c,
         lambda c: c.swapcase(),
         lambda c: f"\\u{ord(c):04x}",
