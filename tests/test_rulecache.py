@@ -133,14 +133,33 @@ def forge(entry: Path, data: Any, key: str | None = None) -> None:
     entry.write_bytes(forged)
 
 
+def replaced(data: Any, index: int, value: Any) -> Any:
+    """``data`` (a tuple) with element ``index`` replaced: the rest kept whatever it is."""
+    return (*data[:index], value, *data[index + 1 :])
+
+
+def relabelled(data: Any, label: str) -> Any:
+    """``data`` with every rule's intent replaced by ``label``."""
+    return replaced(data, 2, tuple((label, *spec[1:]) for spec in data[2]))
+
+
+def test_a_forged_entry_of_ours_is_used(cache: Path, rules_file: Path) -> None:
+    """The control for the tests below: a well-formed entry is read (it changes answers)."""
+    expected = load_rules(rules_file)
+    assert expected.match_text("refactor it").label == "edit"
+    (entry,) = entries(cache)
+    forge(entry, relabelled(expected.to_data(), "plan"))
+    assert load_rules(rules_file).match_text("refactor it").label == "plan"
+
+
 def test_entry_with_wrong_data_is_ignored(cache: Path, rules_file: Path) -> None:
     """A well-formed entry of the wrong shape (or of other rules) is not trusted."""
     expected = load_rules(rules_file)
     (entry,) = entries(cache)
     data: Any = expected.to_data()
-    forge(entry, (data[0], data[1], (("edit", -1, 5, ()),), data[3]))
+    forge(entry, replaced(data, 2, (("edit", -1, 5, ()),)))
     assert load_rules(rules_file) == expected
-    forge(entry, (data[0], data[1], (), data[3]))  # no rules but a typo index
+    forge(entry, replaced(data, 2, ()))  # no rules but a typo index
     assert load_rules(rules_file) == expected
 
 
@@ -155,10 +174,9 @@ def test_labels_outside_the_intents_are_not_trusted(
     expected = load_rules(rules_file)
     (entry,) = entries(cache)
     data: Any = expected.to_data()
-    specs = tuple((label, *spec[1:]) for spec in data[2])
-    forge(entry, (data[0], data[1], specs, data[3]))
+    forge(entry, relabelled(data, label))
     assert load_rules(rules_file) == expected
-    forge(entry, (data[0], label, data[2], data[3]))  # the default intent
+    forge(entry, replaced(data, 1, label))  # the default intent
     assert load_rules(rules_file) == expected
 
 
@@ -168,7 +186,7 @@ def test_priorities_outside_the_type_are_not_trusted(cache: Path, rules_file: Pa
     data: Any = expected.to_data()
     for priority in (-1, 2**32, 2**80):
         specs = tuple((spec[0], priority, *spec[2:]) for spec in data[2])
-        forge(entry, (data[0], data[1], specs, data[3]))
+        forge(entry, replaced(data, 2, specs))
         assert load_rules(rules_file) == expected
 
 
@@ -254,11 +272,10 @@ def test_entries_owned_by_another_user_are_not_trusted(cache: Path, rules_file: 
     expected = load_rules(rules_file)
     (entry,) = entries(cache)
     data: Any = expected.to_data()
-    specs = tuple(("plan", *spec[1:]) for spec in data[2])
-    forge(entry, (data[0], data[1], specs, data[3]))
+    forge(entry, relabelled(data, "plan"))
     os.chown(entry, 65534, 65534)
     assert load_rules(rules_file) == expected
-    forge(entry, (data[0], data[1], specs, data[3]))
+    forge(entry, relabelled(data, "plan"))
     os.chown(cache, 65534, 65534)
     assert load_rules(rules_file) == expected
     os.chown(cache, 0, 0)
@@ -272,7 +289,7 @@ def test_entries_of_another_version_are_never_trusted(
     (entry,) = entries(cache)
     key = entry.stem.removeprefix("rules-")
     data: Any = other.to_data()
-    fake: Any = (data[0], data[1], (("plan", 0, ("refactor",), ()),), {})
+    fake: Any = relabelled(data, "plan")
     with monkeypatch.context() as patch:  # an entry claiming another version, same name
         patch.setattr(rulecache, "__version__", "0.0.0")
         forge(entry, fake, key)
