@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from smista.config import format_loc
 from smista.result import Classification
-from smista.server.body import parse_model, read_body
+from smista.server.body import OFFLOAD_BYTES, parse_bounded, read_body
 from smista.server.errors import ApiError, error_response
 from smista.server.logs import ACCESS, DECISION, emit
 from smista.server.models import BatchRequest, ClassifyRequest, Health
@@ -49,7 +49,8 @@ __all__ = ["OFFLOAD_CHARS", "create_app"]
 log = logging.getLogger("smista.server")
 
 OFFLOAD_CHARS = 64 * 1024
-"""Requests with more prompt text than this are classified on a worker thread,
+"""Requests with more prompt text than this (or a body over
+:data:`~smista.server.body.OFFLOAD_BYTES`) are classified on a worker thread,
 so that one huge request does not stall the event loop (small ones stay inline:
 a thread hop costs more than classifying them)."""
 
@@ -145,6 +146,10 @@ class _Service:
                 [(loc, f"{len(text)} characters; at most {limit} are allowed")],
             )
 
+    def _batch_too_large(self, count: int) -> ApiError:
+        limit = self.settings.max_batch
+        return ApiError(422, "batch_too_large", f"batch has {count} items; at most {limit}")
+
     def _decision(self, rid: str, endpoint: str, fields: dict[str, object]) -> None:
         emit(DECISION, endpoint, {"event": "decision", "request_id": rid, **fields})
 
@@ -191,61 +196,61 @@ class _Service:
     async def classify(self, request: Request) -> Response:
         state = self.holder.current
         body = await read_body(request, self.settings.max_body_bytes)
-        req = parse_model(ClassifyRequest, body)
-        if req.messages is not None and len(body) > OFFLOAD_CHARS:
-            # Reading a large turn is work too: off the event loop with the classification.
-            given = await asyncio.to_thread(self._read, state, req)
-        else:
+        req = await parse_bounded(ClassifyRequest, body, max_items=self.settings.max_items)
+        rid = request.state.request_id
+
+        def answer() -> Response:
             given = self._read(state, req)
-        if _chars(given) > OFFLOAD_CHARS:
-            result = await asyncio.to_thread(self._classify, state, req, given)
-        else:
             result = self._classify(state, req, given)
-        fields = self._fields(req, given, result)
-        fields["generation"] = state.generation
-        self._decision(request.state.request_id, "classify", fields)
-        return _json(result.to_wire(), state)
+            fields = self._fields(req, given, result)
+            fields["generation"] = state.generation
+            self._decision(rid, "classify", fields)
+            return _json(result.to_wire(), state)
+
+        # A turn's text is at most its body; reading a large turn is work too.
+        size = len(req.text) if req.text is not None else len(body)
+        if size > OFFLOAD_CHARS or len(body) > OFFLOAD_BYTES:
+            return await asyncio.to_thread(answer)
+        return answer()
 
     async def batch(self, request: Request) -> Response:
         state = self.holder.current
         body = await read_body(request, self.settings.max_body_bytes)
-        req = parse_model(BatchRequest, body)
+        req = await parse_bounded(
+            BatchRequest,
+            body,
+            max_items=self.settings.max_items,
+            counts={"items": (self.settings.max_batch, self._batch_too_large)},
+        )
         if len(req.items) > self.settings.max_batch:
-            raise ApiError(
-                422,
-                "batch_too_large",
-                f"batch has {len(req.items)} items; at most {self.settings.max_batch}",
-            )
+            raise self._batch_too_large(len(req.items))
+        rid = request.state.request_id
 
-        def read_all() -> list[str | Turn]:
-            return [self._read(state, item, "items", i) for i, item in enumerate(req.items)]
-
-        if len(body) > OFFLOAD_CHARS and any(item.messages is not None for item in req.items):
-            given = await asyncio.to_thread(read_all)
-        else:
-            given = read_all()
-
-        def classify_all() -> list[Classification | TurnResult]:
-            return [
+        def answer() -> Response:
+            # every item is read (and held to the limits) before any is classified
+            given = [self._read(state, item, "items", i) for i, item in enumerate(req.items)]
+            results = [
                 self._classify(state, item, g) for item, g in zip(req.items, given, strict=True)
             ]
+            self._decision(
+                rid,
+                "classify_batch",
+                {
+                    "count": len(results),
+                    "generation": state.generation,
+                    "results": [
+                        self._fields(i, g, r)
+                        for i, g, r in zip(req.items, given, results, strict=True)
+                    ],
+                },
+            )
+            return _json({"results": [r.to_wire() for r in results]}, state)
 
-        if sum(_chars(g) for g in given) > OFFLOAD_CHARS:
-            results = await asyncio.to_thread(classify_all)
-        else:
-            results = classify_all()
-        self._decision(
-            request.state.request_id,
-            "classify_batch",
-            {
-                "count": len(results),
-                "generation": state.generation,
-                "results": [
-                    self._fields(i, g, r) for i, g, r in zip(req.items, given, results, strict=True)
-                ],
-            },
-        )
-        return _json({"results": [r.to_wire() for r in results]}, state)
+        # reading, classifying, logging and encoding a large batch all run off the loop
+        size = sum(len(i.text) if i.text is not None else len(body) for i in req.items)
+        if len(body) > OFFLOAD_BYTES or size > OFFLOAD_CHARS:
+            return await asyncio.to_thread(answer)
+        return answer()
 
     async def rules(self, _request: Request) -> Response:
         state = self.holder.current
@@ -262,7 +267,9 @@ class _Service:
         async def handler(request: Request) -> Response:
             state = self.holder.current
             body = await read_body(request, self.settings.max_body_bytes)
-            req = parse_model(endpoint.request_model, body)
+            req = await parse_bounded(
+                endpoint.request_model, body, max_items=self.settings.max_items
+            )
             for name in endpoint.prompt_fields:
                 text = getattr(req, name, None)
                 if isinstance(text, str):
@@ -276,10 +283,6 @@ class _Service:
             return _json(handled.response.model_dump(mode="json"), state)
 
         return handler
-
-
-def _chars(given: str | Turn) -> int:
-    return len(given.text) if isinstance(given, Turn) else len(given)
 
 
 def _wire(result: Classification | TurnResult) -> dict[str, object]:
