@@ -23,6 +23,7 @@ path; a current user text over the service's prompt limit a 422
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -174,7 +175,8 @@ class RouteEndpoint:
         payload = _payload(body)
         engine = HostEngine(ctx.classifier, runtime.routing)
         try:
-            result = engine.classify(turn_from_body(payload))
+            # Bodies are whole agent contexts (often hundreds of KB): read them off the loop.
+            result = await asyncio.to_thread(engine.classify, turn_from_body(payload))
         except TurnError as exc:
             raise ApiError(
                 422,
