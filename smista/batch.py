@@ -6,7 +6,11 @@ processes; it never opens files, reads the environment or imports pydantic
 
 Each input line is a JSON object ``{"text": ..., "command": ..., "contexts":
 [...], "workspace": {...}, "id": ...}`` (only ``text`` is required; ``id`` may
-be any JSON value and is echoed back first). Each output line is the
+be any JSON value and is echoed back first). A line may hold ``messages`` (a
+whole turn in any format :func:`smista.turns.parse_turn` reads) instead of
+``text``: its output is :meth:`smista.turnclassify.TurnResult.to_wire` (the
+wire JSON plus a ``turn`` object); such lines import the turn modules (and
+pydantic) on first use, plain text lines never do. Each output line is the
 classification's wire JSON, exactly as ``Classification.model_dump_json(
 exclude_none=True)`` renders it, preceded by the ``id`` when one was given. A
 line that cannot be classified gives ``{"id": ..., "line": N, "error": "..."}``
@@ -27,11 +31,14 @@ import json.scanner
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from smista.engine import CompiledRules, RuleMatch, confidence_of, reason_of
 from smista.errors import SmistaError, UnknownIntentError
 from smista.intent import TaskIntent
+
+if TYPE_CHECKING:
+    from smista.turnrules import TurnSettings
 
 try:  # memchr, from the optional C extension; bytes.count otherwise
     from smista._speedups import count_newlines as _count_newlines
@@ -60,7 +67,7 @@ MAX_LINE_BYTES = 64 << 20
 """Longest input line (64 MiB): a longer one (a file of zeros, a binary file) stops
 the run with :class:`BatchInputError` instead of growing memory without bound."""
 
-RECORD_KEYS = ("text", "command", "contexts", "workspace", "id")
+RECORD_KEYS = ("text", "messages", "command", "contexts", "workspace", "id")
 """Keys an input record may have."""
 
 _WORKSPACE_KINDS = (
@@ -169,7 +176,10 @@ def _workspace_kinds(value: object) -> list[str]:
 class _Renderer:
     """Classifies records with one compiled rule set; caches rendered results."""
 
-    def __init__(self, rules: CompiledRules) -> None:
+    def __init__(self, rules: CompiledRules, turns: TurnSettings | None = None) -> None:
+        self.rules = rules
+        self.turns = turns
+        self.turn_rules: Any = None
         self.match_text = rules.match_text
         self.rendered: dict[RuleMatch, str] = {}
         self.explicit = {
@@ -205,6 +215,10 @@ class _Renderer:
             key = next(k for k in obj if k not in _ALLOWED)
             raise _RecordError(f"{key}: unknown key; expected one of: {', '.join(RECORD_KEYS)}")
         text = obj.get("text")
+        if "messages" in obj:
+            if "text" in obj:
+                raise _RecordError("give exactly one of 'text' and 'messages'")
+            return self.turn(obj)
         if not isinstance(text, str):
             if "text" not in obj:
                 raise _RecordError("text: missing required key")
@@ -225,6 +239,32 @@ class _Renderer:
         if value is not None:
             contexts = contexts + _workspace_kinds(value)
         return self.render(self.match_text(text, frozenset(contexts) if contexts else ()))
+
+    def turn(self, obj: dict[str, Any]) -> str:
+        """The turn answer for a record with ``messages``."""
+        from smista.turns import TurnError
+
+        if self.turn_rules is None:
+            from smista.turnclassify import CompiledRulesClassifier
+
+            self.turn_rules = CompiledRulesClassifier(self.rules, self.turns)
+        command = obj.get("command")
+        if command is not None and not isinstance(command, str):
+            raise _RecordError(f"command: expected a string or null, got {_kind(command)}")
+        contexts: list[str] = []
+        if obj.get("contexts") is not None:
+            contexts = _strings(obj["contexts"], "contexts")
+        if obj.get("workspace") is not None:
+            contexts = contexts + _workspace_kinds(obj["workspace"])
+        try:
+            result = self.turn_rules.classify_turn(
+                obj["messages"], command=command, contexts=contexts
+            )
+        except TurnError as exc:
+            raise _RecordError(str(exc.under("messages"))) from None
+        except UnknownIntentError as exc:
+            raise _RecordError(f"command: {exc}") from None
+        return _dump(result.to_wire())
 
     def line(self, raw: bytes, number: int) -> str | None:
         """The output line for input line ``number`` (``None`` for a blank line)."""
@@ -276,9 +316,14 @@ def _json_error(exc: BaseException) -> str:
     return f"invalid JSON: {exc}"
 
 
-def classify_block(rules: CompiledRules, block: bytes, first_line: int) -> bytes:
-    """Output lines (UTF-8, newline-terminated) for a block of whole input lines."""
-    renderer = _renderer_for(rules)
+def classify_block(
+    rules: CompiledRules, block: bytes, first_line: int, turns: TurnSettings | None = None
+) -> bytes:
+    """Output lines (UTF-8, newline-terminated) for a block of whole input lines.
+
+    ``turns`` is the ``[classification.turns]`` table for lines with ``messages``.
+    """
+    renderer = _renderer_for(rules, turns)
     out: list[str] = []
     for offset, raw in enumerate(block.split(b"\n")):
         line = renderer.line(raw, first_line + offset)
@@ -295,10 +340,10 @@ def classify_block(rules: CompiledRules, block: bytes, first_line: int) -> bytes
 _RENDERERS: dict[int, tuple[CompiledRules, _Renderer]] = {}
 
 
-def _renderer_for(rules: CompiledRules) -> _Renderer:
+def _renderer_for(rules: CompiledRules, turns: TurnSettings | None = None) -> _Renderer:
     found = _RENDERERS.get(id(rules))
-    if found is None or found[0] is not rules:
-        found = (rules, _Renderer(rules))
+    if found is None or found[0] is not rules or found[1].turns is not turns:
+        found = (rules, _Renderer(rules, turns))
         _RENDERERS.clear()
         _RENDERERS[id(rules)] = found
     return found[1]
@@ -425,6 +470,7 @@ def _worker_main(
     data: tuple[object, ...] | None,
     rules: CompiledRules | None,
     fd: int | None = None,
+    turns: TurnSettings | None = None,
 ) -> None:
     compiled = rules if rules is not None else CompiledRules.from_data(data)
     try:
@@ -438,7 +484,7 @@ def _worker_main(
                 block = _pread(fd, int.from_bytes(header[16:], "little"), offset)
             else:
                 block = conn.recv_bytes()
-            conn.send_bytes(classify_block(compiled, block, first))
+            conn.send_bytes(classify_block(compiled, block, first, turns))
     except (EOFError, OSError, KeyboardInterrupt):
         pass
     finally:
@@ -467,8 +513,12 @@ def run_batch(
     workers: int = 1,
     progress: Callable[[BatchStats], None] | None = None,
     block_bytes: int = BLOCK_BYTES,
+    turns: TurnSettings | None = None,
 ) -> BatchStats:
-    """Classify every line of ``source`` into ``sink``; returns the final counters."""
+    """Classify every line of ``source`` into ``sink``; returns the final counters.
+
+    ``turns`` is the rules' ``[classification.turns]`` table (for ``messages`` lines).
+    """
     stats = BatchStats()
     blocks = iter_blocks(source, block_bytes)
 
@@ -482,7 +532,7 @@ def run_batch(
 
     if workers <= 1:
         for block, first, lines in blocks:
-            emit(classify_block(rules, block, first), lines, len(block) + 1)
+            emit(classify_block(rules, block, first, turns), lines, len(block) + 1)
         return stats
 
     import multiprocessing
@@ -514,6 +564,7 @@ def run_batch(
                     None if fork else rules.to_data(),
                     rules if fork else None,
                     regular[0] if regular is not None else None,
+                    turns,
                 ),
                 daemon=True,
             )

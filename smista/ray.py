@@ -4,7 +4,8 @@ I/O edge (imports ray lazily; needs the ``ray`` extra). :class:`SmistaClassify`
 is a callable class for ``Dataset.map_batches``: Ray builds one instance per
 actor, so the rules are read and compiled once per worker, then every batch
 (pandas, pyarrow or numpy format) gets the five output columns of
-:mod:`smista.scale`. Pass the rules as a path (readable on every worker), as a
+:mod:`smista.scale` (and its two turn columns when the batch has a ``messages``
+column of whole turns). Pass the rules as a path (readable on every worker), as a
 :class:`~smista.ClassificationConfig` / :class:`~smista.Classifier` (pickled
 to the workers, so no shared filesystem is needed), or not at all (the
 shipped rules)::
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from smista.classifier import Classifier
 from smista.rules import ClassificationConfig
-from smista.scale import OUTPUT_COLUMNS, classify_columns, classify_frame, classify_table
+from smista.scale import classify_columns, classify_frame, classify_table
 
 if TYPE_CHECKING:
     import ray.data
@@ -42,6 +43,7 @@ class SmistaClassify:
         text: str = "text",
         command: str | None = "command",
         contexts: str | None = "contexts",
+        messages: str | None = "messages",
     ) -> None:
         from smista.scale import resolve_classifier
 
@@ -53,6 +55,7 @@ class SmistaClassify:
         self.text = text
         self.command = command
         self.contexts = contexts
+        self.messages = messages
 
     def __call__(self, batch: Any) -> Any:
         """Classify one batch; returns the same format it was given."""
@@ -63,14 +66,15 @@ class SmistaClassify:
                 return list(batch[name]) if name is not None and name in batch else None
 
             result = classify_columns(
-                list(batch[self.text]),
+                column(self.text),
                 column(self.command),
                 column(self.contexts),
                 self.classifier,
+                column(self.messages),
             )
             out = dict(batch)
-            for name in OUTPUT_COLUMNS:
-                out[name] = np.array(result[name], dtype=object)
+            for name, values in result.items():
+                out[name] = np.array(values, dtype=object)
             return out
         classify = (
             classify_table if type(batch).__module__.startswith("pyarrow") else classify_frame
@@ -81,6 +85,7 @@ class SmistaClassify:
             text=self.text,
             command=self.command,
             contexts=self.contexts,
+            messages=self.messages,
         )
 
 
@@ -93,8 +98,9 @@ def classify_dataset(
     text: str = "text",
     command: str | None = "command",
     contexts: str | None = "contexts",
+    messages: str | None = "messages",
 ) -> ray.data.Dataset:
-    """``dataset`` with the five output columns, computed by ``concurrency`` actors."""
+    """``dataset`` with the output columns, computed by ``concurrency`` actors."""
     return dataset.map_batches(
         SmistaClassify,
         fn_constructor_kwargs={
@@ -102,6 +108,7 @@ def classify_dataset(
             "text": text,
             "command": command,
             "contexts": contexts,
+            "messages": messages,
         },
         batch_format="pandas",
         batch_size=batch_size,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -114,3 +115,22 @@ def test_numpy_batches_are_classified_in_process() -> None:
     assert list(out["intent"]) == ["review", "skill"]
     assert list(out["matched_rule"]) == [0, 1]
     assert list(out["text"]) == ["review this", "hello"]
+
+
+@pytest.mark.usefixtures("ray_runtime")
+def test_a_messages_column_classifies_whole_turns_on_ray() -> None:
+    """Rows holding whole turns (JSON strings) get the turn columns, as in-process."""
+    turn = [
+        {"role": "user", "content": "fix the retry loop"},
+        {"role": "assistant", "content": "Cap it?"},
+        {"role": "user", "content": "yes"},
+    ]
+    rows = [{"id": 0, "text": "plan the rollout", "messages": None}]
+    rows += [{"id": 1, "text": None, "messages": json.dumps(turn)}]
+    out = classify_dataset(ray.data.from_items(rows), concurrency=1).take_all()
+    got = {int(r["id"]): (r["intent"], bool(r["follow_up"])) for r in out}
+    found = default_classifier().classify_turn(turn)
+    assert got == {
+        0: (default_classifier().classify("plan the rollout").intent.value, False),
+        1: (found.classification.intent.value, True),
+    }

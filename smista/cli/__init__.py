@@ -41,6 +41,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tier": ("smista.cli.tier", "choose a model tier for a delegated sub-agent task"),
     "ground": ("smista.cli.ground", "score tool-call parameters for missing or placeholder values"),
     "serve": ("smista.cli.serve", "run the HTTP service"),
+    "hook": ("smista.cli.hook", "run as a Claude Code or Codex hook (JSON on stdin; fails open)"),
+    "mcp": ("smista.cli.mcp", "run the stdio MCP server (classify, route, ground tools)"),
 }
 
 
@@ -157,6 +159,8 @@ _EXTRAS = {
     "uvicorn": "server",
     "hypothesis": "testing",
     "ray": "ray",
+    "mcp": "mcp",
+    "litellm": "litellm",
 }
 
 

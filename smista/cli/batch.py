@@ -91,11 +91,14 @@ def run(argv: Sequence[str]) -> int:
     if workers < 1:
         raise UsageError("--workers must be at least 1")
     rules = load_rules(args.rules)
+    from smista.cli._turns import load_turn_settings
+
+    turns = load_turn_settings(args.rules)
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     with ExitStack() as stack:
         source = _open(stack, args.input, "rb", sys.stdin.buffer)
         sink = _open(stack, args.output, "wb", sys.stdout.buffer)
-        stats = run_batch(rules, source, sink, workers=workers, progress=progress)
+        stats = run_batch(rules, source, sink, workers=workers, progress=progress, turns=turns)
         sink.flush()
     if progress is not None:
         progress(stats, final=True)

@@ -29,6 +29,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from smista.config import format_loc
 from smista.result import Classification
 from smista.server.body import OFFLOAD_BYTES, parse_bounded, read_body
 from smista.server.errors import ApiError, error_response
@@ -38,7 +39,10 @@ from smista.server.openapi import build_openapi
 from smista.server.plugins import Endpoint, RequestContext, available_endpoints
 from smista.server.settings import ServerSettings
 from smista.server.state import ServiceState, StateHolder, load_state, reload_and_log
+from smista.server.turns import request_turn
 from smista.server.watch import watch_files
+from smista.turnclassify import TurnResult
+from smista.turns import Turn
 
 __all__ = ["OFFLOAD_CHARS", "create_app"]
 
@@ -149,23 +153,42 @@ class _Service:
     def _decision(self, rid: str, endpoint: str, fields: dict[str, object]) -> None:
         emit(DECISION, endpoint, {"event": "decision", "request_id": rid, **fields})
 
-    def _classify(self, state: ServiceState, req: ClassifyRequest) -> Classification:
+    def _read(self, state: ServiceState, req: ClassifyRequest, *loc: str | int) -> str | Turn:
+        """The request's prompt text, or its ``messages`` read as a turn (limits checked)."""
+        if req.messages is not None:
+            turn = request_turn(state.classifier, req.messages, *loc)
+            self._check_prompt(turn.text, format_loc((*loc, "messages")))
+            return turn
+        assert req.text is not None  # the model requires one of text and messages
+        self._check_prompt(req.text, format_loc((*loc, "text")))
+        return req.text
+
+    def _classify(
+        self, state: ServiceState, req: ClassifyRequest, given: str | Turn
+    ) -> Classification | TurnResult:
+        if isinstance(given, Turn):
+            return state.classifier.classify_turn(
+                given, command=req.command, contexts=req.contexts, workspace=req.workspace
+            )
         return state.classifier.classify(
-            req.text,
+            given,
             command=req.command,
             contexts=req.contexts,
             workspace=req.workspace,
         )
 
-    def _fields(self, req: ClassifyRequest, result: Classification) -> dict[str, object]:
+    def _fields(
+        self, req: ClassifyRequest, given: str | Turn, result: Classification | TurnResult
+    ) -> dict[str, object]:
+        text = given.text if isinstance(given, Turn) else given
         out: dict[str, object] = {
-            **result.to_wire(),
-            "prompt_chars": len(req.text),
+            **_wire(result),
+            "prompt_chars": len(text),
             "contexts": list(req.contexts),
         }
         del out["reason"]
         if self.settings.log_prompts:
-            out["prompt"] = req.text
+            out["prompt"] = text
         return out
 
     # -- endpoints ---------------------------------------------------------------
@@ -174,17 +197,19 @@ class _Service:
         state = self.holder.current
         body = await read_body(request, self.settings.max_body_bytes)
         req = await parse_bounded(ClassifyRequest, body, max_items=self.settings.max_items)
-        self._check_prompt(req.text, "text")
         rid = request.state.request_id
 
         def answer() -> Response:
-            result = self._classify(state, req)
-            fields = self._fields(req, result)
+            given = self._read(state, req)
+            result = self._classify(state, req, given)
+            fields = self._fields(req, given, result)
             fields["generation"] = state.generation
             self._decision(rid, "classify", fields)
             return _json(result.to_wire(), state)
 
-        if len(req.text) > OFFLOAD_CHARS or len(body) > OFFLOAD_BYTES:
+        # A turn's text is at most its body; reading a large turn is work too.
+        size = len(req.text) if req.text is not None else len(body)
+        if size > OFFLOAD_CHARS or len(body) > OFFLOAD_BYTES:
             return await asyncio.to_thread(answer)
         return answer()
 
@@ -199,12 +224,14 @@ class _Service:
         )
         if len(req.items) > self.settings.max_batch:
             raise self._batch_too_large(len(req.items))
-        for i, item in enumerate(req.items):
-            self._check_prompt(item.text, f"items[{i}].text")
         rid = request.state.request_id
 
         def answer() -> Response:
-            results = [self._classify(state, item) for item in req.items]
+            # every item is read (and held to the limits) before any is classified
+            given = [self._read(state, item, "items", i) for i, item in enumerate(req.items)]
+            results = [
+                self._classify(state, item, g) for item, g in zip(req.items, given, strict=True)
+            ]
             self._decision(
                 rid,
                 "classify_batch",
@@ -212,14 +239,16 @@ class _Service:
                     "count": len(results),
                     "generation": state.generation,
                     "results": [
-                        self._fields(i, r) for i, r in zip(req.items, results, strict=True)
+                        self._fields(i, g, r)
+                        for i, g, r in zip(req.items, given, results, strict=True)
                     ],
                 },
             )
             return _json({"results": [r.to_wire() for r in results]}, state)
 
-        # classifying, logging and encoding a large batch all run off the loop
-        if len(body) > OFFLOAD_BYTES or sum(len(item.text) for item in req.items) > OFFLOAD_CHARS:
+        # reading, classifying, logging and encoding a large batch all run off the loop
+        size = sum(len(i.text) if i.text is not None else len(body) for i in req.items)
+        if len(body) > OFFLOAD_BYTES or size > OFFLOAD_CHARS:
             return await asyncio.to_thread(answer)
         return answer()
 
@@ -246,12 +275,28 @@ class _Service:
                 if isinstance(text, str):
                     self._check_prompt(text, name)
             rid = request.state.request_id
-            ctx = RequestContext(rid, state.classifier, self.settings.log_prompts)
+            ctx = RequestContext(
+                rid, state.classifier, self.settings.log_prompts, self.settings.max_prompt_chars
+            )
             handled = await endpoint.handle(state.runtimes[endpoint.name], req, ctx)
             self._decision(rid, endpoint.name, {"generation": state.generation, **handled.log})
             return _json(handled.response.model_dump(mode="json"), state)
 
         return handler
+
+
+def _wire(result: Classification | TurnResult) -> dict[str, object]:
+    if isinstance(result, TurnResult):
+        out = result.to_wire()
+        turn = result.info()
+        out["turn"] = {
+            "format": turn.format,
+            "follow_up": turn.follow_up,
+            "housekeeping": turn.housekeeping,
+            "stripped": turn.stripped,
+        }
+        return out
+    return result.to_wire()
 
 
 # -- exception handlers ------------------------------------------------------------
