@@ -47,7 +47,12 @@ SECTIONS = ("stream", "rules", "compile", "start", "http", "batch")
 
 # (section, key, label, target) in table order
 ROWS: tuple[tuple[str, str, str, str], ...] = (
-    ("stream", "cold_over_regex", "cold classify ÷ (re.findall + dict lookup), default pack", "≤ 1.0×"),
+    (
+        "stream",
+        "cold_over_regex",
+        "cold classify ÷ (re.findall + dict lookup), default pack",
+        "≤ 1.0×",
+    ),
     ("stream", "cold_over_flashtext", "cold classify ÷ flashtext extract_keywords", "≤ 0.5×"),
     ("stream", "cold_p99_us", "cold p99 per call (µs)", "≤ 60"),
     ("stream", "cold_mean_us", "cold mean per call (µs)", ""),
@@ -60,9 +65,19 @@ ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("compile", "compile_s", "10,000 rules: compile (s)", "≤ 1"),
     ("compile", "peak_rss_mb", "10,000 rules: peak RSS of the process (MB)", "≤ 150"),
     ("compile", "toml_load_s", "10,000 rules: TOML load, validate and compile (s)", ""),
-    ("start", "first_classify_over_rapidfuzz", "import + first classify ÷ import rapidfuzz", "≤ 1.5×"),
+    (
+        "start",
+        "first_classify_over_rapidfuzz",
+        "import + first classify ÷ import rapidfuzz",
+        "≤ 1.5×",
+    ),
     ("start", "cli_over_rapidfuzz", "CLI `smista classify` ÷ import rapidfuzz", "≤ 1.5×"),
-    ("http", "classify_over_hello", "HTTP /v1/classify req/s ÷ Starlette hello-world, c=8", "≥ 0.8×"),
+    (
+        "http",
+        "classify_over_hello",
+        "HTTP /v1/classify req/s ÷ Starlette hello-world, c=8",
+        "≥ 0.8×",
+    ),
     ("http", "classify_rps", "HTTP /v1/classify req/s (log level warning)", ""),
     ("http", "info_logging_us", "info logging cost per request (µs)", ""),
     ("batch", "two_over_one", "smista batch 2 workers ÷ 1, distinct prompts", "≥ 1.7×"),
@@ -92,7 +107,7 @@ def _regex_lookup(table: dict[str, int]) -> Callable[[str], object]:
 
 def _flashtext(keywords: Sequence[str]) -> Callable[[str], object] | None:
     try:
-        from flashtext import KeywordProcessor
+        from flashtext import KeywordProcessor  # type: ignore[import-untyped]
     except ImportError:
         return None
     processor = KeywordProcessor(case_sensitive=False)
@@ -140,7 +155,6 @@ def section_stream(quick: bool) -> dict[str, Any]:
     from smista.defaults import default_classifier
 
     classifier = default_classifier()  # a fresh process: it has learned nothing yet
-    rules = classifier.rules
     classify = classifier.classify
     regex = _regex_lookup(table)
     flash = _flashtext(keywords)
@@ -155,17 +169,19 @@ def section_stream(quick: bool) -> dict[str, Any]:
     cold = _per_call(funcs, prompts)
     # memo restarts: replay the cold pass on a fresh matcher, watching its size
     probe = CompiledRules(shipped.specs, shipped.default_label)
-    table = probe._fast
+    c_table = probe._fast
     size = 0
     for prompt in prompts:
         probe.match_code(prompt)
-        now = len(table) if table is not None else probe.memo_size()
+        now = len(c_table) if c_table is not None else probe.memo_size()
         if now < size // 2:  # emptied at once (a gradual eviction keeps it full)
             restarts += 1
         size = now
     warm_rounds = [_per_call(funcs, prompts) for _ in range(2 if quick else 3)]
     gc.enable()
-    warm = [[min(r[k][i] for r in warm_rounds) for i in range(len(prompts))] for k in range(len(funcs))]
+    warm = [
+        [min(r[k][i] for r in warm_rounds) for i in range(len(prompts))] for k in range(len(funcs))
+    ]
     out: dict[str, Any] = {"prompts": len(prompts), "mean_words": statistics.mean(words)}
     totals = [sum(row) for row in cold]
     out["cold_mean_us"] = totals[0] / len(prompts) / 1000
@@ -189,7 +205,8 @@ def section_stream(quick: bool) -> dict[str, Any]:
     sample = [p for p in prompts[:4000] if p.isascii()][:1000]
     for p in sample:
         classify(p)
-    known = [min(r) for r in zip(*[_per_call([classify], sample)[0] for _ in range(3)], strict=True)]
+    rounds = [_per_call([classify], sample)[0] for _ in range(3)]
+    known = [min(r) for r in zip(*rounds, strict=True)]
     fresh = [f"{p} zq{i}x{i * 7919}" for i, p in enumerate(sample)]
     new = _per_call([classify], fresh)[0]
     out["one_new_token"] = sum(new) / sum(known)
@@ -255,7 +272,12 @@ def section_compile(quick: bool) -> dict[str, Any]:
             [sys.executable, "-c", script, str(n)], capture_output=True, text=True, check=True
         ).stdout.split(),
     )
-    out: dict[str, Any] = {"rules": n, "compile_s": took, "peak_rss_mb": peak, "rss_before_mb": before}
+    out: dict[str, Any] = {
+        "rules": n,
+        "compile_s": took,
+        "peak_rss_mb": peak,
+        "rss_before_mb": before,
+    }
     from benchmarks.corpus import rules_toml, synthetic_rules
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -312,7 +334,7 @@ def section_start(quick: bool) -> dict[str, Any]:
     }
 
 
-_HELLO = '''
+_HELLO = """
 import sys
 import uvicorn
 from starlette.applications import Starlette
@@ -326,7 +348,7 @@ async def hello(request):
 app = Starlette(routes=[Route("/v1/classify", hello, methods=["POST"])])
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_config=None,
             log_level="warning", access_log=False, server_header=False)
-'''
+"""
 
 _WRK_LUA = """
 wrk.method = "POST"
@@ -364,7 +386,15 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes]) -> None:
 def _wrk(port: int, lua: Path, bodies: Path, seconds: int) -> float:
     env = {**os.environ, "SMISTA_BODIES": str(bodies)}
     res = subprocess.run(
-        ["wrk", "-t1", "-c8", f"-d{seconds}s", "-s", str(lua), f"http://127.0.0.1:{port}/v1/classify"],
+        [
+            "wrk",
+            "-t1",
+            "-c8",
+            f"-d{seconds}s",
+            "-s",
+            str(lua),
+            f"http://127.0.0.1:{port}/v1/classify",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -409,7 +439,8 @@ def section_http(quick: bool) -> dict[str, Any]:
         results: dict[str, list[float]] = {"hello": [], "warning": [], "info": []}
         for _ in range(1 if quick else 2):
             port = _free_port()
-            results["hello"].append(_served([env_py, str(hello), str(port)], port, lua, bodies, seconds))
+            hello_cmd = [env_py, str(hello), str(port)]
+            results["hello"].append(_served(hello_cmd, port, lua, bodies, seconds))
             for level in ("warning", "info"):
                 port = _free_port()
                 cmd = [env_py, "-m", "smista", "serve", "--port", str(port), "--log-level", level]
@@ -514,7 +545,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for section, key, label, target in ROWS:
         if section not in figures:
             continue
-        value = figures[section].get(key, figures[section].get("skipped", figures[section].get("error", "n/a")))
+        found = figures[section]
+        value = found.get(key, found.get("skipped", found.get("error", "n/a")))
         print(f"| {label} | {_fmt(value)} | {target} |")
     return 0
 

@@ -118,7 +118,8 @@ def _fresh_token(rng: random.Random) -> str:
     if roll < 0.4:
         return str(rng.randint(0, 10 ** rng.randint(1, 7)))
     if roll < 0.7:
-        return "%0*x" % (rng.choice((7, 8, 12, 40)), rng.getrandbits(160))
+        width = rng.choice((7, 8, 12, 40))
+        return f"{rng.getrandbits(160):0{width}x}"[:width]
     if roll < 0.85:
         return f"{rng.getrandbits(32):08x}-{rng.getrandbits(16):04x}"
     return f"0x{rng.getrandbits(32):x}"

@@ -84,8 +84,10 @@ the Python memo drops its oldest quarter (never everything at once)."""
 LARGE_TEXT = 1 << 20
 """Texts longer than this (characters) are matched piece by piece, in bounded memory."""
 
-FORMAT = 2
-"""Version of :meth:`CompiledRules.to_data`'s layout (bump on any change)."""
+FORMAT = 3
+"""Version of :meth:`CompiledRules.to_data`'s layout (bump on any change).
+Format 3 stores no typo index (rebuilt from the keywords: in C in a fraction
+of a second); :meth:`CompiledRules.from_data` still reads format 2."""
 
 
 class RuleSpec(NamedTuple):
@@ -460,27 +462,30 @@ class CompiledRules:
         return hash((self.specs, self.default_label))
 
     def to_data(self) -> tuple[object, ...]:
-        """Plain data (tuples, one dict; str/int only) for a marshal cache; see :meth:`from_data`.
+        """Plain data (tuples; str/int only) for a marshal cache; see :meth:`from_data`.
 
-        Deterministic: the same rules always give the same data.
+        Deterministic: the same rules always give the same data. The typo
+        index is derived from the keywords, so it is not stored.
         """
         specs = tuple(
             (s.label, s.priority, tuple(s.keywords), tuple(s.contexts)) for s in self.specs
         )
-        index = self._typo_index()
-        typo = {v: tuple(sorted(index[v])) for v in sorted(index)}
-        return (FORMAT, self.default_label, specs, typo)
+        return (FORMAT, self.default_label, specs)
 
     @classmethod
     def from_data(cls, data: object) -> CompiledRules:
         """Rebuild from :meth:`to_data` output; ``ValueError`` if its shape is wrong.
 
-        Every field is type-checked (with C-level passes over the typo index),
-        and every keyword the index names must be a keyword of these rules.
+        Every field is type-checked. Format 2 data (which also held the typo
+        index) is read too: its index is checked (with C-level passes) to
+        name only keywords of these rules, and serves the pure-Python path.
         """
-        if not (type(data) is tuple and len(data) == 4 and data[0] == FORMAT):
+        if not (
+            type(data) is tuple
+            and ((len(data) == 3 and data[0] == FORMAT) or (len(data) == 4 and data[0] == 2))
+        ):
             raise ValueError("not compiled rules data of this format")
-        _, default, raw_specs, typo = data
+        default, raw_specs = data[1], data[2]
         if type(default) is not str or type(raw_specs) is not tuple:
             raise ValueError("bad compiled rules header")
         specs: list[RuleSpec] = []
@@ -496,6 +501,9 @@ class CompiledRules:
             ):
                 raise ValueError("bad rule")
             specs.append(RuleSpec(label, priority, keywords, contexts))
+        if len(data) == 3:
+            return cls(specs, default)
+        typo = data[3]
         if type(typo) is not dict:
             raise ValueError("bad typo index")
         named = set(chain.from_iterable(typo.values())) if typo else set()
@@ -558,7 +566,7 @@ class CompiledRules:
         fast = self._fast
         if fast is not None and len(text) <= LARGE_TEXT:
             got = fast.scan(text, self._free_code)
-            if type(got) is int:
+            if isinstance(got, int):
                 return got
             best, unknown = got
             resolve = self._resolve
@@ -568,7 +576,7 @@ class CompiledRules:
                     code = self._code_of_entries(entries)
                     if code < best:
                         best = code
-            return best  # type: ignore[no-any-return]
+            return best
         if len(text) > LARGE_TEXT:
             return min(self._code_of_entries(self._large_entries(text)), self._free_code)
         if text.isascii():  # tokenize() inlined

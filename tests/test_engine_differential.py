@@ -234,15 +234,21 @@ def test_large_text_uses_bounded_memo(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_cache_data_of_another_rule_set_is_rejected() -> None:
-    """from_data checks shape and that the typo index belongs to the rules."""
-    data = CompiledRules([RuleSpec("edit", 1, ("implement",), ())], "chat").to_data()
-    other = CompiledRules([RuleSpec("edit", 1, ("refactor",), ())], "chat").to_data()
+    """from_data checks shape, and that a format-2 typo index belongs to the rules."""
+    rules = CompiledRules([RuleSpec("edit", 1, ("implement",), ())], "chat")
+    other = CompiledRules([RuleSpec("edit", 1, ("refactor",), ())], "chat")
+    data = rules.to_data()
+    legacy = (2, *data[1:], rules._typo_index())
+    assert CompiledRules.from_data(legacy) == rules
+    assert CompiledRules.from_data(legacy).match_text("implment") == rules.match_text("implment")
     with pytest.raises(ValueError, match="typo index does not belong"):
-        CompiledRules.from_data((*data[:3], other[3]))
+        CompiledRules.from_data((*legacy[:3], other._typo_index()))
     with pytest.raises(ValueError, match="bad rule"):
-        CompiledRules.from_data((*data[:2], (("edit", "1", (), ()),), data[3]))
+        CompiledRules.from_data((*data[:2], (("edit", "1", (), ()),)))
     with pytest.raises(ValueError, match="format"):
         CompiledRules.from_data((999, *data[1:]))
+    with pytest.raises(ValueError, match="format"):
+        CompiledRules.from_data((*data, {}))  # format 3 holds no typo index
 
 
 def _slow_tokenize(text: str) -> list[str]:

@@ -129,11 +129,11 @@ def test_entry_with_wrong_data_is_ignored(cache: Path, rules_file: Path) -> None
     expected = load_rules(rules_file)
     (entry,) = entries(cache)
     magic, stamp, key, data = marshal.loads(entry.read_bytes())
-    bad_rules = (data[0], data[1], (("edit", -1, 5, ()),), data[3])
+    bad_rules = (data[0], data[1], (("edit", -1, 5, ()),), *data[3:])
     entry.write_bytes(marshal.dumps((magic, stamp, key, bad_rules)))
     assert load_rules(rules_file) == expected
     other: Any = compile_rules(load_config(rules_file)).to_data()
-    foreign = (other[0], other[1], (), other[3])  # no rules but a typo index
+    foreign = (2, other[1], (), {"fix": ("fix",)})  # (format 2) no rules but a typo index
     entry.write_bytes(marshal.dumps((magic, stamp, key, foreign)))
     assert load_rules(rules_file) == expected
 
