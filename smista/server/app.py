@@ -14,11 +14,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import re
 import signal
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
@@ -57,8 +57,33 @@ _UNAUTHORIZED = ApiError(
 
 def _json(payload: object, state: ServiceState | None = None) -> Response:
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return _json_bytes(body.encode("utf-8"), state)
+
+
+def _json_bytes(body: bytes, state: ServiceState | None = None) -> Response:
     headers = {"X-Smista-Rules-Sha256": state.rules.sha256} if state else None
-    return Response(body.encode("utf-8"), media_type="application/json", headers=headers)
+    return Response(body, media_type="application/json", headers=headers)
+
+
+_WIRE_LIMIT = 4096
+_WIRE: dict[int, tuple[Classification, dict[str, object], bytes]] = {}
+
+
+def _wire(result: Classification) -> tuple[dict[str, object], bytes]:
+    """``result``'s wire JSON as a dict and as bytes, serialized once per result.
+
+    The classifier hands out one shared, immutable result per outcome, so the
+    answers of a service are a few hundred distinct objects (bounded here all
+    the same); the entry holds its result, so an id is never reused while cached.
+    """
+    found = _WIRE.get(id(result))
+    if found is None or found[0] is not result:
+        wire = result.to_wire()
+        body = json.dumps(wire, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        if len(_WIRE) >= _WIRE_LIMIT:
+            _WIRE.clear()
+        found = _WIRE[id(result)] = (result, wire, body)
+    return found[1], found[2]
 
 
 class _Gate:
@@ -75,7 +100,7 @@ class _Gate:
         started = time.perf_counter()
         headers = dict(scope["headers"])
         given = headers.get(b"x-request-id", b"")
-        rid = given.decode() if _REQUEST_ID.match(given) else uuid.uuid4().hex
+        rid = given.decode() if _REQUEST_ID.match(given) else os.urandom(16).hex()
         scope.setdefault("state", {})["request_id"] = rid
         status = 500
 
@@ -100,19 +125,20 @@ class _Gate:
             else:
                 await self.app(scope, receive, send_with_id)
         finally:
-            emit(
-                ACCESS,
-                "request",
-                {
-                    "event": "access",
-                    "request_id": rid,
-                    "method": scope["method"],
-                    "path": scope["path"],
-                    "status": status,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-                    "client": scope["client"][0] if scope.get("client") else None,
-                },
-            )
+            if ACCESS.isEnabledFor(logging.INFO):  # the record is built only to be logged
+                emit(
+                    ACCESS,
+                    "request",
+                    {
+                        "event": "access",
+                        "request_id": rid,
+                        "method": scope["method"],
+                        "path": scope["path"],
+                        "status": status,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                        "client": scope["client"][0] if scope.get("client") else None,
+                    },
+                )
 
 
 class _Service:
@@ -154,7 +180,7 @@ class _Service:
 
     def _fields(self, req: ClassifyRequest, result: Classification) -> dict[str, object]:
         out: dict[str, object] = {
-            **result.to_wire(),
+            **_wire(result)[0],
             "prompt_chars": len(req.text),
             "contexts": list(req.contexts),
         }
@@ -174,10 +200,11 @@ class _Service:
             result = await asyncio.to_thread(self._classify, state, req)
         else:
             result = self._classify(state, req)
-        fields = self._fields(req, result)
-        fields["generation"] = state.generation
-        self._decision(request.state.request_id, "classify", fields)
-        return _json(result.to_wire(), state)
+        if DECISION.isEnabledFor(logging.INFO):  # fields are built only to be logged
+            fields = self._fields(req, result)
+            fields["generation"] = state.generation
+            self._decision(request.state.request_id, "classify", fields)
+        return _json_bytes(_wire(result)[1], state)
 
     async def batch(self, request: Request) -> Response:
         state = self.holder.current
@@ -199,16 +226,20 @@ class _Service:
             results = await asyncio.to_thread(classify_all)
         else:
             results = classify_all()
-        self._decision(
-            request.state.request_id,
-            "classify_batch",
-            {
-                "count": len(results),
-                "generation": state.generation,
-                "results": [self._fields(i, r) for i, r in zip(req.items, results, strict=True)],
-            },
-        )
-        return _json({"results": [r.to_wire() for r in results]}, state)
+        if DECISION.isEnabledFor(logging.INFO):
+            self._decision(
+                request.state.request_id,
+                "classify_batch",
+                {
+                    "count": len(results),
+                    "generation": state.generation,
+                    "results": [
+                        self._fields(i, r) for i, r in zip(req.items, results, strict=True)
+                    ],
+                },
+            )
+        body = b'{"results":[' + b",".join(_wire(r)[1] for r in results) + b"]}"
+        return _json_bytes(body, state)
 
     async def rules(self, _request: Request) -> Response:
         state = self.holder.current
