@@ -114,6 +114,30 @@ is_token_char(Py_UCS4 ch)
 #define PREFETCH(p) ((void)0)
 #endif
 
+/* Rust's lowercase of the non-ASCII token character `ch` (not U+03A3, whose
+ * lowercase depends on its neighbours) into `out`; the number of code points. */
+static inline int
+lower_non_ascii(Py_UCS4 ch, uint32_t out[2])
+{
+    Py_ssize_t lo = 0, hi = LOWER_MAP_COUNT - 1;
+    while (lo <= hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (ch < LOWER_MAP[mid][0])
+            hi = mid - 1;
+        else if (ch > LOWER_MAP[mid][0])
+            lo = mid + 1;
+        else {
+            out[0] = LOWER_MAP[mid][1];
+            out[1] = LOWER_MAP[mid][2];
+            return out[1] ? 2 : 1;
+        }
+    }
+    out[0] = ch;
+    return 1;
+}
+
+#define CAPITAL_SIGMA 0x3A3
+
 /* -- the keyed hash -------------------------------------------------------------- */
 
 static uint64_t SEED0 = 0x243f6a8885a308d3ULL, SEED1 = 0x13198a2e03707344ULL;
@@ -280,11 +304,11 @@ poly_without(const uint64_t *P, Py_ssize_t n, Py_ssize_t i, Py_ssize_t j)
 
 #define MAX_VARIANT_TOKEN 256
 
-/* Whether the lowercased ASCII token `t[0:n]` shares a deletion variant with
- * some keyword at the depths `depths` allows (itself always: exact matches).
- * The Bloom filter answers most probes from cache. */
+/* Whether the lowercased token `t[0:n]` (code points) shares a deletion
+ * variant with some keyword at the depths `depths` allows (itself always:
+ * exact matches). The Bloom filter answers most probes from cache. */
 static int
-any_variant(const VariantIndex *vi, const unsigned char *t, Py_ssize_t n, int depths)
+any_variant(const VariantIndex *vi, const uint32_t *t, Py_ssize_t n, int depths)
 {
     uint64_t P[MAX_VARIANT_TOKEN + 1];
     if (n > MAX_VARIANT_TOKEN)
@@ -352,9 +376,11 @@ typedef struct {
     uint8_t foreign[128];  /* 1 for an ASCII token character no keyword holds */
     int collide;           /* tests: every key hashes alike */
     size_t evictions;
-    VariantIndex *variants; /* attached: unknown ASCII tokens without a candidate */
+    VariantIndex *variants; /* attached: unknown tokens without a candidate */
     unsigned char depths[256]; /* ...are settled here, per token length */
     Py_ssize_t settled;     /* tokens settled in C as hitting nothing */
+    uint32_t *alpha_na;     /* the alphabet's non-ASCII characters, sorted */
+    Py_ssize_t alpha_na_count;
 } TokenCodes;
 
 static inline uint32_t
@@ -584,10 +610,27 @@ TokenCodes_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         for (int c = 0; c < 128; c++)
             self->foreign[c] = LOWER[c] != 0;
         const Py_ssize_t n = PyUnicode_GET_LENGTH(alphabet);
+        self->alpha_na = PyMem_Malloc(((size_t)n + 1) * sizeof(uint32_t));
+        if (self->alpha_na == NULL) {
+            Py_DECREF(self);
+            return PyErr_NoMemory();
+        }
         for (Py_ssize_t m = 0; m < n; m++) {
             Py_UCS4 ch = PyUnicode_READ_CHAR(alphabet, m);
             if (ch < 128 && LOWER[ch])
                 self->foreign[LOWER[ch]] = 0;
+            else if (ch >= 128)
+                self->alpha_na[self->alpha_na_count++] = ch;
+        }
+        /* insertion sort: alphabets are small */
+        for (Py_ssize_t a = 1; a < self->alpha_na_count; a++) {
+            uint32_t v = self->alpha_na[a];
+            Py_ssize_t b = a - 1;
+            while (b >= 0 && self->alpha_na[b] > v) {
+                self->alpha_na[b + 1] = self->alpha_na[b];
+                b--;
+            }
+            self->alpha_na[b + 1] = v;
         }
         for (int c = 'A'; c <= 'Z'; c++)
             self->foreign[c] = self->foreign[c - 'A' + 'a'];
@@ -603,6 +646,7 @@ static void
 TokenCodes_dealloc(TokenCodes *self)
 {
     Py_XDECREF(self->variants);
+    PyMem_Free(self->alpha_na);
     free_keys(self);
     PyMem_Free(self->slots);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -657,6 +701,79 @@ append_new(PyObject **list, PyObject *item)
     return rc;
 }
 
+static int
+in_alphabet_na(const TokenCodes *self, uint32_t ch)
+{
+    Py_ssize_t lo = 0, hi = self->alpha_na_count - 1;
+    while (lo <= hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (ch < self->alpha_na[mid])
+            hi = mid - 1;
+        else if (ch > self->alpha_na[mid])
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+/* The token text[start:end] lowercased as Rust does, into `out` (room for
+ * 2 * (end - start) code points); its length, or -1 when it holds U+03A3
+ * (whose lowercase only Python decides). */
+static Py_ssize_t
+lower_token(PyObject *text, Py_ssize_t start, Py_ssize_t end, uint32_t *out)
+{
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t m = start; m < end; m++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, m);
+        if (ch < 128)
+            out[k++] = LOWER[ch];
+        else if (ch == CAPITAL_SIGMA)
+            return -1;
+        else
+            k += lower_non_ascii(ch, out + k);
+    }
+    return k;
+}
+
+/* Whether an unknown token is sure to hit nothing: it shares no deletion
+ * variant with any keyword (or is too long or too foreign once lowercased). */
+static int
+near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key)
+{
+    uint32_t cps[2 * MAX_VARIANT_TOKEN];
+    Py_ssize_t n;
+    if (t->ascii) {
+        n = (Py_ssize_t)t->len;
+        if (n > MAX_VARIANT_TOKEN)
+            return 0;
+        for (Py_ssize_t m = 0; m < n; m++)
+            cps[m] = key[m];
+    }
+    else {
+        if (t->end - t->start > MAX_VARIANT_TOKEN)
+            return 0;
+        n = lower_token(text, t->start, t->end, cps);
+        if (n < 0)
+            return 0;
+        if (self->max_len > 0 && n > self->max_len)
+            return 1;
+        if (self->max_foreign >= 0) {
+            int foreign = 0;
+            for (Py_ssize_t m = 0; m < n; m++)
+                foreign += cps[m] < 128 ? self->foreign[cps[m]] : !in_alphabet_na(self, cps[m]);
+            if (foreign > self->max_foreign)
+                return 1;
+        }
+        if (n > MAX_VARIANT_TOKEN)
+            return 0;
+    }
+    return !any_variant(self->variants, cps, n,
+                        (size_t)n < sizeof(self->depths) ? self->depths[n] : 0);
+}
+
 /* Probe one token (its slot prefetched earlier, ideally). */
 static inline int
 probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key,
@@ -668,9 +785,7 @@ probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *k
     for (;;) {
         Slot *s = &slots[j];
         if (s->hash == 0) {
-            if (t->ascii && self->variants != NULL &&
-                !any_variant(self->variants, key, (Py_ssize_t)t->len,
-                             t->len < sizeof(self->depths) ? self->depths[t->len] : 0)) {
+            if (self->variants != NULL && near_nothing(self, text, t, key)) {
                 self->settled++; /* no keyword near it: hits nothing */
                 return put_key(self, key, t->len, NO_HIT);
             }
@@ -1027,9 +1142,38 @@ TokenCodes_get(TokenCodes *self, PyObject *token)
     return PyLong_FromLongLong(s->code == NO_HIT ? -1 : s->code);
 }
 
+PyDoc_STRVAR(lower_doc,
+"lower(token, /) -> str | None\n--\n\n"
+"``token`` lowercased as the scan lowercases the tokens it settles (Rust's\n"
+"lowercasing, from the generated table); ``None`` if it holds U+03A3.");
+
+static PyObject *
+TokenCodes_lower(TokenCodes *self, PyObject *token)
+{
+    if (!PyUnicode_Check(token)) {
+        PyErr_SetString(PyExc_TypeError, "lower() token must be str");
+        return NULL;
+    }
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(token);
+    uint32_t *out = PyMem_Malloc(((size_t)n * 2 + 1) * sizeof(uint32_t));
+    if (out == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t k = lower_token(token, 0, n, out);
+    PyObject *result;
+    if (k < 0) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    else {
+        result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, k);
+    }
+    PyMem_Free(out);
+    return result;
+}
+
 PyDoc_STRVAR(attach_doc,
 "attach(variants, depths, /) -> None\n--\n\n"
-"Settle unknown ASCII tokens in the scan itself: one sharing no deletion\n"
+"Settle unknown tokens in the scan itself: one sharing no deletion\n"
 "variant with a keyword of the VariantIndex ``variants`` (at the depths\n"
 "``depths[len(token)]`` allows, bits as for candidates(); 0 past its end) is\n"
 "recorded as hitting nothing instead of being handed back. ``variants`` must\n"
@@ -1091,6 +1235,7 @@ static PyMethodDef TokenCodes_methods[] = {
     {"remember", (PyCFunction)(void (*)(void))TokenCodes_remember, METH_FASTCALL, remember_doc},
     {"get", (PyCFunction)TokenCodes_get, METH_O, get_doc},
     {"attach", (PyCFunction)(void (*)(void))TokenCodes_attach, METH_FASTCALL, attach_doc},
+    {"lower", (PyCFunction)TokenCodes_lower, METH_O, lower_doc},
     {"clear", (PyCFunction)TokenCodes_clear, METH_NOARGS, "clear() -> None\n--\n\nForget every token."},
     {NULL, NULL, 0, NULL},
 };

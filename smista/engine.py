@@ -359,7 +359,7 @@ class CompiledRules:
             _TokenCodes(
                 MEMO_LIMIT,
                 max_len=max(1, self._max_len),
-                alphabet="".join(sorted(c for c in self._alphabet if c.isascii())),
+                alphabet="".join(sorted(self._alphabet)),
                 max_foreign=self._max_cap,
             )
             if fast

@@ -145,7 +145,7 @@ def _collide_and_evict(rules: CompiledRules) -> None:
         rules._fast = TokenCodes(
             3,
             max_len=max(1, rules._max_len),
-            alphabet="".join(c for c in rules._alphabet if c.isascii()),
+            alphabet="".join(rules._alphabet),
             max_foreign=rules._max_cap,
             collide=True,
         )

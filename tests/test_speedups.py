@@ -361,16 +361,13 @@ def test_variant_index_basics() -> None:
 
 @compiled
 def test_attached_index_settles_tokens_near_no_keyword() -> None:
-    """Unknown ASCII tokens sharing no variant with a keyword never leave C."""
+    """Unknown tokens sharing no variant with a keyword never leave C."""
     table = TokenCodes(64)
     table.attach(
         VariantIndex(["implement", "fix"], [2, 0]), bytes([1, 1, 1, 1, 1, 1, 1, 7, 7, 7, 7])
     )
-    assert table.scan("please implment the fix zzzz Ünïcode", 9) == (
-        9,
-        ["implment", "fix", "Ünïcode"],
-    )
-    assert table.settled == 3  # please, the, zzzz
+    assert table.scan("please implment the fix zzzz Ünïcode", 9) == (9, ["implment", "fix"])
+    assert table.settled == 4  # please, the, zzzz, Ünïcode
     assert table.get("zzzz") == -1
     assert table.get("implment") is None
 
@@ -402,3 +399,31 @@ def test_hits_are_the_tokens_that_hit(text: str, data: st.DataObject) -> None:
         table.put(t, 7 if t in hit else None)
     assert table.hits(text) == ([t for t in back if t in hit], [])
     assert table.hits(text + " zzzq") == ([t for t in back if t in hit], ["zzzq"])
+
+
+@compiled
+def test_c_lowercasing_is_the_tokenizers() -> None:
+    """Exhaustive: the table the scan lowercases settled tokens with is Rust's."""
+    table = TokenCodes(4)
+    disagree = [
+        cp
+        for cp in range(0x80, 0x110000)
+        if cp != 0x3A3
+        and not 0xD800 <= cp <= 0xDFFF
+        and tokenize(chr(cp))
+        and table.lower(chr(cp)) != rust_lower(chr(cp))
+    ]
+    assert disagree == []
+    assert table.lower("ΟΔΥΣΣΕΥΣ") is None  # final sigma: Python decides
+    assert table.lower("İSTANBUL") == rust_lower("İSTANBUL")
+
+
+@compiled
+def test_non_ascii_tokens_near_no_keyword_are_settled_too() -> None:
+    table = TokenCodes(64, alphabet="abcdefghijklmnopqrstuvwxyzé", max_foreign=2)
+    table.attach(VariantIndex(["café", "résumé"], [0, 2]), bytes([1] * 6 + [7] * 6))
+    assert table.scan("CAFÉ Résume привет Ωμέγα ΟΔΥΣΣΕΥΣ", 9) == (
+        9,
+        ["CAFÉ", "Résume", "ΟΔΥΣΣΕΥΣ"],  # an exact hit, a typo, and final sigma
+    )
+    assert table.settled == 2
