@@ -79,7 +79,10 @@ ACCELERATED = _TokenCodes is not None
 MEMO_LIMIT = 1 << 17
 """Most distinct tokens remembered per compiled rule set. Past it the memo
 forgets gradually: the C table evicts one token its CLOCK hand finds unused,
-the Python memo drops its oldest quarter (never everything at once)."""
+the Python memo drops its oldest quarter (never everything at once). Only
+tokens that could match are held, so the C table stays under about 8 MB of
+slots plus its keys longer than 16 bytes (each at most four bytes a
+character of the longest keyword plus its typo cap)."""
 
 LARGE_TEXT = 1 << 20
 """Texts longer than this (characters) are matched piece by piece, in bounded memory."""
@@ -366,7 +369,7 @@ class CompiledRules:
             else None
         )
         if self._fast is not None:
-            # Unknown ASCII tokens near no keyword are settled in the C scan.
+            # Unknown tokens near no keyword are settled in the C scan itself.
             self._fast.attach(self._vindex, self._depth_bits())
 
     @property
@@ -596,7 +599,7 @@ class CompiledRules:
             token = raw
         else:
             token = rust_lower(raw)
-            if self._hopeless(token):  # (the scan judges ASCII characters only)
+            if self._hopeless(token):  # (the scan's own lowercasing leaves final sigma here)
                 fast.put(raw, None)
                 return ()
         hits = self._state[1]
