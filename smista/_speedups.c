@@ -770,8 +770,9 @@ near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const uns
         if (n > MAX_VARIANT_TOKEN)
             return 0;
     }
-    return !any_variant(self->variants, cps, n,
-                        (size_t)n < sizeof(self->depths) ? self->depths[n] : 0);
+    if ((size_t)n >= sizeof(self->depths))
+        return 0; /* past the depth table (keywords of 250+ characters): Python decides */
+    return !any_variant(self->variants, cps, n, self->depths[n]);
 }
 
 /* Probe one token (its slot prefetched earlier, ideally). */
