@@ -47,6 +47,8 @@ specs_strategy = st.lists(
         st.integers(0, 4),  # few priorities: ties are common
         st.lists(keywords, max_size=5).map(tuple),
         st.lists(st.sampled_from(CONTEXTS), max_size=2).map(tuple),
+        conditions=st.just(()),  # original-shaped rules: the mixed kinds are tested separately
+        typo=st.booleans(),  # the typo switch changes the C index's caps
     ),
     max_size=8,
 )
@@ -233,22 +235,18 @@ def test_large_text_uses_bounded_memo(monkeypatch: pytest.MonkeyPatch) -> None:
     assert rules.memo_size() <= 100
 
 
-def test_cache_data_of_another_rule_set_is_rejected() -> None:
-    """from_data checks shape, and that a format-2 typo index belongs to the rules."""
+def test_cache_data_shape_is_checked() -> None:
+    """from_data rebuilds what to_data gave and refuses any other shape."""
     rules = CompiledRules([RuleSpec("edit", 1, ("implement",), ())], "chat")
-    other = CompiledRules([RuleSpec("edit", 1, ("refactor",), ())], "chat")
     data = rules.to_data()
-    legacy = (2, *data[1:], rules._typo_index())
-    assert CompiledRules.from_data(legacy) == rules
-    assert CompiledRules.from_data(legacy).match_text("implment") == rules.match_text("implment")
-    with pytest.raises(ValueError, match="typo index does not belong"):
-        CompiledRules.from_data((*legacy[:3], other._typo_index()))
+    assert CompiledRules.from_data(data) == rules
+    assert CompiledRules.from_data(data).match_text("implment") == rules.match_text("implment")
     with pytest.raises(ValueError, match="bad rule"):
-        CompiledRules.from_data((*data[:2], (("edit", "1", (), ()),)))
+        CompiledRules.from_data((*data[:2], (("edit", "1", (), (), (), True),), *data[3:]))
     with pytest.raises(ValueError, match="format"):
         CompiledRules.from_data((999, *data[1:]))
     with pytest.raises(ValueError, match="format"):
-        CompiledRules.from_data((*data, {}))  # format 3 holds no typo index
+        CompiledRules.from_data((*data[:3], {}, *data[3:]))  # the typo index is no longer stored
 
 
 def _slow_tokenize(text: str) -> list[str]:

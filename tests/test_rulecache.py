@@ -133,7 +133,7 @@ def test_entry_with_wrong_data_is_ignored(cache: Path, rules_file: Path) -> None
     entry.write_bytes(marshal.dumps((magic, stamp, key, bad_rules)))
     assert load_rules(rules_file) == expected
     other: Any = compile_rules(load_config(rules_file)).to_data()
-    foreign = (2, other[1], (), {"fix": ("fix",)})  # (format 2) no rules but a typo index
+    foreign = (2, other[1], (), {"fix": ("fix",)})  # an older format (with a typo index)
     entry.write_bytes(marshal.dumps((magic, stamp, key, foreign)))
     assert load_rules(rules_file) == expected
 
