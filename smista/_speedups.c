@@ -167,10 +167,34 @@ read_word(const unsigned char *p, size_t n)
     return w;
 }
 
+static inline uint32_t
+fold_hash(uint64_t h)
+{
+    uint32_t folded = (uint32_t)(h ^ (h >> 32));
+    return folded ? folded : 1;
+}
+
+/* The keyed hash of a key of at most 16 bytes held zero-padded in `k[16]`
+ * (the scan's fast case: two word loads, two multiplications). */
+static inline uint32_t
+key_hash_short(const unsigned char *k, size_t n)
+{
+    uint64_t a, b;
+    memcpy(&a, k, 8);
+    memcpy(&b, k + 8, 8);
+    uint64_t h = mum(a ^ SEED0, b ^ SEED1 ^ (uint64_t)n);
+    return fold_hash(mum(h ^ SEED1, SEED0 ^ ((uint64_t)n << 32)));
+}
+
 /* wyhash-style keyed hash of `n` bytes, folded to 32 bits (never 0). */
 static inline uint32_t
 key_hash(const unsigned char *p, size_t n)
 {
+    if (n <= 16) {
+        unsigned char padded[16] = {0};
+        memcpy(padded, p, n);
+        return key_hash_short(padded, n);
+    }
     uint64_t h = SEED0 ^ ((uint64_t)n * 0x9e3779b97f4a7c15ULL);
     size_t left = n;
     while (left > 16) {
@@ -181,9 +205,7 @@ key_hash(const unsigned char *p, size_t n)
     uint64_t a = left > 8 ? read_word(p, 8) : read_word(p, left);
     uint64_t b = left > 8 ? read_word(p + 8, left - 8) : 0;
     h = mum(a ^ SEED1, b ^ h ^ SEED0);
-    h = mum(h ^ SEED0, (uint64_t)n ^ SEED1);
-    uint32_t folded = (uint32_t)(h ^ (h >> 32));
-    return folded ? folded : 1;
+    return fold_hash(mum(h ^ SEED0, (uint64_t)n ^ SEED1));
 }
 
 /* UTF-8 bytes of one character of a key (ASCII lowered); returns the count. */
@@ -382,6 +404,15 @@ typedef struct {
     uint32_t *alpha_na;     /* the alphabet's non-ASCII characters, sorted */
     Py_ssize_t alpha_na_count;
 } TokenCodes;
+
+static inline uint32_t
+table_hash_padded(const TokenCodes *self, const unsigned char *key, size_t n)
+{
+    /* `key` holds at least 16 bytes, zero past `n` when n <= 16 */
+    if (self->collide)
+        return 1u;
+    return n <= 16 ? key_hash_short(key, n) : key_hash(key, n);
+}
 
 static inline uint32_t
 table_hash(const TokenCodes *self, const unsigned char *key, size_t n)
@@ -775,6 +806,18 @@ near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const uns
     return !any_variant(self->variants, cps, n, self->depths[n]);
 }
 
+/* Whether two zero-padded 16-byte keys are equal (two word compares). */
+static inline int
+same16(const unsigned char *a, const unsigned char *b)
+{
+    uint64_t a0, a1, b0, b1;
+    memcpy(&a0, a, 8);
+    memcpy(&a1, a + 8, 8);
+    memcpy(&b0, b, 8);
+    memcpy(&b1, b + 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
 /* Probe one token (its slot prefetched earlier, ideally). */
 static inline int
 probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key,
@@ -793,7 +836,8 @@ probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *k
             return append_new(&st->unknown, token_object(text, t, key));
         }
         if (s->hash == t->hash && slot_len(s) == t->len &&
-            memcmp(slot_key(s), key, t->len) == 0) {
+            (t->len <= INLINE_KEY ? same16(s->key.small, key)
+                                  : memcmp(s->key.big, key, t->len) == 0)) {
             if (!(s->lenref & REF))
                 s->lenref |= REF;
             if (st->hits == NULL) {
@@ -840,6 +884,7 @@ scan_text(TokenCodes *self, PyObject *text, int kind, int ascii, const void *dat
         const Py_ssize_t start = i;
         Pending *t = &batch[pending];
         unsigned char *key = t->key;
+        memset(key, 0, 16); /* short keys are compared and hashed as two words */
         unsigned char *heap = NULL;
         size_t cap = BATCH_KEY, len = 0;
         int foreign_count = 0, all_ascii = 1, hopeless = 0;
@@ -896,7 +941,7 @@ scan_text(TokenCodes *self, PyObject *text, int kind, int ascii, const void *dat
         t->end = i;
         t->len = (uint32_t)len;
         t->ascii = all_ascii;
-        t->hash = table_hash(self, key, len);
+        t->hash = heap != NULL ? table_hash(self, key, len) : table_hash_padded(self, key, len);
         if (heap != NULL) { /* a long key: probe now, in order */
             int rc = flush(self, text, batch, pending, st);
             pending = 0;
