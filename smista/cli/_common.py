@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from smista.errors import SmistaError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = ["ArgumentParser", "UsageError", "add_request_options", "read_text_arg"]
 
@@ -25,6 +28,12 @@ class ArgumentParser(argparse.ArgumentParser):
         print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(2)
 
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse swallows write errors; let a broken pipe or closed stdout
+        # reach smista.cli.main, which treats it as for any other output
+        if message:
+            (file or sys.stderr).write(message)
+
 
 def add_request_options(parser: argparse.ArgumentParser) -> None:
     """``--command INTENT`` and repeatable ``--context KIND`` (classify, explain, preview)."""
@@ -36,6 +45,10 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="an available context kind, e.g. git_diff (repeatable)",
     )
+
+
+STDIN_LIMIT = 64 << 20
+"""Most bytes of text read from stdin (``-``)."""
 
 
 def read_text_arg(text: str) -> str:
@@ -52,7 +65,9 @@ def read_text_arg(text: str) -> str:
                 f"TEXT is not valid UTF-8 (invalid byte at character {exc.start})"
             ) from None
         return text
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read(STDIN_LIMIT + 1)
+    if len(data) > STDIN_LIMIT:
+        raise UsageError(f"stdin is larger than {STDIN_LIMIT} bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

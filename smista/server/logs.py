@@ -19,6 +19,8 @@ import traceback
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
+from smista._secrets import redact
+
 __all__ = ["ACCESS", "DECISION", "JsonFormatter", "configure_logging", "emit"]
 
 ACCESS = logging.getLogger("smista.access")
@@ -51,7 +53,10 @@ def _timestamp(created: float) -> str:
 
 
 class JsonFormatter(logging.Formatter):
-    """Formats a record as a single JSON line (ASCII, so any text is safe to write)."""
+    """Formats a record as a single JSON line (ASCII, so any text is safe to write).
+
+    The line passes through :func:`smista._secrets.redact`: no API key reaches the log.
+    """
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, object] = {
@@ -69,7 +74,8 @@ class JsonFormatter(logging.Formatter):
             exc_type, _, tb = record.exc_info
             out["exc_type"] = exc_type.__name__
             out["stack"] = "".join(traceback.format_tb(tb))
-        return _ENCODER.encode(out)
+        # every registered API key masked, whatever field carried it
+        return redact(_ENCODER.encode(out))
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=True, default=str, separators=(",", ":"))
