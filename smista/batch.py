@@ -31,6 +31,7 @@ import json.scanner
 import os
 import sys
 from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import IO, TYPE_CHECKING, Any
 
 from smista.engine import CompiledRules, RuleMatch, confidence_of, reason_of
@@ -552,6 +553,23 @@ def run_batch(
         )
     else:
         units = ((block, first, lines, -1, len(block)) for block, first, lines in blocks)
+    # The first block is classified here, before any worker starts: the
+    # workers inherit (forked) or are sent a plan that has already learned
+    # the commonest tokens and imported what classifying needs, instead of
+    # each learning them again.
+    head = next(units, None)
+    if head is not None:
+        block, first, lines, offset, length = head
+        if offset >= 0 and regular is not None:
+            block = _pread(regular[0], length, offset)
+        emit(classify_block(rules, block, first), lines, length + 1)
+        del block
+    second = next(units, None)
+    if second is None:  # nothing left for a worker
+        if regular is not None:
+            source.seek(regular[2])  # consumed, as if it had been read
+        return stats
+    units = chain((second,), units)
     conns: list[Any] = []
     procs: list[Any] = []
     try:

@@ -14,11 +14,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import re
 import signal
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
@@ -62,8 +62,33 @@ _UNAUTHORIZED = ApiError(
 
 def _json(payload: object, state: ServiceState | None = None) -> Response:
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return _json_bytes(body.encode("utf-8"), state)
+
+
+def _json_bytes(body: bytes, state: ServiceState | None = None) -> Response:
     headers = {"X-Smista-Rules-Sha256": state.rules.sha256} if state else None
-    return Response(body.encode("utf-8"), media_type="application/json", headers=headers)
+    return Response(body, media_type="application/json", headers=headers)
+
+
+_WIRE_LIMIT = 4096
+_WIRE: dict[int, tuple[Classification, dict[str, object], bytes]] = {}
+
+
+def _wire(result: Classification) -> tuple[dict[str, object], bytes]:
+    """``result``'s wire JSON as a dict and as bytes, serialized once per result.
+
+    The classifier hands out one shared, immutable result per outcome, so the
+    answers of a service are a few hundred distinct objects (bounded here all
+    the same); the entry holds its result, so an id is never reused while cached.
+    """
+    found = _WIRE.get(id(result))
+    if found is None or found[0] is not result:
+        wire = result.to_wire()
+        body = json.dumps(wire, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        if len(_WIRE) >= _WIRE_LIMIT:
+            _WIRE.clear()
+        found = _WIRE[id(result)] = (result, wire, body)
+    return found[1], found[2]
 
 
 class _Gate:
@@ -80,7 +105,7 @@ class _Gate:
         started = time.perf_counter()
         headers = dict(scope["headers"])
         given = headers.get(b"x-request-id", b"")
-        rid = given.decode() if _REQUEST_ID.match(given) else uuid.uuid4().hex
+        rid = given.decode() if _REQUEST_ID.match(given) else os.urandom(16).hex()
         scope.setdefault("state", {})["request_id"] = rid
         status = 500
 
@@ -105,19 +130,20 @@ class _Gate:
             else:
                 await self.app(scope, receive, send_with_id)
         finally:
-            emit(
-                ACCESS,
-                "request",
-                {
-                    "event": "access",
-                    "request_id": rid,
-                    "method": scope["method"],
-                    "path": scope["path"],
-                    "status": status,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-                    "client": scope["client"][0] if scope.get("client") else None,
-                },
-            )
+            if ACCESS.isEnabledFor(logging.INFO):  # the record is built only to be logged
+                emit(
+                    ACCESS,
+                    "request",
+                    {
+                        "event": "access",
+                        "request_id": rid,
+                        "method": scope["method"],
+                        "path": scope["path"],
+                        "status": status,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                        "client": scope["client"][0] if scope.get("client") else None,
+                    },
+                )
 
 
 class _Service:
@@ -182,7 +208,7 @@ class _Service:
     ) -> dict[str, object]:
         text = given.text if isinstance(given, Turn) else given
         out: dict[str, object] = {
-            **_wire(result),
+            **_wire_dict(result),
             "prompt_chars": len(text),
             "contexts": list(req.contexts),
         }
@@ -202,10 +228,11 @@ class _Service:
         def answer() -> Response:
             given = self._read(state, req)
             result = self._classify(state, req, given)
-            fields = self._fields(req, given, result)
-            fields["generation"] = state.generation
-            self._decision(rid, "classify", fields)
-            return _json(result.to_wire(), state)
+            if DECISION.isEnabledFor(logging.INFO):  # fields are built only to be logged
+                fields = self._fields(req, given, result)
+                fields["generation"] = state.generation
+                self._decision(rid, "classify", fields)
+            return _json_bytes(_wire_bytes(result), state)
 
         # A turn's text is at most its body; reading a large turn is work too.
         size = len(req.text) if req.text is not None else len(body)
@@ -232,19 +259,21 @@ class _Service:
             results = [
                 self._classify(state, item, g) for item, g in zip(req.items, given, strict=True)
             ]
-            self._decision(
-                rid,
-                "classify_batch",
-                {
-                    "count": len(results),
-                    "generation": state.generation,
-                    "results": [
-                        self._fields(i, g, r)
-                        for i, g, r in zip(req.items, given, results, strict=True)
-                    ],
-                },
-            )
-            return _json({"results": [r.to_wire() for r in results]}, state)
+            if DECISION.isEnabledFor(logging.INFO):  # fields are built only to be logged
+                self._decision(
+                    rid,
+                    "classify_batch",
+                    {
+                        "count": len(results),
+                        "generation": state.generation,
+                        "results": [
+                            self._fields(i, g, r)
+                            for i, g, r in zip(req.items, given, results, strict=True)
+                        ],
+                    },
+                )
+            body = b'{"results":[' + b",".join(_wire_bytes(r) for r in results) + b"]}"
+            return _json_bytes(body, state)
 
         # reading, classifying, logging and encoding a large batch all run off the loop
         size = sum(len(i.text) if i.text is not None else len(body) for i in req.items)
@@ -285,18 +314,30 @@ class _Service:
         return handler
 
 
-def _wire(result: Classification | TurnResult) -> dict[str, object]:
-    if isinstance(result, TurnResult):
-        out = result.to_wire()
-        turn = result.info()
-        out["turn"] = {
-            "format": turn.format,
-            "follow_up": turn.follow_up,
-            "housekeeping": turn.housekeeping,
-            "stripped": turn.stripped,
-        }
-        return out
-    return result.to_wire()
+def _wire_dict(result: Classification | TurnResult) -> dict[str, object]:
+    """The wire JSON of a classification, or of a turn's (with its ``turn`` object)."""
+    if isinstance(result, Classification):
+        return dict(_wire(result)[0])
+    return _turn_wire(result)
+
+
+def _wire_bytes(result: Classification | TurnResult) -> bytes:
+    """:func:`_wire_dict` encoded (cached for the shared classification results)."""
+    if isinstance(result, Classification):
+        return _wire(result)[1]
+    return json.dumps(_turn_wire(result), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _turn_wire(result: TurnResult) -> dict[str, object]:
+    out = result.to_wire()
+    turn = result.info()
+    out["turn"] = {
+        "format": turn.format,
+        "follow_up": turn.follow_up,
+        "housekeeping": turn.housekeeping,
+        "stripped": turn.stripped,
+    }
+    return out
 
 
 # -- exception handlers ------------------------------------------------------------
