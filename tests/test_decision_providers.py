@@ -437,3 +437,22 @@ def test_keen_liquid_factory_evaluate() -> None:
     assert server.requests[0].body["state"] == "I have been waiting three weeks for my order."
     assert response.answers["is_complaint"].noul == 0.99
     assert response.usage.input_tokens == 84
+
+
+def test_the_test_server_stays_quiet_when_a_client_hangs_up(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 15: a client that stops reading an oversized answer left a
+    ``BrokenPipeError`` traceback on stderr from tests/decision_server.py."""
+    import socket
+    import struct
+
+    with decision_server(fault="huge") as (url, behaviour):
+        port = int(url.rsplit(":", 1)[1])
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(b"POST /v1/systemone HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}")
+        sock.recv(1024)  # the answer has begun; hang up with a reset
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        assert behaviour.hung_up.wait(30)
+    assert "Traceback" not in capsys.readouterr().err
