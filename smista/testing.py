@@ -1,6 +1,6 @@
 """Hypothesis strategies and ready-made property checks for smista rule files.
 
-Install with the ``testing`` extra (``pip install 'smista[testing]'``);
+Install with the ``testing`` extra (``pip install '.[testing]'`` from a checkout);
 hypothesis is imported at the top of this module on purpose. The strategies
 respect the matcher's semantics (single-token keywords, typo caps 0/1/2 for
 keyword lengths <5/5-8/>=9, containment is never a typo):

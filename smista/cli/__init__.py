@@ -98,20 +98,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-_EXTRAS = {
-    "httpx": "llm",
-    "starlette": "server",
-    "uvicorn": "server",
-    "hypothesis": "testing",
-    "ray": "ray",
-}
-
-
 def _missing_module(name: str, exc: ModuleNotFoundError) -> int:
+    from smista._extras import extra_of, install_hint
+
     top = (exc.name or "").split(".")[0]
-    extra = _EXTRAS.get(top)
+    extra = extra_of(top)
     if extra:
-        hint = f"pip install 'smista[{extra}]'"
+        hint = install_hint(extra)
         print(f"smista {name}: error: needs {top}; install it with: {hint}", file=sys.stderr)
     else:
         print(f"smista {name}: error: not available in this build ({exc})", file=sys.stderr)
