@@ -47,3 +47,110 @@ def test_no_doc_suggests_installing_from_a_package_index() -> None:
     texts = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "smista").rglob("*.py")]
     offenders = [str(p) for p in texts if "smista[" in p.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+# -- smista batch ----------------------------------------------------------------------
+
+
+def read_terminal(controller: int) -> bytes:
+    """Everything written to the pty until its other end is closed."""
+    import os
+
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    return shown
+
+
+def batch_on_a_terminal(args: list[str], stdin: int | None = None, stdout: int | None = None):
+    """Start ``smista batch ARGS`` with stderr on a pty; (process, pty controller)."""
+    import os
+    import subprocess
+    import sys
+
+    controller, terminal = os.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "smista", "batch", "--workers", "1", *args],
+        stdin=stdin,
+        stdout=subprocess.PIPE if stdout is None else stdout,
+        stderr=terminal,
+        env=cli_env(),
+    )
+    os.close(terminal)
+    return proc, controller
+
+
+def test_batch_progress_clears_its_line_and_shows_percentage_for_a_file(tmp_path: Path) -> None:
+    """Each redraw clears the line; a file gets a percentage and the time left; the
+    final summary counts the bad lines."""
+    import os
+
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'{"text":"fix it"}\nnot json\n{"text":"plan it"}\n{"txt":"x"}\n')
+    proc, controller = batch_on_a_terminal([str(source)])
+    try:
+        out, _ = proc.communicate(timeout=120)
+        shown = read_terminal(controller).decode().replace("\r\n", "\n")  # the pty's onlcr
+    finally:
+        os.close(controller)
+    assert proc.returncode == 0
+    assert len(out.splitlines()) == 4
+    redraws = shown.split("\r")[1:]
+    assert redraws and all(r.startswith("\x1b[K") for r in redraws), shown
+    assert "100%, 0:00 left" in redraws[0], shown
+    assert redraws[-1].startswith("\x1b[Ksmista batch: 4 lines in ")
+    assert "; 2 bad lines (first: line 2)" in redraws[-1]
+    assert shown.endswith("\n")
+
+
+def test_batch_after_ctrl_c_ends_the_progress_line(tmp_path: Path) -> None:
+    """Interrupted, the progress line is finished with a newline (exit 130)."""
+    import os
+    import signal
+    import subprocess
+
+    proc, controller = batch_on_a_terminal([], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(b'{"text":"fix it"}\n' * 20000)  # more than one block
+        proc.stdin.flush()
+        shown = b""
+        while b"lines/s" not in shown:  # the first block was classified
+            shown += os.read(controller, 4096)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 130
+        proc.stdin.close()
+        shown += read_terminal(controller)
+    finally:
+        os.close(controller)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = shown.decode()
+    assert text.endswith("\n"), text
+    assert "interrupted after" in text
+
+
+def test_batch_reports_bad_lines_even_off_a_terminal(run_cli: RunCli) -> None:
+    """Off a terminal there is no progress, but bad lines get one summary line."""
+    done = run_cli(["batch", "--workers", "2"], stdin=b'{"text":"fix"}\n[1]\n\n{"id":3}\n')
+    assert done.returncode == 0
+    assert done.stderr.decode() == (
+        'smista batch: 4 lines; 2 bad lines (first: line 2), see their "error" records\n'
+    )
+    clean = run_cli(["batch"], stdin=b'{"text":"fix"}\n')
+    assert clean.stderr == b""
+
+
+def test_readme_batch_synopsis_matches_the_cli(run_cli: RunCli) -> None:
+    """The README's usage line for batch is the one the CLI accepts (-o OUT, not [OUT])."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`smista batch [--rules FILE] [--workers N] [-o OUT] [IN]`" in readme
+    usage = run_cli(["batch", "--help"]).stdout.decode()
+    assert "-o FILE, --output FILE" in usage
