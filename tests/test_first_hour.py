@@ -154,3 +154,27 @@ def test_readme_batch_synopsis_matches_the_cli(run_cli: RunCli) -> None:
     assert "`smista batch [--rules FILE] [--workers N] [-o OUT] [IN]`" in readme
     usage = run_cli(["batch", "--help"]).stdout.decode()
     assert "-o FILE, --output FILE" in usage
+
+
+# -- empty inputs fail quality gates ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "content"), [("empty.jsonl", ""), ("blank.jsonl", "\n\n"), ("none.toml", "cases = []\n")]
+)
+def test_empty_inputs_fail_the_quality_gates(
+    run_cli: RunCli, tmp_path: Path, name: str, content: str
+) -> None:
+    """A mistyped path in CI must not go green: no cases is an error, not 0/0 = 100%."""
+    data = tmp_path / name
+    data.write_text(content, encoding="utf-8")
+    err = one_line_error(run_cli(["test", "default", "--cases", str(data)]))
+    assert "no cases" in err
+    err = one_line_error(run_cli(["eval", str(data)]))
+    assert "no labelled prompts" in err
+
+
+def test_checking_an_empty_directory_fails(run_cli: RunCli, tmp_path: Path) -> None:
+    """smista check DIR with no rule file in it is an error."""
+    err = one_line_error(run_cli(["check", str(tmp_path)]))
+    assert f"{tmp_path}: no .toml files" in err
