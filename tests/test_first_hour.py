@@ -178,3 +178,51 @@ def test_checking_an_empty_directory_fails(run_cli: RunCli, tmp_path: Path) -> N
     """smista check DIR with no rule file in it is an error."""
     err = one_line_error(run_cli(["check", str(tmp_path)]))
     assert f"{tmp_path}: no .toml files" in err
+
+
+# -- server exits -------------------------------------------------------------------------
+
+
+def test_ctrl_c_stops_the_service_with_status_zero() -> None:
+    """docs/http.md: on SIGTERM or Ctrl-C the service drains and exits 0 (it was 130)."""
+    import signal
+
+    pytest.importorskip("uvicorn")
+    from tests.live import LiveServer
+
+    live = LiveServer().start()
+    try:
+        with live.client() as c:
+            assert c.get("/healthz").status_code == 200
+        live.signal(signal.SIGINT)
+        assert live.stop() == 0
+    finally:
+        if live.proc is not None and live.proc.poll() is None:
+            live.proc.kill()
+            live.stop()
+
+
+def test_a_port_in_use_is_one_line_and_exit_two(run_cli: RunCli) -> None:
+    """No uvicorn log lines, no 'Application startup complete': one error, exit 2."""
+    import socket
+
+    pytest.importorskip("uvicorn")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        err = one_line_error(run_cli(["serve", "--port", str(port)]))
+    assert err.startswith(f"smista serve: error: cannot listen on 127.0.0.1:{port}: ")
+    assert "in use" in err
+
+
+def test_serve_help_lists_every_post_endpoint(run_cli: RunCli) -> None:
+    """The help names /v1/preview and /v1/tier (and whatever else is plugged in)."""
+    pytest.importorskip("uvicorn")
+    from smista.server.plugins import available_endpoints
+
+    text = " ".join(run_cli(["serve", "--help"]).stdout.decode().split())
+    paths = ["/v1/classify", "/v1/classify/batch", *(ep.path for ep in available_endpoints())]
+    assert {"/v1/preview", "/v1/tier"} <= set(paths)
+    for path in paths:
+        assert path in text
