@@ -420,9 +420,7 @@ def check_typo_stability(
     if problems:
         shown = problems[:10]
         more = f"\n  ... and {len(problems) - len(shown)} more" if len(problems) > 10 else ""
-        raise AssertionError(
-            "typo-unstable golden cases:\n  " + "\n  ".join(shown) + more
-        )
+        raise AssertionError("typo-unstable golden cases:\n  " + "\n  ".join(shown) + more)
 
 
 def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> None:

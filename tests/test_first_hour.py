@@ -6,7 +6,6 @@ a subprocess; the server through a real ``smista serve`` on loopback.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -26,9 +25,7 @@ def one_line_error(proc, status: int = 2) -> str:
 # -- install hints that work from a checkout ---------------------------------------
 
 
-def test_a_missing_extra_is_hinted_with_a_checkout_install(
-    run_cli: RunCli, tmp_path: Path
-) -> None:
+def test_a_missing_extra_is_hinted_with_a_checkout_install(run_cli: RunCli, tmp_path: Path) -> None:
     """smista is on no package index: the hint is pip install '.[server]'."""
     blocked = tmp_path / "uvicorn"
     blocked.mkdir()
@@ -102,14 +99,15 @@ def test_batch_progress_clears_its_line_and_shows_percentage_for_a_file(tmp_path
     assert proc.returncode == 0
     assert len(out.splitlines()) == 4
     redraws = shown.split("\r")[1:]
-    assert redraws and all(r.startswith("\x1b[K") for r in redraws), shown
+    assert redraws, shown
+    assert all(r.startswith("\x1b[K") for r in redraws), shown
     assert "100%, 0:00 left" in redraws[0], shown
     assert redraws[-1].startswith("\x1b[Ksmista batch: 4 lines in ")
     assert "; 2 bad lines (first: line 2)" in redraws[-1]
     assert shown.endswith("\n")
 
 
-def test_batch_after_ctrl_c_ends_the_progress_line(tmp_path: Path) -> None:
+def test_batch_after_ctrl_c_ends_the_progress_line() -> None:
     """Interrupted, the progress line is finished with a newline (exit 130)."""
     import os
     import signal
@@ -160,7 +158,8 @@ def test_readme_batch_synopsis_matches_the_cli(run_cli: RunCli) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "content"), [("empty.jsonl", ""), ("blank.jsonl", "\n\n"), ("none.toml", "cases = []\n")]
+    ("name", "content"),
+    [("empty.jsonl", ""), ("blank.jsonl", "\n\n"), ("none.toml", "cases = []\n")],
 )
 def test_empty_inputs_fail_the_quality_gates(
     run_cli: RunCli, tmp_path: Path, name: str, content: str

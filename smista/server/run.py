@@ -5,8 +5,9 @@ validating the rules first, so a bad file stops the start with one error),
 runs uvicorn with its own access log off (ours is structured) and a graceful
 shutdown timeout, and returns 0 after a SIGTERM or SIGINT (Ctrl-C) once
 in-flight requests have finished. The socket is bound before uvicorn starts,
-so a port in use is one error line (exit 2) and no startup is logged. Logs one ``listening`` record with the bound address and port (useful
-with ``--port 0``).
+so a port in use is one error line (exit 2) and no startup is logged. Logs
+one ``listening`` record with the bound address and port (useful with
+``--port 0``).
 """
 
 from __future__ import annotations
