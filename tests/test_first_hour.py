@@ -6,6 +6,7 @@ a subprocess; the server through a real ``smista serve`` on loopback.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from tests.conftest import ROOT, RunCli, cli_env
 
 
-def one_line_error(proc, status: int = 2) -> str:
+def one_line_error(proc: subprocess.CompletedProcess[bytes], status: int = 2) -> str:
     """The single stderr line of a failed command (asserting there is one)."""
     err = proc.stderr.decode()
     assert proc.returncode == status, err
