@@ -6,6 +6,7 @@ a subprocess; the server through a real ``smista serve`` on loopback.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -226,3 +227,38 @@ def test_serve_help_lists_every_post_endpoint(run_cli: RunCli) -> None:
     assert {"/v1/preview", "/v1/tier"} <= set(paths)
     for path in paths:
         assert path in text
+
+
+# -- one rule for a config without [tiers] ------------------------------------------------
+
+
+def test_a_config_without_tiers_means_the_shipped_pack_everywhere(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """The CLI errored, router_from_file disabled routing, the server used the shipped
+    pack: now all three use the shipped pack."""
+    from smista.tiers.loader import router_from_file
+    from smista.tiers.request import TierRequest
+
+    config = tmp_path / "smista.toml"
+    config.write_text('[classification]\ndefault_intent = "chat"\n', encoding="utf-8")
+    task = "rename the variable foo to bar"
+    shipped = run_cli(["tier", "--json", task])
+    via_cli = run_cli(["tier", "--json", "--config", str(config), task])
+    assert via_cli.returncode == 0, via_cli.stderr
+    fields = ("outcome", "selected_tier", "model", "reason")
+    expected = {k: json.loads(shipped.stdout)[k] for k in fields}
+    assert {k: json.loads(via_cli.stdout)[k] for k in fields} == expected
+    assert expected["outcome"] == "routed"
+
+    router = router_from_file(config)
+    assert router.error is None
+    decision = router.route_sync(TierRequest(task=task)).as_dict()
+    assert {k: decision[k] for k in fields} == expected
+
+    pytest.importorskip("uvicorn")
+    from tests.live import LiveServer
+
+    with LiveServer(["--config", str(config)]) as live, live.client() as c:
+        answer = c.post("/v1/tier", json={"task": task}).json()
+    assert {k: answer[k] for k in fields} == expected
