@@ -262,3 +262,24 @@ def test_a_config_without_tiers_means_the_shipped_pack_everywhere(
     with LiveServer(["--config", str(config)]) as live, live.client() as c:
         answer = c.post("/v1/tier", json={"task": task}).json()
     assert {k: answer[k] for k in fields} == expected
+
+
+# -- case files take batch input's id ----------------------------------------------------------
+
+
+def test_labelled_batch_input_with_ids_is_a_case_file(run_cli: RunCli, tmp_path: Path) -> None:
+    """Batch input carries "id"; the same lines with an "intent" can be tested and scored."""
+    data = tmp_path / "labelled.jsonl"
+    data.write_text(
+        '{"id": 7, "text": "fix the login bug", "intent": "edit"}\n'
+        '{"id": "a-2", "text": "hello there", "intent": "review"}\n'
+        '{"id": [1, 2], "text": "please review", "contexts": ["git_diff"], "intent": "review"}\n',
+        encoding="utf-8",
+    )
+    tested = run_cli(["test", "default", "--cases", str(data), "-q"])
+    assert tested.returncode == 1, tested.stderr
+    assert 'FAIL %s: line 2 (id "a-2")' % data in tested.stdout.decode()
+    assert "2/3 cases passed" in tested.stdout.decode()
+    scored = run_cli(["eval", str(data), "--json"])
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout)["total"] == 3

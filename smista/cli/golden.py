@@ -22,8 +22,8 @@ def _parser() -> ArgumentParser:
         prog="smista test",
         description=(
             "Run golden cases (TOML [[cases]] or JSONL: text, intent, optional "
-            "command, "
-            "contexts, matched_rule, confidence) and explain every failure."
+            "command, contexts, matched_rule, confidence, name, id) and explain "
+            "every failure."
         ),
     )
     parser.add_argument("rules", metavar="RULES", help="rules file ('default': the shipped pack)")
