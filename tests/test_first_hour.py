@@ -278,8 +278,95 @@ def test_labelled_batch_input_with_ids_is_a_case_file(run_cli: RunCli, tmp_path:
     )
     tested = run_cli(["test", "default", "--cases", str(data), "-q"])
     assert tested.returncode == 1, tested.stderr
-    assert 'FAIL %s: line 2 (id "a-2")' % data in tested.stdout.decode()
+    assert f'FAIL {data}: line 2 (id "a-2")' in tested.stdout.decode()
     assert "2/3 cases passed" in tested.stdout.decode()
     scored = run_cli(["eval", str(data), "--json"])
     assert scored.returncode == 0, scored.stderr
     assert json.loads(scored.stdout)["total"] == 3
+
+
+# -- the no-compiler fallback is visible -----------------------------------------------------
+
+BLOCK_SPEEDUPS = '''
+import sys
+
+class _NoSpeedups:
+    """As on a machine without a C compiler: smista._speedups was never built."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "smista._speedups":
+            raise ModuleNotFoundError("No module named 'smista._speedups'", name=name)
+        return None
+
+sys.meta_path.insert(0, _NoSpeedups())
+'''
+
+
+def test_doctor_reports_version_python_speedups_extras_and_cache(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """One command answers "which smista is this, and is it the fast one?"."""
+    import platform
+
+    import smista
+    from smista._extras import installed_extras
+    from smista.engine import ACCELERATED
+
+    env = cli_env(SMISTA_CACHE_DIR=str(tmp_path / "cache"))
+    done = run_cli(["doctor", "--json"], env=env)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["version"] == smista.__version__
+    assert found["python"] == platform.python_version()
+    assert found["speedups"]["active"] is ACCELERATED
+    assert found["extras"] == installed_extras()
+    assert found["cache_dir"] == str(tmp_path / "cache")
+    text = run_cli(["doctor"], env=env).stdout.decode()
+    assert f"rules cache:  {tmp_path / 'cache'} (from SMISTA_CACHE_DIR)" in text
+    version = run_cli(["--version"]).stdout.decode()
+    assert version.startswith(f"smista {smista.__version__} (Python {platform.python_version()}, ")
+
+
+def test_doctor_and_version_say_when_the_pure_python_path_is_used(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """Without the compiled extension (no compiler at install time) both say so."""
+    (tmp_path / "sitecustomize.py").write_text(BLOCK_SPEEDUPS, encoding="utf-8")
+    env = cli_env()
+    env["PYTHONPATH"] = f"{tmp_path}:{env['PYTHONPATH']}"
+    doctor = run_cli(["doctor"], env=env).stdout.decode()
+    assert "C speedups:   inactive (pure-Python matcher (slower)" in doctor
+    assert "C speedups inactive (pure Python)" in run_cli(["--version"], env=env).stdout.decode()
+    assert run_cli(["classify", "fix it"], env=env).stdout.startswith(b"intent:     edit")
+
+
+@pytest.mark.slow
+def test_building_without_a_compiler_warns_on_the_terminal(tmp_path: Path) -> None:
+    """pip hides a build's output unless -v; the fallback warning reaches the terminal."""
+    import os
+    import pty
+    import shutil
+    import sys
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "hatch_build.py", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "rules", src / "rules")
+    shutil.copytree(
+        ROOT / "smista", src / "smista", ignore=shutil.ignore_patterns("*.so", "__pycache__")
+    )
+    argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), "."]
+    env = dict(os.environ, CC="/bin/false", PIP_NO_INPUT="1")
+    env.pop("SMISTA_NO_SPEEDUPS", None)
+    pid, controller = pty.fork()
+    if pid == 0:  # the child: the pty is its controlling terminal, as for a user
+        os.chdir(src)
+        os.execve(argv[0], argv, env)
+    shown = read_terminal(controller).decode("utf-8", "replace")
+    os.close(controller)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, shown
+    assert "WARNING: smista: C speedups not built" in shown
+    assert "pure-Python matcher" in shown
+    assert [p.name for p in tmp_path.glob("*.whl")] == ["smista-0.1.0-py3-none-any.whl"]

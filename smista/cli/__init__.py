@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tier": ("smista.cli.tier", "choose a model tier for a delegated sub-agent task"),
     "ground": ("smista.cli.ground", "score tool-call parameters for missing or placeholder values"),
     "serve": ("smista.cli.serve", "run the HTTP service"),
+    "doctor": ("smista.cli.doctor", "version, Python, C speedups, extras and cache location"),
 }
 
 
@@ -53,9 +54,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_usage())
         return 0 if args else 2
     if args[0] in {"-V", "--version"}:
-        from smista import __version__
+        import platform
 
-        print(f"smista {__version__}")
+        from smista import __version__
+        from smista.cli.doctor import speedups_line
+
+        print(f"smista {__version__} (Python {platform.python_version()}, {speedups_line()})")
         return 0
     name = args[0]
     entry = COMMANDS.get(name)
