@@ -39,6 +39,7 @@ class Miss(NamedTuple):
     expected: str
     got: str
     reason: str
+    contexts: tuple[str, ...] = ()
 
 
 class Evaluation(NamedTuple):
@@ -116,5 +117,5 @@ def evaluate_cases(classifier: Classifier, cases: Iterable[LabelledCase]) -> Eva
         expected, got = case.intent.value, result.intent.value
         pairs.append((expected, got))
         if expected != got:
-            misses.append(Miss(where, case.text, expected, got, result.reason))
+            misses.append(Miss(where, case.text, expected, got, result.reason, case.contexts))
     return evaluate_labels(pairs, misses)

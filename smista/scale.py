@@ -123,6 +123,17 @@ def classify_columns(
     return out
 
 
+def _text_column(names: Iterable[object], text: str, what: str) -> None:
+    """A clear ``ValueError`` when the text column is missing (not a bare ``KeyError``)."""
+    found = [str(name) for name in names]
+    if text not in found:
+        shown = ", ".join(found[:20]) + (", ..." if len(found) > 20 else "")
+        raise ValueError(
+            f"the {what} has no {text!r} column (columns: {shown or 'none'}); "
+            "pass text='COLUMN' to name the column that holds the prompts"
+        )
+
+
 def classify_frame(
     frame: pd.DataFrame,
     rules: Rules = None,
@@ -135,10 +146,12 @@ def classify_frame(
 
     ``command`` and ``contexts`` name optional columns: when the frame has no
     such column (or the name is ``None``) every row is inferred without
-    contexts. Existing columns with an output name are replaced.
+    contexts. Existing columns with an output name are replaced. A frame
+    without the ``text`` column raises ``ValueError`` naming the columns it has.
     """
     import pandas as pd
 
+    _text_column(frame.columns, text, "frame")
     cols = classify_columns(
         frame[text].tolist(),
         frame[command].tolist() if command is not None and command in frame else None,
@@ -182,6 +195,7 @@ def classify_table(
     import pyarrow as pa
 
     names = table.schema.names
+    _text_column(names, text, "table")
     cols = classify_columns(
         table.column(text).to_pylist(),
         table.column(command).to_pylist() if command is not None and command in names else None,

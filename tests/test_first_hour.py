@@ -370,3 +370,111 @@ def test_building_without_a_compiler_warns_on_the_terminal(tmp_path: Path) -> No
     assert "WARNING: smista: C speedups not built" in shown
     assert "pure-Python matcher" in shown
     assert [p.name for p in tmp_path.glob("*.whl")] == ["smista-0.1.0-py3-none-any.whl"]
+
+
+# -- smaller defects ----------------------------------------------------------------------------
+
+PREVIEW_CONFIG = """
+[classification]
+default_intent = "chat"
+
+[routing.default]
+model = "anthropic/claude-sonnet"
+
+[decision]
+enabled = true
+provider = "openai"
+base_url = "{url}"
+model = "m"
+timeout_s = 2
+"""
+
+
+def test_the_service_answers_bad_json_and_skipped_decisions_truthfully(tmp_path: Path) -> None:
+    """NaN is malformed JSON (400, as documented; it was 422); a lone surrogate escape is
+    named as such (it was 'unexpected end of hex escape'); skip_decision reports the
+    stage as skipped (it said 'disabled' although a stage is configured)."""
+    pytest.importorskip("uvicorn")
+    from tests.decision_server import decision_server
+    from tests.live import LiveServer
+
+    with decision_server() as (url, behaviour):
+        config = tmp_path / "smista.toml"
+        config.write_text(PREVIEW_CONFIG.format(url=f"{url}/v1"), encoding="utf-8")
+        with LiveServer(["--config", str(config)]) as live, live.client() as c:
+            for body in ('{"text": NaN}', '{"text": "x", "contexts": [Infinity]}'):
+                answer = c.post("/v1/classify", content=body)
+                assert answer.status_code == 400, answer.text
+                assert answer.json()["error"]["code"] == "invalid_json"
+                assert "NaN and Infinity are not JSON numbers" in answer.json()["error"]["message"]
+            answer = c.post("/v1/classify", content='{"text": "\\ud800"}')
+            assert answer.status_code == 400
+            message = answer.json()["error"]["message"]
+            assert "lone surrogate escape '\\ud800'" in message
+            assert "end of hex escape" not in message
+            paired = c.post("/v1/classify", content='{"text": "fix \\ud83d\\ude00"}')
+            assert paired.status_code == 200
+            skipped = c.post("/v1/preview", json={"text": "fix it", "skip_decision": True})
+            assert skipped.status_code == 200, skipped.text
+            assert skipped.json()["decision"]["status"] == "skipped"
+            assert behaviour.requests == []  # the decision model was not called
+            called = c.post("/v1/preview", json={"text": "fix it"})
+            assert called.json()["decision"]["status"] == "ok"
+
+
+def test_text_starting_with_a_dash_gets_a_hint_about_double_dash(run_cli: RunCli) -> None:
+    """smista classify "-fix" said only that TEXT was missing."""
+    err = one_line_error(run_cli(["classify", "-fix"]))
+    assert "put '--' before text that starts with '-' (smista classify -- '-fix')" in err
+    assert run_cli(["classify", "--", "-fix"]).stdout.startswith(b"intent:     edit")
+
+
+@pytest.mark.parametrize("command", ["classify", "explain"])
+def test_an_empty_context_kind_is_rejected(run_cli: RunCli, command: str) -> None:
+    """--context "" names no context kind, so it is a usage error (it was accepted)."""
+    err = one_line_error(run_cli([command, "--context", "", "fix it"]))
+    assert "argument --context: a context kind cannot be empty" in err
+
+
+def test_classify_frame_without_a_text_column_says_so() -> None:
+    """A frame without 'text' raised a bare KeyError."""
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    from smista.scale import classify_frame, classify_table
+
+    frame = pd.DataFrame({"prompt": ["fix it"], "id": [1]})
+    with pytest.raises(ValueError, match=r"no 'text' column \(columns: prompt, id\); pass text="):
+        classify_frame(frame)
+    with pytest.raises(ValueError, match="the table has no 'text' column"):
+        classify_table(pa.table({"prompt": ["fix it"]}))
+    assert list(classify_frame(frame, text="prompt")["intent"]) == ["edit"]
+
+
+def test_the_html_report_names_rules_hash_time_and_contexts(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """The report says which rules file (and its sha256) it measured, when, and shows
+    each miss's contexts."""
+    import hashlib
+    import re
+
+    rules = tmp_path / "rules.toml"
+    rules.write_text(
+        '[classification]\n[[classification.rules]]\nintent = "edit"\nkeywords = ["fix"]\n',
+        encoding="utf-8",
+    )
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        '{"text": "review this", "intent": "review", "contexts": ["git_diff", "pull_request"]}\n',
+        encoding="utf-8",
+    )
+    page = tmp_path / "report.html"
+    done = run_cli(["eval", str(data), "--rules", str(rules), "--html", str(page)])
+    assert done.returncode == 0, done.stderr
+    html = page.read_text(encoding="utf-8")
+    digest = hashlib.sha256(rules.read_bytes()).hexdigest()
+    assert f"rules: <code>{rules}</code>" in html
+    assert f"rules sha256: <code>{digest}</code>" in html
+    assert re.search(r"generated: <code>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</code>", html)
+    assert "<th>contexts</th>" in html
+    assert '<td class="text">git_diff, pull_request</td>' in html

@@ -63,8 +63,20 @@ def run(argv: Sequence[str]) -> int:
         raise UsageError(f"{args.data}: no labelled prompts (an empty file scores nothing)")
     evaluation = evaluate_cases(Classifier(config), cases)
     if args.html:
-        rules_name = args.rules or "shipped default pack"
-        page = render_html(evaluation, source=f"data: {args.data}; rules: {rules_name}")
+        import hashlib
+        from datetime import UTC, datetime
+
+        from smista.rulecache import default_pack_path
+
+        rules_path = Path(args.rules) if args.rules else default_pack_path()
+        rules_name = args.rules or f"{rules_path} (shipped default pack)"
+        page = render_html(
+            evaluation,
+            source=f"data: {args.data}",
+            rules=rules_name,
+            rules_sha256=hashlib.sha256(rules_path.read_bytes()).hexdigest(),
+            generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        )
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:

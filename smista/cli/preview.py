@@ -100,7 +100,9 @@ def run(argv: Sequence[str]) -> int:
         referenced_paths=tuple(args.path),
     )
     outcome = DecisionOutcome.disabled()
-    if settings.decision.enabled and not args.no_decision:
+    if settings.decision.enabled and args.no_decision:
+        outcome = DecisionOutcome.skipped()
+    elif settings.decision.enabled:
         from smista.decision.providers import build_stage
 
         stage = build_stage(settings.decision, source=settings.source)

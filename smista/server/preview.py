@@ -133,7 +133,9 @@ class PreviewEndpoint:
     async def handle(self, runtime: PreviewRuntime, request: Any, ctx: RequestContext) -> Handled:
         body: PreviewBody = request
         outcome = DecisionOutcome.disabled()
-        if runtime.stage is not None and not body.skip_decision:
+        if runtime.stage is not None and body.skip_decision:
+            outcome = DecisionOutcome.skipped()
+        elif runtime.stage is not None:
             history = messages_from_records(r.model_dump() for r in body.history)
             conversation = conversation_for(body.text, history=history, workspace=body.workspace)
             outcome = await runtime.stage.classify(conversation)
