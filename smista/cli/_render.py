@@ -24,7 +24,9 @@ def _rule_lines(rule: RuleTrace) -> list[str]:
         for kw in rule.keywords:
             for ev in kw.evidence:
                 verdict = "counts" if ev.counted else "ignored"
-                lines.append(f"        {kw.keyword!r} ~ token {ev.token!r}: {ev.note} ({verdict})")
+                lines.append(
+                    f"        {kw.keyword!r} ~ token {ev.token!r}: {ev.note} ({verdict})"
+                )
     else:
         lines.append("      keywords: none (condition absent)")
     if rule.context_required:

@@ -21,7 +21,9 @@ def _positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer, got {text!r}"
+        ) from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
@@ -33,7 +35,9 @@ def _port(text: str) -> int:
     except ValueError:
         value = -1
     if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a port number 0-65535, got {text!r}"
+        )
     return value
 
 
@@ -43,7 +47,9 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds, got {text!r}"
+        )
     return value
 
 
@@ -72,7 +78,9 @@ def _parser() -> ArgumentParser:
             "require a bearer token; it is required when --host is not loopback."
         ),
     )
-    p.add_argument("--host", default=DEFAULT_HOST, help=f"bind address (default {DEFAULT_HOST})")
+    p.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"bind address (default {DEFAULT_HOST})"
+    )
     p.add_argument(
         "--port",
         type=_port,
@@ -84,7 +92,9 @@ def _parser() -> ArgumentParser:
         metavar="FILE",
         help="config file ([classification], [routing], ...)",
     )
-    p.add_argument("--rules", metavar="FILE", help="rules file (wins over the config's rules)")
+    p.add_argument(
+        "--rules", metavar="FILE", help="rules file (wins over the config's rules)"
+    )
     p.add_argument(
         "--watch",
         action="store_true",
