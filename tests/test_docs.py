@@ -25,7 +25,14 @@ How examples are found and run (follow these when you write docs):
     but written to NAME in the temporary directory, for later examples;
   - ``<!-- docs-test: setup COMMAND -->``: COMMAND runs first (bash), to
     create an input the example uses without showing it;
-  - ``<!-- docs-test: exit N -->``: every command must exit N (default 0).
+  - ``<!-- docs-test: exit N -->``: every command must exit N (default 0);
+  - ``<!-- docs-test: serve [ARGS] -->``: a real ``smista serve --port 0
+    ARGS`` runs on loopback while the block runs, and ``localhost:8787`` in
+    the block is rewritten to its address. When a ``json`` block follows
+    right after, the block's stdout must be that JSON (compared parsed, so
+    layout is free);
+  - ``<!-- docs-test: ignore KEY[,KEY...] -->``: with ``serve``, these keys
+    (at any depth) are left out of the JSON comparison (timestamps, latencies).
 
 A marker a block does not understand is an error, so a typo cannot silently
 skip an example.
@@ -64,6 +71,9 @@ class Block:
     file: str | None = None
     setup: list[str] = field(default_factory=list)
     exit: int = 0
+    serve: list[str] | None = None
+    ignore: set[str] = field(default_factory=set)
+    answer: str | None = None  # the json block right after a serve block
 
     @property
     def name(self) -> str:
@@ -87,6 +97,10 @@ def _apply(block: Block, marker: str) -> None:
         block.setup.append(marker[6:].strip())
     elif marker.startswith("exit "):
         block.exit = int(marker[5:])
+    elif marker == "serve" or marker.startswith("serve "):
+        block.serve = marker[5:].split()
+    elif marker.startswith("ignore "):
+        block.ignore = {key.strip() for key in marker[7:].split(",") if key.strip()}
     else:
         raise ValueError(f"{block.name}: unknown docs-test marker {marker!r}")
 
@@ -96,6 +110,7 @@ def parse_blocks(doc: Path) -> list[Block]:
     lines = doc.read_text(encoding="utf-8").splitlines()
     blocks: list[Block] = []
     pending: list[str] = []
+    previous_end = -1
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -117,7 +132,16 @@ def parse_blocks(doc: Path) -> list[Block]:
         for body in pending:
             _apply(block, body)
         pending = []
+        previous = blocks[-1] if blocks else None
+        if (
+            block.lang == "json"
+            and previous is not None
+            and previous.serve is not None
+            and all(not lines[n].strip() for n in range(previous_end + 1, i))
+        ):
+            previous.answer = block.text
         blocks.append(block)
+        previous_end = end
         i = end + 1
     return blocks
 
@@ -198,6 +222,8 @@ def test_the_markdown_files_have_shell_examples() -> None:
     """The collector finds examples (a broken parser would make every test vanish)."""
     assert len(EXAMPLES) >= 10
     assert {b.doc.name for b in EXAMPLES} >= {"README.md", "tiers.md", "http.md"}
+    answered = [b for b in EXAMPLES if b.serve is not None and b.answer is not None]
+    assert len(answered) >= 4  # the HTTP examples are compared with the answers shown
 
 
 @pytest.mark.parametrize("block", EXAMPLES, ids=[b.name for b in EXAMPLES])
@@ -210,6 +236,9 @@ def test_shell_example(block: Block, workdirs: dict[Path, Path]) -> None:
     for command in block.setup:
         done = run_shell(command, work, shims)
         assert done.returncode == 0, f"setup {command!r} failed:\n{done.stderr}"
+    if block.serve is not None:
+        served(block, work, shims)
+        return
     steps = console_steps(block.text)
     if not steps:
         done = run_shell(block.text, work, shims)
@@ -224,6 +253,35 @@ def test_shell_example(block: Block, workdirs: dict[Path, Path]) -> None:
             f"{block.name}: $ {command}\n--- the docs show ---\n{expected}"
             f"--- the command printed ---\n{actual}"
         )
+
+
+def _without(value: object, keys: set[str]) -> object:
+    if isinstance(value, dict):
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [_without(v, keys) for v in value]
+    return value
+
+
+def served(block: Block, work: Path, shims: Path) -> None:
+    """Run ``block`` against a real service; compare its stdout with the json block after it."""
+    import json
+
+    pytest.importorskip("uvicorn")
+    from tests.live import LiveServer
+
+    assert block.serve is not None
+    args = [str(work / a) if (work / a).is_file() else a for a in block.serve]
+    with LiveServer(args) as live:
+        script = block.text.replace("localhost:8787", f"127.0.0.1:{live.port}")
+        done = run_shell(script, work, shims)
+    assert done.returncode == block.exit, f"{block.name}\n{done.stdout}\n{done.stderr}"
+    if block.answer is None:
+        return
+    shown, expected = json.loads(done.stdout), json.loads(block.answer)
+    assert _without(shown, block.ignore) == _without(expected, block.ignore), (
+        f"{block.name}: the docs show\n{block.answer}the service answered\n{done.stdout}"
+    )
 
 
 def test_markers_are_understood_and_attached(tmp_path: Path) -> None:
@@ -243,6 +301,18 @@ def test_markers_are_understood_and_attached(tmp_path: Path) -> None:
     assert console_steps(third.text) == [("smista x", "out …\n…\n"), ("y", "")]
     assert expected_pattern("out …\n…\n").fullmatch("out 1 2\nmore\nlines\n")
     assert not expected_pattern("out\n").fullmatch("out\nextra\n")
+    doc.write_text(
+        "<!-- docs-test: serve --rules r.toml -->\n<!-- docs-test: ignore ts,ms -->\n"
+        '```sh\ncurl localhost:8787/x\n```\n\n```json\n{"a": 1}\n```\n',
+        encoding="utf-8",
+    )
+    call, answer = parse_blocks(doc)
+    assert (call.serve, call.ignore, call.answer) == (
+        ["--rules", "r.toml"],
+        {"ts", "ms"},
+        '{"a": 1}\n',
+    )
+    assert answer.lang == "json"
     for bad in ("<!-- docs-test: skipp -->", "<!-- docs-test: skip -->"):
         doc.write_text(f"{bad}\n```sh\nx\n```\n", encoding="utf-8")
         with pytest.raises(ValueError, match="docs-test"):
