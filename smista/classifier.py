@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 
-from smista.engine import CompiledRules, RuleMatch, RuleSpec, confidence_of, reason_of
+from smista.conditions.compile import plan_options, rule_spec
+from smista.conditions.view import visible_text
+from smista.engine import CompiledRules, RuleMatch, confidence_of, reason_of
 from smista.explain import Explanation, explain_rules
 from smista.intent import Confidence, IntentSource, TaskIntent
 from smista.result import Classification
@@ -25,11 +27,9 @@ __all__ = ["Classifier", "compile_rules"]
 def compile_rules(config: ClassificationConfig) -> CompiledRules:
     """The matcher for ``config`` (labels are intent names)."""
     return CompiledRules(
-        (
-            RuleSpec(r.intent.value, r.priority, r.keywords, r.requires_any_context)
-            for r in config.rules
-        ),
+        (rule_spec(r.intent.value, r) for r in config.rules),
         config.default_intent.value,
+        options=plan_options(config),
     )
 
 
@@ -140,9 +140,12 @@ class Classifier:
     ) -> Explanation:
         """The decision trace behind :meth:`classify` for the same inputs."""
         kinds = _contexts(contexts, workspace)
-        tokens = tokenize(text)
+        visible = visible_text(text) if self.rules.options.ignore_code else text
+        tokens = tokenize(visible)
         result = self.classify(text, command=command, contexts=kinds)
-        return explain_rules(self.rules, tokens, kinds, result, explicit=command is not None)
+        return explain_rules(
+            self.rules, tokens, kinds, result, explicit=command is not None, text=text
+        )
 
 
 def explicit(command: TaskIntent | str) -> Classification:

@@ -41,10 +41,18 @@ Must never perform I/O, read the environment, or consult a model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
+from dataclasses import fields, replace
 from itertools import chain, combinations
 from typing import Any, NamedTuple
 
+from smista.conditions.base import Condition, Evidence
+from smista.conditions.markers import DEFAULT_MARKERS
+from smista.conditions.registry import BY_KEY
+from smista.conditions.view import PlanOptions, PromptView, is_hangul_or_han, visible_text
+from smista.osa import OSA_CHECK as _OSA
+from smista.osa import cap as _cap
+from smista.osa import osa_within
 from smista.tokenizer import ASCII_TABLE, rust_lower, tokenize
 
 try:  # the optional compiled hot path (see hatch_build.py); same answers without it
@@ -74,24 +82,33 @@ MEMO_LIMIT = 1 << 16
 LARGE_TEXT = 1 << 20
 """Texts longer than this (characters) are matched piece by piece, in bounded memory."""
 
-FORMAT = 2
+FORMAT = 3
 """Version of :meth:`CompiledRules.to_data`'s layout (bump on any change)."""
 
 
 class RuleSpec(NamedTuple):
-    """A rule as the matcher sees it."""
+    """A rule as the matcher sees it.
+
+    ``keywords`` and ``contexts`` (the original's two kinds) are matched
+    through the token index; ``conditions`` are the extension kinds' compiled
+    conditions, in reason order, verified on a :class:`PromptView`; ``typo``
+    is the rule's typo switch (it applies to keywords here).
+    """
 
     label: str
     priority: int
     keywords: tuple[str, ...]
     contexts: tuple[str, ...]
+    conditions: tuple[Condition, ...] = ()
+    typo: bool = True
 
 
 class RuleMatch(NamedTuple):
     """The outcome of matching: the winning rule (``None`` = default) and its evidence.
 
     ``keyword`` is the configured spelling of the keyword that satisfied the
-    rule (``None`` when the rule has no keywords); ``context`` likewise.
+    rule (``None`` when the rule has no keywords); ``context`` likewise;
+    ``extra`` the evidence of the rule's extension conditions, in reason order.
     """
 
     rule: int | None
@@ -99,97 +116,56 @@ class RuleMatch(NamedTuple):
     keyword: str | None = None
     fuzzy: bool = False
     context: str | None = None
+    extra: tuple[Evidence, ...] = ()
+
+
+def _evidence(match: RuleMatch) -> list[Evidence]:
+    """Every condition's evidence in reason order (keywords first, contexts last)."""
+    found: list[Evidence] = []
+    if match.keyword is not None:
+        found.append(Evidence("keywords", match.keyword, match.fuzzy))
+    found.extend(match.extra)
+    if match.context is not None:
+        found.append(Evidence("requires_any_context", match.context))
+    return found
 
 
 def reason_of(match: RuleMatch) -> str:
-    """The original's human-readable reason for an inferred result."""
+    """The human-readable reason for an inferred result.
+
+    The parts each condition kind words, in reason order, joined by "and":
+    for the original's kinds exactly the original's reasons.
+    """
     if match.rule is None:
         return f"no rule matched; default intent '{match.label}'"
-    if match.keyword is not None and match.context is not None:
-        return f"keyword '{match.keyword}' and context '{match.context}' matched rule {match.rule}"
-    if match.keyword is not None:
-        return f"keyword '{match.keyword}' matched rule {match.rule}"
-    if match.context is not None:
-        return f"context '{match.context}' matched rule {match.rule}"
+    parts = [p for e in _evidence(match) if (p := BY_KEY[e.kind].describe(e)) is not None]
+    if parts:
+        return f"{' and '.join(parts)} matched rule {match.rule}"
+    if match.extra:
+        return f"rule {match.rule} matched: none of its exclusions occur"
     return f"catch-all rule {match.rule} matched"
 
 
 def confidence_of(match: RuleMatch) -> str:
-    """The original's confidence label: ``low``, ``medium`` or ``high``."""
+    """The confidence label: ``low``, ``medium`` or ``high``.
+
+    Counts the signals that held (a keyword, a context, and each extension
+    kind that counts, see :meth:`ConditionKind.counts`): none is ``low``, one
+    ``medium``, two or more ``high`` unless one was a typo (``medium``). For
+    the original's kinds this is exactly the original's table.
+    """
     if match.rule is None:
         return "low"
-    has_keyword = match.keyword is not None
-    has_context = match.context is not None
-    if has_keyword and has_context:
-        return "medium" if match.fuzzy else "high"
-    if has_keyword or has_context:
-        return "medium"
-    return "low"
+    signals = 0
+    fuzzy = False
+    for e in _evidence(match):
+        if BY_KEY[e.kind].counts(e):
+            signals += 1
+            fuzzy = fuzzy or e.fuzzy
+    if signals >= 2:
+        return "medium" if fuzzy else "high"
+    return "medium" if signals else "low"
 
-
-def _cap(length: int) -> int:
-    """The original's typo cap for a keyword of ``length`` characters (0, 1 or 2)."""
-    return 0 if length < 5 else (1 if length < 9 else 2)
-
-
-# ---------------------------------------------------------------------------
-# OSA distance: pure Python for the first few checks (a one-shot command never
-# pays for importing rapidfuzz), rapidfuzz's C implementation after that.
-
-
-def osa_within(a: str, b: str, cap: int) -> int:
-    """OSA distance of ``a`` and ``b`` if at most ``cap``, else ``cap + 1`` (pure Python)."""
-    la, lb = len(a), len(b)
-    if abs(la - lb) > cap:
-        return cap + 1
-    over = cap + 1
-    before: list[int] = []
-    prev = list(range(lb + 1))
-    for i in range(1, la + 1):
-        ai = a[i - 1]
-        cur = [i] * (lb + 1)
-        for j in range(1, lb + 1):
-            bj = b[j - 1]
-            v = prev[j - 1] + (ai != bj)
-            if prev[j] + 1 < v:
-                v = prev[j] + 1
-            if cur[j - 1] + 1 < v:
-                v = cur[j - 1] + 1
-            if i > 1 and j > 1 and ai == b[j - 2] and a[i - 2] == bj and before[j - 2] + 1 < v:
-                v = before[j - 2] + 1
-            cur[j] = v
-        if min(cur) > cap:
-            return over
-        before, prev = prev, cur
-    return prev[lb] if prev[lb] <= cap else over
-
-
-_PURE_CHECKS = 64
-"""OSA checks done in pure Python before switching to rapidfuzz."""
-
-
-class _Osa:
-    """The OSA checker in use: pure Python first, then rapidfuzz (same answers)."""
-
-    __slots__ = ("fast", "left")
-
-    def __init__(self) -> None:
-        self.fast: Callable[..., Any] | None = None
-        self.left = _PURE_CHECKS
-
-    def within(self, a: str, b: str, cap: int) -> int:
-        fast = self.fast
-        if fast is not None:
-            return int(fast(a, b, score_cutoff=cap))
-        self.left -= 1
-        if self.left <= 0:
-            from rapidfuzz.distance import OSA
-
-            self.fast = OSA.distance
-        return osa_within(a, b, cap)
-
-
-_OSA = _Osa()
 
 _VARIANTS_AFTER = 128
 """Tokens a rule set learns before it builds the C table of its typo index (a
@@ -251,13 +227,16 @@ class CompiledRules:
     """
 
     __slots__ = (
+        "_accelerated",
         "_bands",
         "_by_code",
+        "_codes",
         "_exact",
         "_fast",
         "_free_code",
         "_free_default",
         "_free_rank",
+        "_gated",
         "_half",
         "_keywordless",
         "_learned",
@@ -268,11 +247,18 @@ class CompiledRules:
         "_state",
         "_stride",
         "_typo",
+        "_typo_places",
+        "_ungated",
         "_variants",
+        "_word_hits",
+        "_words",
+        "conditions",
         "contexts",
         "default_label",
+        "extended",
         "keywords",
         "labels",
+        "options",
         "order",
         "specs",
     )
@@ -284,10 +270,26 @@ class CompiledRules:
         *,
         typo_index: dict[str, tuple[str, ...]] | None = None,
         accelerated: bool = True,
+        options: PlanOptions | None = None,
     ) -> None:
         """Compile ``specs``; ``accelerated=False`` keeps to the pure-Python path."""
         self.specs: tuple[RuleSpec, ...] = tuple(specs)
         self.default_label = default_label
+        self.options = options if options is not None else PlanOptions()
+        self.conditions = tuple(s.conditions for s in self.specs)
+        # Rule sets using extension kinds or options take the verifying path.
+        self.extended = any(self.conditions) or self.options != PlanOptions()
+        self._codes: dict[RuleMatch, int] = {}
+        # The words phrases and leading words look up, in an index of their own.
+        words = sorted(
+            {w for c in chain.from_iterable(self.conditions) for w in BY_KEY[c.kind].words(c)}
+        )
+        self._words = (
+            CompiledRules([RuleSpec(w, 0, (w,), ()) for w in words], "", accelerated=False)
+            if words
+            else None
+        )
+        self._word_hits: dict[str, tuple[tuple[str, bool], ...]] = {}
         self.labels = tuple(s.label for s in self.specs)
         self.keywords = tuple(s.keywords for s in self.specs)
         self.contexts = tuple(s.contexts for s in self.specs)
@@ -307,8 +309,36 @@ class CompiledRules:
         self._exact: dict[str, tuple[tuple[int, int, int], ...]] = {
             k: tuple(v) for k, v in exact.items()
         }
+        # Places a typo of the keyword may take: rules whose typo switch is on
+        # (and, with hangul_han_typos off, not for Hangul or Han keywords).
+        han_typos = self.options.hangul_han_typos
+        self._typo_places: dict[str, tuple[tuple[int, int, int], ...]] = {}
+        for keyword, places in self._exact.items():
+            if not han_typos and is_hangul_or_han(keyword):
+                continue
+            allowed = tuple(p for p in places if self.specs[p[2]].typo)
+            if allowed:
+                self._typo_places[keyword] = allowed
         self._keywordless = tuple(keywordless)
-        free = next(((r, i) for r, i in keywordless if not self.contexts[i]), None)
+        # Keyword-less rules whose condition can only hold when one of a few
+        # looked-up words occurs are candidates only then (ConditionKind.gate).
+        gated: dict[str, list[tuple[int, int]]] = {}
+        ungated: list[tuple[int, int]] = []
+        for rank, index in enumerate(self.order):
+            if self.specs[index].keywords:
+                continue
+            gates = [g for c in self.conditions[index] if (g := BY_KEY[c.kind].gate(c)) is not None]
+            if gates:
+                for word in min(gates, key=len):
+                    gated.setdefault(word, []).append((rank, index))
+            else:
+                ungated.append((rank, index))
+        self._gated = {w: tuple(v) for w, v in gated.items()}
+        self._ungated = tuple(ungated)
+        free = next(
+            ((r, i) for r, i in keywordless if not self.contexts[i] and not self.conditions[i]),
+            None,
+        )
         if free is None:
             self._free_rank = len(self.order)
             self._free_default = RuleMatch(None, default_label)
@@ -326,7 +356,9 @@ class CompiledRules:
         self._bands: tuple[tuple[str, ...] | None, ...] | None = None
         self._learned = 0
         self._state: _State = ({}, {}, {})
-        self._fast = _TokenCodes(MEMO_LIMIT) if accelerated and _TokenCodes is not None else None
+        fast_ok = accelerated and _TokenCodes is not None and not self.extended
+        self._fast = _TokenCodes(MEMO_LIMIT) if fast_ok else None
+        self._accelerated = accelerated
         self._variants: tuple[Any, tuple[tuple[str, ...], ...]] | None = None
 
     @property
@@ -338,7 +370,7 @@ class CompiledRules:
 
     def _build_typo_index(self) -> dict[str, tuple[str, ...]]:
         index: dict[str, list[str]] = {}
-        for keyword in self._exact:
+        for keyword in self._typo_places:
             cap = _cap(len(keyword))
             if cap:
                 for variant in _deletions(keyword, cap):
@@ -347,7 +379,7 @@ class CompiledRules:
 
     def _depth_levels(self) -> tuple[tuple[bool, bool, bool], ...]:
         """Per token length: which deletion depths of the token can meet a keyword's."""
-        lengths = {(len(k), _cap(len(k))) for k in self._exact if _cap(len(k))}
+        lengths = {(len(k), _cap(len(k))) for k in self._typo_places if _cap(len(k))}
         longest = max((n for n, _ in lengths), default=0) + 2
         levels: list[tuple[bool, bool, bool]] = []
         for n in range(longest + 1):
@@ -380,7 +412,7 @@ class CompiledRules:
         from rapidfuzz.distance import OSA
 
         _OSA.fast = OSA.distance
-        typo_keywords = [(k, _cap(len(k))) for k in self._exact if _cap(len(k))]
+        typo_keywords = [(k, _cap(len(k))) for k in self._typo_places if _cap(len(k))]
         bands: list[tuple[str, ...] | None] = []
         for n, level in enumerate(self._levels):
             band = tuple(k for k, cap in typo_keywords if abs(len(k) - n) <= cap)
@@ -395,20 +427,24 @@ class CompiledRules:
 
     # -- pickling, equality, cache data ----------------------------------------
 
-    def __getstate__(self) -> tuple[tuple[RuleSpec, ...], str, bool]:
-        return (self.specs, self.default_label, self._fast is not None)
+    def __getstate__(self) -> tuple[tuple[RuleSpec, ...], str, bool, PlanOptions]:
+        return (self.specs, self.default_label, self._accelerated, self.options)
 
-    def __setstate__(self, state: tuple[tuple[RuleSpec, ...], str, bool]) -> None:
-        specs, default, accelerated = state
-        CompiledRules.__init__(self, specs, default, accelerated=accelerated)
+    def __setstate__(self, state: tuple[tuple[RuleSpec, ...], str, bool, PlanOptions]) -> None:
+        specs, default, accelerated, options = state
+        CompiledRules.__init__(self, specs, default, accelerated=accelerated, options=options)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CompiledRules):
             return NotImplemented
-        return self.specs == other.specs and self.default_label == other.default_label
+        return (self.specs, self.default_label, self.options) == (
+            other.specs,
+            other.default_label,
+            other.options,
+        )
 
     def __hash__(self) -> int:
-        return hash((self.specs, self.default_label))
+        return hash((self.specs, self.default_label, self.options))
 
     def to_data(self) -> tuple[object, ...]:
         """Plain data (tuples, one dict; str/int only) for a marshal cache; see :meth:`from_data`.
@@ -416,10 +452,18 @@ class CompiledRules:
         Deterministic: the same rules always give the same data.
         """
         specs = tuple(
-            (s.label, s.priority, tuple(s.keywords), tuple(s.contexts)) for s in self.specs
+            (
+                s.label,
+                s.priority,
+                tuple(s.keywords),
+                tuple(s.contexts),
+                tuple((c.kind, tuple(c.values), c.flag) for c in s.conditions),
+                s.typo,
+            )
+            for s in self.specs
         )
         typo = {v: tuple(sorted(self._typo[v])) for v in sorted(self._typo)}
-        return (FORMAT, self.default_label, specs, typo)
+        return (FORMAT, self.default_label, specs, typo, options_to_data(self.options))
 
     @classmethod
     def from_data(cls, data: object) -> CompiledRules:
@@ -428,24 +472,38 @@ class CompiledRules:
         Every field is type-checked (with C-level passes over the typo index),
         and every keyword the index names must be a keyword of these rules.
         """
-        if not (type(data) is tuple and len(data) == 4 and data[0] == FORMAT):
+        if not (type(data) is tuple and len(data) == 5 and data[0] == FORMAT):
             raise ValueError("not compiled rules data of this format")
-        _, default, raw_specs, typo = data
+        _, default, raw_specs, typo, raw_options = data
         if type(default) is not str or type(raw_specs) is not tuple:
             raise ValueError("bad compiled rules header")
         specs: list[RuleSpec] = []
         for raw in raw_specs:
-            if not (type(raw) is tuple and len(raw) == 4):
+            if not (type(raw) is tuple and len(raw) == 6):
                 raise ValueError("bad rule")
-            label, priority, keywords, contexts = raw
+            label, priority, keywords, contexts, raw_conditions, typo_on = raw
             if not (
                 type(label) is str
                 and type(priority) is int
                 and _str_tuple(keywords)
                 and _str_tuple(contexts)
+                and type(raw_conditions) is tuple
+                and type(typo_on) is bool
             ):
                 raise ValueError("bad rule")
-            specs.append(RuleSpec(label, priority, keywords, contexts))
+            conditions: list[Condition] = []
+            for cond in raw_conditions:
+                if not (
+                    type(cond) is tuple
+                    and len(cond) == 3
+                    and cond[0] in BY_KEY
+                    and not BY_KEY[cond[0]].indexed
+                    and _str_tuple(cond[1])
+                    and type(cond[2]) is bool
+                ):
+                    raise ValueError("bad rule condition")
+                conditions.append(Condition(*cond))
+            specs.append(RuleSpec(label, priority, keywords, contexts, tuple(conditions), typo_on))
         if type(typo) is not dict:
             raise ValueError("bad typo index")
         named = set(chain.from_iterable(typo.values())) if typo else set()
@@ -455,7 +513,7 @@ class CompiledRules:
             and set(map(type, named)) <= {str}
         ):
             raise ValueError("bad typo index")
-        rules = cls(specs, default, typo_index=typo)
+        rules = cls(specs, default, typo_index=typo, options=options_from_data(raw_options))
         if not named <= rules._exact.keys():
             raise ValueError("typo index does not belong to these rules")
         return rules
@@ -464,6 +522,8 @@ class CompiledRules:
 
     def match_text(self, text: str, contexts: Collection[str] = ()) -> RuleMatch:
         """The winning rule for prompt ``text`` given the available ``contexts``."""
+        if self.extended:
+            return self._match_view(text, contexts)
         if not contexts:
             return self._by_code[self.match_code(text)]
         fast = self._fast
@@ -487,7 +547,13 @@ class CompiledRules:
         return match
 
     def match(self, tokens: Iterable[str], contexts: Collection[str] = ()) -> RuleMatch:
-        """The winning rule for a prompt's ``tokens`` given the available ``contexts``."""
+        """The winning rule for a prompt's ``tokens`` given the available ``contexts``.
+
+        Rule sets with extension conditions need the text itself (slash
+        commands, questions): use :meth:`match_text` for them.
+        """
+        if self.extended:
+            return self._match_view(" ".join(tokens), contexts)
         distinct = tokens if isinstance(tokens, (set, frozenset)) else set(tokens)
         rest = distinct.difference(self._state[0])
         if not contexts:
@@ -503,6 +569,8 @@ class CompiledRules:
         against the tokens known to hit nothing (all in C), then a loop over
         the codes of the few tokens left.
         """
+        if self.extended:
+            return self._code_of_match(self._match_view(text, ()))
         fast = self._fast
         learn_fast = False
         if fast is not None:
@@ -524,6 +592,98 @@ class CompiledRules:
             plain, _, codes = self._state
             fast.remember(distinct, plain, codes)
         return code
+
+    def _code_of_match(self, match: RuleMatch) -> int:
+        """A code standing for ``match`` (extended rule sets), past every entry code."""
+        code = self._codes.get(match)
+        if code is None:
+            code = self._codes.setdefault(match, self._no_free + 1 + len(self._codes))
+            self._by_code[code] = match
+        return code
+
+    def _match_view(self, text: str, contexts: Collection[str]) -> RuleMatch:
+        """First-match-wins with extension conditions verified on a :class:`PromptView`.
+
+        Candidates are the rules some prompt token satisfies (through the
+        index, best evidence per rule) and the keyword-less rules, in
+        evaluation order; each is checked for its contexts, then for each
+        extension condition, and the first that holds wins.
+        """
+        visible = visible_text(text) if self.options.ignore_code else text
+        tokens: list[str] | None = None
+        if len(visible) > LARGE_TEXT:
+            entry_lists: Iterable[tuple[_Entry, ...]] = [self._large_entries(visible)]
+        else:
+            tokens = tokenize(visible)
+            entry_lists = self._learn(set(tokens).difference(self._state[0]))
+        best: dict[int, _Entry] = {}
+        for entries in entry_lists:
+            for entry in entries:
+                held = best.get(entry[0])
+                if held is None or entry < held:
+                    best[entry[0]] = entry
+        candidates: list[tuple[int, int, _Entry | None]] = [
+            (entry[0], entry[3], entry) for entry in best.values()
+        ]
+        candidates.extend((rank, index, None) for rank, index in self._ungated)
+        if self._gated and tokens is not None:
+            gated = self._gated
+            seen: set[int] = set()
+            for token in set(tokens):
+                for word, _ in self._hits_of(token):
+                    for rank, index in gated.get(word, ()):
+                        if rank not in seen:
+                            seen.add(rank)
+                            candidates.append((rank, index, None))
+        elif self._gated:  # a huge text: no token list, every gated rule is a candidate
+            ranks = {r for rules in self._gated.values() for r in rules}
+            candidates.extend((rank, index, None) for rank, index in ranks)
+        candidates.sort(key=_rank_of)
+        view: PromptView | None = None
+        for _, index, hit in candidates:
+            context: str | None = None
+            wanted = self.contexts[index]
+            if wanted:
+                context = next((c for c in wanted if c in contexts), None)
+                if context is None:
+                    continue
+            extra: tuple[Evidence, ...] = ()
+            conditions = self.conditions[index]
+            if conditions:
+                if view is None:
+                    view = PromptView(
+                        text,
+                        contexts,
+                        self.options,
+                        tokens=tokens,
+                        hits=self._hits_of,
+                        visible=visible,
+                    )
+                found: list[Evidence] = []
+                for condition in conditions:
+                    evidence = BY_KEY[condition.kind].match(condition, view)
+                    if evidence is None:
+                        break
+                    found.append(evidence)
+                else:
+                    extra = tuple(found)
+                if len(found) < len(conditions):
+                    continue
+            if hit is None:
+                return RuleMatch(index, self.labels[index], None, False, context, extra)
+            keyword = self.keywords[index][hit[2]]
+            return RuleMatch(index, self.labels[index], keyword, bool(hit[1]), context, extra)
+        return RuleMatch(None, self.default_label)
+
+    def _hits_of(self, token: str) -> tuple[tuple[str, bool], ...]:
+        """The looked-up words ``token`` hits (remembered, bounded like the token memo)."""
+        found = self._word_hits.get(token)
+        if found is None:
+            found = () if self._words is None else tuple(self._words.keyword_hits(token))
+            if len(self._word_hits) >= MEMO_LIMIT:
+                self._word_hits = {}
+            self._word_hits[token] = found
+        return found
 
     def memo_size(self) -> int:
         """How many distinct tokens the memo holds now (at most :data:`MEMO_LIMIT`)."""
@@ -669,7 +829,7 @@ class CompiledRules:
                         and token not in keyword
                     ):
                         places.extend(
-                            (rank, 1, pos, index) for rank, pos, index in self._exact[keyword]
+                            (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
                         )
             elif level[0] or level[1] or level[2]:
                 for keyword in self._typo_candidates(token, level):
@@ -683,7 +843,7 @@ class CompiledRules:
                         continue
                     if _OSA.within(keyword, token, cap) <= cap:
                         places.extend(
-                            (rank, 1, pos, index) for rank, pos, index in self._exact[keyword]
+                            (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
                         )
         if not places:
             return ()
@@ -696,6 +856,29 @@ class CompiledRules:
             last_rank = rank
             out.append((rank, fuzzy, pos, index, self._free_match(index, pos, fuzzy)))
         return tuple(out)
+
+    def keyword_hits(self, token: str) -> list[tuple[str, bool]]:
+        """Every lowercased keyword ``token`` satisfies for some rule, and whether by typo.
+
+        For ``explain``: the index's answer for one token, not remembered.
+        """
+        out: list[tuple[str, bool]] = [(token, False)] if token in self._exact else []
+        n = len(token)
+        if n < len(self._levels) and self._typo:
+            level = self._levels[n]
+            if level[0] or level[1] or level[2]:
+                for keyword in sorted(self._typo_candidates(token, level)):
+                    cap = _cap(len(keyword))
+                    if (
+                        keyword == token
+                        or abs(len(keyword) - n) > cap
+                        or keyword in token
+                        or token in keyword
+                    ):
+                        continue
+                    if _OSA.within(keyword, token, cap) <= cap:
+                        out.append((keyword, True))
+        return out
 
     def _typo_candidates(self, token: str, level: tuple[bool, bool, bool]) -> set[str]:
         """Keywords sharing a deletion variant with ``token`` at the depths ``level`` allows."""
@@ -722,7 +905,7 @@ class CompiledRules:
 
     def _free_match(self, index: int, pos: int, fuzzy: int) -> RuleMatch | None:
         """The shared result for rule ``index`` won by keyword ``pos`` with no context."""
-        if self._needs_context[index]:
+        if self._needs_context[index] or self.conditions[index]:
             return None
         key = (index, pos, fuzzy)
         match = self._matches.get(key)
@@ -746,6 +929,63 @@ def _pieces(text: str, size: int) -> Iterable[str]:
         yield text[start:cut]
         start = cut + 1
     yield text[start:]
+
+
+def _rank_of(candidate: tuple[int, int, _Entry | None]) -> int:
+    return candidate[0]
+
+
+def options_to_data(options: PlanOptions) -> tuple[object, ...]:
+    """Plain data for :class:`PlanOptions` (markers as sorted string tuples)."""
+    markers = tuple(
+        (f.name, _plain(getattr(options.markers, f.name))) for f in fields(options.markers)
+    )
+    return (options.ignore_code, options.hangul_han_typos, markers)
+
+
+def options_from_data(data: object) -> PlanOptions:
+    """:func:`options_to_data` reversed; ``ValueError`` if its shape is wrong."""
+    if not (type(data) is tuple and len(data) == 3 and type(data[2]) is tuple):
+        raise ValueError("bad options")
+    ignore_code, han_typos, raw_markers = data
+    if type(ignore_code) is not bool or type(han_typos) is not bool:
+        raise ValueError("bad options")
+    defaults = DEFAULT_MARKERS
+    values: dict[str, object] = {}
+    for item in raw_markers:
+        if not (type(item) is tuple and len(item) == 2 and type(item[0]) is str):
+            raise ValueError("bad markers")
+        name, value = item
+        if not hasattr(defaults, name):
+            raise ValueError("bad markers")
+        values[name] = _unplain(getattr(defaults, name), value)
+    return PlanOptions(ignore_code, han_typos, replace(defaults, **values))  # type: ignore[arg-type]
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, frozenset):
+        return tuple(sorted(value))
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if type(value) is str:
+        return value
+    raise ValueError(f"unexpected marker value {value!r}")
+
+
+def _unplain(like: object, value: object) -> object:
+    if type(value) is not tuple:
+        raise ValueError("bad markers")
+    if isinstance(like, frozenset):
+        if not _str_tuple(value):
+            raise ValueError("bad markers")
+        return frozenset(value)
+    out: list[object] = []
+    for v in value:
+        if type(v) is str or _str_tuple(v):
+            out.append(v)
+        else:
+            raise ValueError("bad markers")
+    return tuple(out)
 
 
 def _str_tuple(value: object) -> bool:

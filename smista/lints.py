@@ -12,14 +12,12 @@ order.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from enum import StrEnum
-from typing import NamedTuple
 
-from smista.fuzzy import fuzzy_cap, is_typo, osa_distance
-from smista.inflect import inflections
+from smista.conditions.base import Lint, Severity
+from smista.conditions.base import rule_key as _key
+from smista.conditions.registry import KINDS
 from smista.rules import ClassificationConfig, ClassificationRule
-from smista.tokenizer import rust_lower, tokenize
-from smista.workspace import WORKSPACE_CONTEXT_KINDS
+from smista.tokenizer import rust_lower
 
 __all__ = [
     "Lint",
@@ -32,40 +30,10 @@ __all__ = [
 ]
 
 
-class Severity(StrEnum):
-    """``error`` always fails a check; ``warning`` fails it under ``--strict``."""
-
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-
-class Lint(NamedTuple):
-    """One finding about one place in the ``[classification]`` section."""
-
-    rule: int | None
-    key: str
-    severity: Severity
-    code: str
-    message: str
-
-
-def _key(rule: int, field: str | None = None, item: int | None = None) -> str:
-    key = f"classification.rules[{rule}]"
-    if field is not None:
-        key += f".{field}"
-    return key if item is None else key + f"[{item}]"
-
-
 def evaluation_order(config: ClassificationConfig) -> list[int]:
     """Rule indices in the order the classifier tries them (priority, file order)."""
     rules = config.rules
     return sorted(range(len(rules)), key=lambda i: (rules[i].priority, i))
-
-
-def _matchable(keyword: str) -> bool:
-    """Whether ``keyword`` can equal a prompt token (non-empty, one token)."""
-    return keyword != "" and tokenize(keyword) == [rust_lower(keyword)]
 
 
 def _keyword_set(rule: ClassificationRule) -> set[str]:
@@ -77,25 +45,25 @@ def can_match(rule: ClassificationRule) -> bool:
     return not rule.keywords or any(k != "" for k in rule.keywords)
 
 
-def _contexts_within(inner: ClassificationRule, outer: ClassificationRule) -> bool:
-    """Whether ``outer``'s context condition holds whenever ``inner``'s does."""
-    if not outer.requires_any_context:
+def _typo_within(earlier: ClassificationRule, later: ClassificationRule) -> bool:
+    """A typo-off rule does not cover a typo-on one (it misses the typos)."""
+    if earlier.typo or not later.typo:
         return True
-    wanted = set(inner.requires_any_context)
-    return bool(wanted) and wanted <= set(outer.requires_any_context)
+    return not any(kind.typo_aware and kind.is_set(kind.read(earlier)) for kind in KINDS)
 
 
-def covers(earlier: ClassificationRule, later: ClassificationRule) -> bool:
+def covers(earlier: ClassificationRule, later: ClassificationRule, *, skip: str = "") -> bool:
     """Whether every request matching ``later`` also matches ``earlier``.
 
-    True when ``earlier`` can match and each of its conditions is absent or
-    includes all of ``later``'s: keywords (ignoring case) and contexts.
+    True when ``earlier`` can match and, for every condition kind (but
+    ``skip``), ``earlier``'s condition is absent or holds whenever ``later``'s
+    does (:meth:`ConditionKind.covers`; conservative for the extension kinds).
     """
     if not can_match(earlier) or not can_match(later):
         return False
-    if earlier.keywords and not (later.keywords and _keyword_set(later) <= _keyword_set(earlier)):
-        return False
-    return _contexts_within(later, earlier)
+    return _typo_within(earlier, later) and all(
+        kind.covers(kind.read(earlier), kind.read(later)) for kind in KINDS if kind.key != skip
+    )
 
 
 def unreachable_rules(config: ClassificationConfig) -> dict[int, int]:
@@ -110,61 +78,10 @@ def unreachable_rules(config: ClassificationConfig) -> dict[int, int]:
     return out
 
 
-def _keyword_lints(config: ClassificationConfig) -> Iterator[Lint]:
-    for i, rule in enumerate(config.rules):
-        seen: dict[str, int] = {}
-        for j, keyword in enumerate(rule.keywords):
-            key = _key(i, "keywords", j)
-            if keyword == "":
-                alone = all(k == "" for k in rule.keywords)
-                tail = "; the rule has no other keyword, so it never matches"
-                msg = "empty keyword never matches (no token is empty)"
-                yield Lint(i, key, Severity.ERROR, "empty-keyword", msg + tail * alone)
-                continue
-            if not _matchable(keyword):
-                parts = tokenize(keyword)
-                msg = (
-                    f"keyword {keyword!r} contains whitespace or punctuation, which "
-                    "separate tokens, so it never matches as written: that text "
-                    f"is the tokens {parts}, and the keyword only matches the "
-                    "run-together typo "
-                    f"{''.join(parts)!r}. List single words as keywords instead"
-                )
-                yield Lint(i, key, Severity.ERROR, "unmatchable-keyword", msg)
-                continue
-            lowered = rust_lower(keyword)
-            if lowered in seen:
-                msg = (
-                    f"keyword {keyword!r} is already listed at "
-                    f"keywords[{seen[lowered]}] "
-                    "(keywords ignore case); this copy changes nothing"
-                )
-                yield Lint(i, key, Severity.WARNING, "duplicate-keyword", msg)
-            else:
-                seen[lowered] = j
-
-
-def _inflection_lints(config: ClassificationConfig) -> Iterator[Lint]:
-    by_intent: dict[str, set[str]] = {}
-    for rule in config.rules:
-        by_intent.setdefault(rule.intent.value, set()).update(_keyword_set(rule))
-    for i, rule in enumerate(config.rules):
-        listed = by_intent[rule.intent.value]
-        for j, keyword in enumerate(rule.keywords):
-            missing = [f for f in inflections(rust_lower(keyword)) if f not in listed]
-            if missing:
-                msg = (
-                    f"{keyword!r} does not match {', '.join(map(repr, missing))}: "
-                    "a token containing the keyword is a different word to the "
-                    "matcher; list the forms you mean to catch"
-                )
-                yield Lint(i, _key(i, "keywords", j), Severity.INFO, "inflection", msg)
-
-
 def _shadow_lints(config: ClassificationConfig, unreachable: dict[int, int]) -> Iterator[Lint]:
     for index, earlier in sorted(unreachable.items()):
         first = config.rules[earlier]
-        if not first.keywords and not first.requires_any_context:
+        if not any(kind.is_set(kind.read(first)) for kind in KINDS):
             why = f"catch-all rule {earlier} (no conditions) matches every request first"
         else:
             why = (
@@ -190,7 +107,7 @@ def _duplicate_lints(config: ClassificationConfig, unreachable: Collection[int])
             first = config.rules[first_index]
             where = f"keyword {keyword!r} is also in rule {first_index}"
             key = _key(index, "keywords", j)
-            if _contexts_within(rule, first):
+            if covers(first, rule, skip="keywords"):
                 if first.intent != rule.intent:
                     msg = (
                         f"{where} ({first.intent.value}), which is tried first and "
@@ -202,8 +119,12 @@ def _duplicate_lints(config: ClassificationConfig, unreachable: Collection[int])
                     yield Lint(index, key, Severity.INFO, "duplicate-keyword", msg)
             elif first.intent != rule.intent:
                 ctx = ", ".join(map(repr, first.requires_any_context))
-                msg = f"{where} ({first.intent.value}), which wins on it when {ctx} "
-                msg += "is available"
+                if ctx:
+                    msg = f"{where} ({first.intent.value}), which wins on it when {ctx} "
+                    msg += "is available"
+                else:
+                    msg = f"{where} ({first.intent.value}), which wins on it first when "
+                    msg += "its other conditions hold"
                 yield Lint(index, key, Severity.INFO, "duplicate-keyword", msg)
 
 
@@ -229,76 +150,6 @@ def _tie_lints(config: ClassificationConfig, unreachable: Collection[int]) -> It
             break
 
 
-class _Entry(NamedTuple):
-    word: str
-    intent: str
-    rule: int
-    item: int
-    spelling: str
-
-
-def _entries(config: ClassificationConfig) -> list[_Entry]:
-    out: list[_Entry] = []
-    seen: set[tuple[str, str]] = set()
-    for i, rule in enumerate(config.rules):
-        for j, keyword in enumerate(rule.keywords):
-            word = rust_lower(keyword)
-            if _matchable(keyword) and (word, rule.intent.value) not in seen:
-                seen.add((word, rule.intent.value))
-                out.append(_Entry(word, rule.intent.value, i, j, keyword))
-    return out
-
-
-def _collision_lints(config: ClassificationConfig) -> Iterator[Lint]:
-    rank = {index: pos for pos, index in enumerate(evaluation_order(config))}
-    entries = _entries(config)
-    for n, a in enumerate(entries):
-        for b in entries[n + 1 :]:
-            if a.intent == b.intent or a.word in b.word or b.word in a.word:
-                continue
-            cap_a, cap_b = fuzzy_cap(len(a.word)), fuzzy_cap(len(b.word))
-            if abs(len(a.word) - len(b.word)) > cap_a + cap_b:
-                continue  # OSA distance is at least the length difference
-            distance = osa_distance(a.word, b.word)
-            first = a.rule if rank[a.rule] < rank[b.rule] else b.rule
-            pair = (
-                f"keyword {a.spelling!r} ({a.intent}) and {b.spelling!r} "
-                f"({b.intent}, rule {b.rule}) are {distance} edit(s) apart"
-            )
-            key = _key(a.rule, "keywords", a.item)
-            if is_typo(a.word, b.word, cap_a) or is_typo(b.word, a.word, cap_b):
-                msg = (
-                    f"{pair}, within the typo cap: writing one correctly also matches "
-                    f"the other as a typo, and rule {first} is tried first"
-                )
-                yield Lint(a.rule, key, Severity.WARNING, "typo-collision", msg)
-            elif cap_a and cap_b and distance <= cap_a + cap_b:
-                msg = f"{pair}: one misspelling may be a typo of both; rule {first} wins"
-                yield Lint(a.rule, key, Severity.INFO, "typo-collision", msg)
-
-
-def _context_lints(config: ClassificationConfig, known: Collection[str]) -> Iterator[Lint]:
-    allowed = set(WORKSPACE_CONTEXT_KINDS) | set(known)
-    produced = ", ".join(WORKSPACE_CONTEXT_KINDS)
-    for i, rule in enumerate(config.rules):
-        seen: set[str] = set()
-        for j, kind in enumerate(rule.requires_any_context):
-            key = _key(i, "requires_any_context", j)
-            if kind in seen:
-                msg = f"context {kind!r} is listed twice; this copy changes nothing"
-                yield Lint(i, key, Severity.WARNING, "duplicate-context", msg)
-            seen.add(kind)
-            if kind not in allowed:
-                only = len(rule.requires_any_context) == 1
-                msg = (
-                    f"context kind {kind!r} is not produced by the workspace "
-                    f"({produced}) and was not declared (smista check --context-kind "
-                    "NAME); names are case-sensitive"
-                    + ("; unless the host supplies it, this rule never matches" * only)
-                )
-                yield Lint(i, key, Severity.WARNING, "unknown-context", msg)
-
-
 _SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
@@ -312,15 +163,14 @@ def lint_classification(
     ``referenced_paths``).
     """
     unreachable = unreachable_rules(config)
+    known = frozenset(known_contexts)
     found = [
-        *_keyword_lints(config),
         *_shadow_lints(config, unreachable),
         *_duplicate_lints(config, unreachable),
         *_tie_lints(config, unreachable),
-        *_collision_lints(config),
-        *_context_lints(config, known_contexts),
-        *_inflection_lints(config),
     ]
+    for kind in KINDS:
+        found.extend(kind.lints(config.rules, known))
     return sorted(
         found,
         key=lambda x: (

@@ -29,11 +29,12 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from smista.classifier import Classifier
+from smista.conditions.registry import KINDS
 from smista.fuzzy import fuzzy_cap, osa_distance, token_match
 from smista.golden import GoldenCase, LabelledCase
 from smista.intent import IntentSource, TaskIntent
 from smista.lints import evaluation_order, unreachable_rules
-from smista.rules import ClassificationConfig, ClassificationRule
+from smista.rules import ClassificationConfig, ClassificationOptions, ClassificationRule
 from smista.tokenizer import rust_lower, tokenize
 from smista.workspace import WORKSPACE_CONTEXT_KINDS, Workspace
 
@@ -138,29 +139,57 @@ def rules(
     max_keywords: int = 4,
     context_kinds: Sequence[str] = WORKSPACE_CONTEXT_KINDS,
     priority: SearchStrategy[int] | None = None,
+    extensions: bool = False,
 ) -> SearchStrategy[ClassificationRule]:
-    """Classification rules; ``keywords`` and ``requires_any_context`` may be empty."""
-    return st.builds(
-        ClassificationRule,
-        intent=intent if intent is not None else intents(),
-        priority=priority if priority is not None else st.integers(0, 2000),
-        keywords=st.lists(
-            keyword if keyword is not None else keywords(), max_size=max_keywords
-        ).map(tuple),
-        requires_any_context=st.lists(
+    """Classification rules; ``keywords`` and ``requires_any_context`` may be empty.
+
+    With ``extensions`` the rules also use the smista extension kinds (each
+    registered kind's own strategy, from the same ``keyword`` words) and the
+    ``typo`` switch.
+    """
+    word = keyword if keyword is not None else keywords()
+    fields: dict[str, SearchStrategy[object]] = {
+        "intent": intent if intent is not None else intents(),
+        "priority": priority if priority is not None else st.integers(0, 2000),
+        "keywords": st.lists(word, max_size=max_keywords).map(tuple),
+        "requires_any_context": st.lists(
             st.sampled_from(tuple(context_kinds)), max_size=2, unique=True
         ).map(tuple),
-    )
+    }
+    if extensions:
+        for kind in KINDS:
+            if not kind.original:
+                fields[kind.key] = st.one_of(st.just(kind.default), kind.strategy(word))
+        fields["typo"] = st.booleans()
+    return st.builds(ClassificationRule, **fields)
 
 
 def configs(
-    *, max_rules: int = 8, rule: SearchStrategy[ClassificationRule] | None = None
+    *,
+    max_rules: int = 8,
+    rule: SearchStrategy[ClassificationRule] | None = None,
+    extensions: bool = False,
 ) -> SearchStrategy[ClassificationConfig]:
-    """Classification configs of up to ``max_rules`` rules."""
+    """Classification configs of up to ``max_rules`` rules.
+
+    With ``extensions`` the rules use every registered condition kind and the
+    file may set ``[classification.options]``.
+    """
+    if rule is None:
+        rule = rules(extensions=extensions)
+    options: SearchStrategy[ClassificationOptions | None] = st.just(None)
+    if extensions:
+        options = st.one_of(
+            st.none(),
+            st.builds(
+                ClassificationOptions, ignore_code=st.booleans(), hangul_han_typos=st.booleans()
+            ),
+        )
     return st.builds(
         ClassificationConfig,
         default_intent=intents(),
-        rules=st.lists(rule if rule is not None else rules(), max_size=max_rules).map(tuple),
+        rules=st.lists(rule, max_size=max_rules).map(tuple),
+        options=options,
     )
 
 
@@ -423,6 +452,26 @@ def check_typo_stability(
         raise AssertionError("typo-unstable golden cases:\n  " + "\n  ".join(shown) + more)
 
 
+_MAX_WITNESSES = 64
+
+
+def _witness_prompts(rule: ClassificationRule) -> list[str]:
+    """Prompts made of one witness per condition kind (each kind's own examples)."""
+    kinds = sorted(
+        (k for k in KINDS if not k.indexed or k.key == "keywords"), key=lambda k: k.place
+    )
+    prompts = [""]
+    for kind in kinds:
+        value = kind.read(rule)
+        if not kind.is_set(value):
+            continue
+        pieces = kind.witnesses(value)
+        prompts = [
+            f"{p} {w}".strip() if w not in ("?", ".") else p + w for p in prompts for w in pieces
+        ][:_MAX_WITNESSES]
+    return prompts
+
+
 def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> None:
     """Every rule can win: none is shadowed, and each wins on one of its own keywords.
 
@@ -442,7 +491,7 @@ def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> Non
         if index in shadowed:
             continue
         rule = config.rules[index]
-        prompts = [k for k in rule.keywords if k] if rule.keywords else [""]
+        prompts = _witness_prompts(rule)
         contexts: list[tuple[str, ...]] = [(c,) for c in rule.requires_any_context] or [()]
         if not any(
             classifier.classify(p, contexts=c).matched_rule == index
@@ -450,9 +499,8 @@ def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> Non
             for c in contexts
         ):
             problems.append(
-                f"rule {index} ({rule.intent.value}) wins on none of its keywords: "
-                "earlier "
-                "rules claim every one of them"
+                f"rule {index} ({rule.intent.value}) wins on none of its own words: "
+                "earlier rules claim every prompt made of them"
             )
     assert not problems, "unreachable rules:\n  " + "\n  ".join(problems)
 

@@ -97,3 +97,197 @@ def classify(
         "reason": f"no rule matched; default intent '{default}'",
         "confidence": "low",
     }
+
+
+# ---------------------------------------------------------------------------
+# The smista extension kinds, restated plainly from docs/rules.md. The marker
+# functions (slash command, content words, question) are shared like the
+# tokenizer and tested on their own in tests/test_markers.py.
+
+_HAN_RANGES = (
+    (0xAC00, 0xD7A3),
+    (0x1100, 0x11FF),
+    (0x3130, 0x318F),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x3134F),
+)
+
+
+def hangul_or_han(word: str) -> bool:
+    return any(a <= ord(ch) <= b for ch in word for a, b in _HAN_RANGES)
+
+
+def word_result(word: str, token: str, typo: bool) -> str | None:
+    """'exact', 'fuzzy' or None for one lowercased word against one token."""
+    if word == token:
+        return "exact"
+    c = cap(len(word))
+    if typo and c and word not in token and token not in word and 0 < osa(word, token) <= c:
+        return "fuzzy"
+    return None
+
+
+def _sequence(words: list[str], tokens: list[str], typo: bool) -> str | None:
+    best = None
+    for start in range(len(tokens) - len(words) + 1):
+        results = [
+            word_result(w, tokens[start + k], typo and not hangul_or_han(w))
+            for k, w in enumerate(words)
+        ]
+        if None in results:
+            continue
+        if all(r == "exact" for r in results):
+            return "exact"
+        best = "fuzzy"
+    return best if words else None
+
+
+def _first_of(entries: list[str], result: Any) -> tuple[str, bool] | None:
+    """First entry holding exactly, else first holding by typo."""
+    results = [result(e) for e in entries]
+    for e, r in zip(entries, results, strict=True):
+        if r == "exact":
+            return e, False
+    for e, r in zip(entries, results, strict=True):
+        if r == "fuzzy":
+            return e, True
+    return None
+
+
+def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> dict[str, Any]:
+    """The wire JSON for a config that may use every smista extension kind."""
+    from smista.conditions.markers import (
+        DEFAULT_MARKERS,
+        content_tokens,
+        is_question,
+        slash_command,
+    )
+    from smista.conditions.view import visible_text
+
+    options = config.get("options", {})
+    markers = DEFAULT_MARKERS
+    visible = visible_text(text) if options.get("ignore_code", False) else text
+    han_typos = options.get("hangul_han_typos", True)
+    tokens = tokenize(visible)
+    rules = config.get("rules", [])
+    order = sorted(range(len(rules)), key=lambda i: (rules[i].get("priority", 1000), i))
+    for i in order:
+        rule = rules[i]
+        typo = rule.get("typo", True)
+        parts: list[str] = []
+        signals = 0
+        fuzzy_any = False
+        ok = True
+        keywords = rule.get("keywords", [])
+        if keywords:
+
+            def kw(k: str, typo: bool = typo) -> str | None:
+                needle = rust_lower(k)
+                allow = typo and (han_typos or not hangul_or_han(needle))
+                results = [word_result(needle, t, allow) for t in tokens]
+                return "exact" if "exact" in results else ("fuzzy" if "fuzzy" in results else None)
+
+            hit = _first_of(keywords, kw)
+            if hit is None:
+                continue
+            parts.append(f"keyword '{hit[0]}'")
+            signals += 1
+            fuzzy_any |= hit[1]
+        commands = [
+            c[1:].lower() if c.startswith("/") else c.lower() for c in rule.get("commands", [])
+        ]
+        if commands:
+            command = slash_command(text)
+            if command is None or not (command in commands or "*" in commands):
+                continue
+            parts.append(f"command '/{command}'")
+            signals += 1
+        leading = rule.get("leading", [])
+        if leading:
+            content = list(content_tokens(visible, markers))
+
+            def lead(entry: str, content: list[str] = content, typo: bool = typo) -> str | None:
+                words = tokenize(entry)
+                if not words or len(words) > len(content):
+                    return None
+                results = [
+                    word_result(w, content[k], typo and not hangul_or_han(w))
+                    for k, w in enumerate(words)
+                ]
+                if None in results:
+                    return None
+                return "exact" if all(r == "exact" for r in results) else "fuzzy"
+
+            hit = _first_of(leading, lead)
+            if hit is None:
+                continue
+            parts.append(f"leading word '{hit[0]}'")
+            signals += 1
+            fuzzy_any |= hit[1]
+        phrases = rule.get("phrases", [])
+        if phrases:
+            hit = _first_of(phrases, lambda p, typo=typo: _sequence(tokenize(p), tokens, typo))
+            if hit is None:
+                continue
+            parts.append(f"phrase '{hit[0]}'")
+            signals += 1
+            fuzzy_any |= hit[1]
+        stems = [rust_lower(s) for s in rule.get("stems", []) if s]
+        if stems:
+            stem = next((s for s in stems if any(t.startswith(s) for t in tokens)), None)
+            if stem is None:
+                continue
+            parts.append(f"stem '{stem}'")
+            signals += 1
+        subs = [s.lower() for s in rule.get("substrings", []) if s]
+        if subs:
+            sub = next((s for s in subs if s in text.lower()), None)
+            if sub is None:
+                continue
+            parts.append(f"substring '{sub}'")
+            signals += 1
+        question = rule.get("question")
+        if question is not None:
+            if is_question(visible, markers) != question:
+                continue
+            parts.append("question" if question else "no question")
+            signals += 1 if question else 0
+        exclude = rule.get("exclude", [])
+        if exclude:
+            vetoed = any(
+                _sequence(tokenize(e), tokens, False) == "exact" for e in exclude if tokenize(e)
+            )
+            if vetoed:
+                continue
+        wanted = rule.get("requires_any_context", [])
+        if wanted:
+            present = [c for c in wanted if c in contexts]
+            if not present:
+                continue
+            parts.append(f"context '{present[0]}'")
+            signals += 1
+        if not ok:
+            continue
+        if parts:
+            reason = " and ".join(parts) + f" matched rule {i}"
+        elif exclude:
+            reason = f"rule {i} matched: none of its exclusions occur"
+        else:
+            reason = f"catch-all rule {i} matched"
+        confidence = "low" if signals == 0 else "medium" if signals == 1 or fuzzy_any else "high"
+        return {
+            "intent": rule["intent"],
+            "source": "inferred",
+            "reason": reason,
+            "matched_rule": i,
+            "confidence": confidence,
+        }
+    default = config.get("default_intent", "chat")
+    return {
+        "intent": default,
+        "source": "inferred",
+        "reason": f"no rule matched; default intent '{default}'",
+        "confidence": "low",
+    }

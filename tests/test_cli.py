@@ -201,7 +201,7 @@ def test_explain_shows_tokens_rules_and_winner(run_cli: RunCli, rules: Path) -> 
     assert "'reviewing'" in out
     assert "token contains the keyword" in out
     assert "typo at OSA distance 1" in out
-    assert "[winner]" in out
+    assert "<- winner" in out
     assert out.index("rule 0") < out.index("rule 1")
 
 

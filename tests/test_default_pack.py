@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.accuracy import real_prompt_parts
 from smista.classifier import Classifier
 from smista.defaults import default_config
 from smista.evaluate import evaluate_cases
@@ -17,34 +18,64 @@ DATA = ROOT / "tests" / "data"
 
 
 CASES = ROOT / "rules" / "default.cases.toml"
+HELDOUT_FLOOR = 0.75  # measured once, at the end of tuning: 75.5% (74/98)
+
+
+def test_default_pack_on_the_real_prompt_tuning_two_thirds() -> None:
+    """tests/data/real-prompts-dev.jsonl minus its held-out third: the pack was tuned here."""
+    tuning, _ = real_prompt_parts()
+    evaluation = evaluate_cases(Classifier(default_config()), tuning)
+    assert evaluation.total == 196
+    assert evaluation.accuracy >= 0.94, evaluation.misses
+    other = evaluation.non_english
+    assert other is not None
+    assert other.accuracy >= 0.9, evaluation.by_language
+
+
+def test_default_pack_on_the_real_prompt_held_out_third() -> None:
+    """The held-out third (whole sources, tests/data/real-prompts-split.json) was never
+    tuned on; its figure is the one docs and README quote."""
+    _, heldout = real_prompt_parts()
+    evaluation = evaluate_cases(Classifier(default_config()), heldout)
+    assert evaluation.total == 98
+    assert evaluation.accuracy >= HELDOUT_FLOOR, evaluation.misses
+
+
+def test_default_pack_on_non_english_real_prompts() -> None:
+    """Every non-English real prompt (both parts): at least 75% right."""
+    tuning, heldout = real_prompt_parts()
+    other = evaluate_cases(Classifier(default_config()), [*tuning, *heldout]).non_english
+    assert other is not None
+    assert other.total == 76
+    assert other.accuracy >= 0.75
 
 
 def test_default_pack_reaches_ninety_percent_on_its_cases() -> None:
-    """rules/default.cases.toml: at least 90% of the labelled prompts are right."""
+    """rules/default.cases.toml: at least 95% of the labelled prompts are right."""
     evaluation = evaluate_cases(Classifier(default_config()), load_cases(CASES))
     assert evaluation.total >= 300
-    assert evaluation.accuracy >= 0.9, evaluation.misses
+    assert evaluation.accuracy >= 0.95, evaluation.misses
 
 
 def test_default_pack_generalises_to_the_held_out_prompts() -> None:
     """tests/data/heldout.jsonl was never used for tuning (see docs/rules.md)."""
     evaluation = evaluate_cases(Classifier(default_config()), load_cases(DATA / "heldout.jsonl"))
     assert evaluation.total == 100
-    assert evaluation.accuracy >= 0.9, evaluation.misses
+    assert evaluation.accuracy >= 0.96, evaluation.misses
 
 
 def test_default_pack_generalises_to_the_blind_set() -> None:
     """tests/data/heldout2.jsonl was written blind; its pre-tuning score is in docs/rules.md."""
     evaluation = evaluate_cases(Classifier(default_config()), load_cases(DATA / "heldout2.jsonl"))
     assert evaluation.total == 250
-    assert evaluation.accuracy >= 0.89, evaluation.misses
+    assert evaluation.accuracy >= 0.93, evaluation.misses
 
 
 def test_default_pack_on_the_post_tuning_set() -> None:
     """tests/data/heldout3.jsonl was written after tuning and never used to change the pack."""
     evaluation = evaluate_cases(Classifier(default_config()), load_cases(DATA / "heldout3.jsonl"))
     assert evaluation.total == 105
-    assert evaluation.accuracy >= 0.9, evaluation.misses
+    assert evaluation.accuracy >= 0.95, evaluation.misses
 
 
 @pytest.mark.parametrize(
@@ -85,10 +116,10 @@ def test_weak_summarize_words_lose_to_edit_verbs() -> None:
 
 
 def test_default_pack_covers_every_intent() -> None:
-    """Each of the seven intents is reachable: chat as default, the rest by rules."""
+    """Each of the seven intents is reachable by rules; chat also as the default."""
     config = default_config()
     assert config.default_intent is TaskIntent.CHAT
-    assert {r.intent for r in config.rules} == set(TaskIntent) - {TaskIntent.CHAT}
+    assert {r.intent for r in config.rules} == set(TaskIntent)
 
 
 def test_review_with_a_diff_is_high_confidence() -> None:
@@ -114,3 +145,31 @@ def test_inflected_forms_are_listed_because_they_never_match_the_base_word() -> 
     assert classifier.classify("reviewing the auth module").intent is TaskIntent.REVIEW
     assert classifier.classify("refactoring the parser").intent is TaskIntent.EDIT
     assert classifier.classify("summarising the thread").intent is TaskIntent.SUMMARIZE
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("/run pytest -q", TaskIntent.SKILL),
+        ("/git:commit", TaskIntent.SKILL),
+        ("/code add a factorial function", TaskIntent.EDIT),
+        ("/help how do I add a model?", TaskIntent.CHAT),
+        ("can you fix the login bug?", TaskIntent.EDIT),
+        ("how do I run the tests?", TaskIntent.CHAT),
+        ("Add a per-user rate limit to the API", TaskIntent.EDIT),
+        ("update prompt_history.md with today's changes", TaskIntent.EDIT),
+        ("don't write code yet, propose an approach for caching", TaskIntent.PLAN),
+        ("what is the purpose of this commit?", TaskIntent.CHAT),
+        ("commit these changes with a message that summarizes what I did", TaskIntent.SKILL),
+        ("ユーザー認証機能の実装計画を立てて", TaskIntent.PLAN),
+        ("何押しても動かない", TaskIntent.EDIT),
+        ("このコードの内容を説明して", TaskIntent.CHAT),
+        ("홈페이지의 제목을 바꿔줘", TaskIntent.EDIT),
+        ("исправь ошибку в файле main.py", TaskIntent.EDIT),
+        ("判斷下一個字幕是否時間有重疊，如果有，則修改結尾", TaskIntent.EDIT),
+    ],
+)
+def test_v2_signals_decide_real_prompt_shapes(text: str, intent: TaskIntent) -> None:
+    """Slash commands, questions vs requests, the leading word, code-blind keywords and
+    substrings in scripts without spaces each decide a prompt shape from the real set."""
+    assert Classifier(default_config()).classify(text).intent is intent

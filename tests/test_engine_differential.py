@@ -44,6 +44,8 @@ specs_strategy = st.lists(
         st.integers(0, 4),  # few priorities: ties are common
         st.lists(keywords, max_size=5).map(tuple),
         st.lists(st.sampled_from(CONTEXTS), max_size=2).map(tuple),
+        conditions=st.just(()),  # original-shaped rules: the mixed kinds are tested separately
+        typo=st.just(True),
     ),
     max_size=8,
 )
@@ -216,9 +218,9 @@ def test_cache_data_of_another_rule_set_is_rejected() -> None:
     data = CompiledRules([RuleSpec("edit", 1, ("implement",), ())], "chat").to_data()
     other = CompiledRules([RuleSpec("edit", 1, ("refactor",), ())], "chat").to_data()
     with pytest.raises(ValueError, match="typo index does not belong"):
-        CompiledRules.from_data((*data[:3], other[3]))
+        CompiledRules.from_data((*data[:3], other[3], data[4]))
     with pytest.raises(ValueError, match="bad rule"):
-        CompiledRules.from_data((*data[:2], (("edit", "1", (), ()),), data[3]))
+        CompiledRules.from_data((*data[:2], (("edit", "1", (), (), (), True),), *data[3:]))
     with pytest.raises(ValueError, match="format"):
         CompiledRules.from_data((999, *data[1:]))
 

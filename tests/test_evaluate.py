@@ -12,7 +12,8 @@ import pytest
 
 from smista.classifier import Classifier
 from smista.config import load_config
-from smista.evaluate import Evaluation, evaluate_cases, evaluate_labels
+from smista.errors import ConfigError
+from smista.evaluate import Evaluation, evaluate_cases, evaluate_labels, parse_labelled
 from smista.golden import load_cases
 from smista.intent import INTENT_NAMES
 from smista.report import render_html, render_text
@@ -127,3 +128,104 @@ def test_eval_cli_prints_metrics_json_and_writes_html(run_cli: RunCli, tmp_path:
     assert doc["per_intent"]["review"]["f1"] == pytest.approx(0.8)
     low = run_cli(["eval", str(CASES), "--rules", str(RULES), "--min-accuracy", "0.9"])
     assert low.returncode == 1
+
+
+ANNOTATED = DATA / "eval_annotated.jsonl"
+
+
+def annotated_evaluation() -> Evaluation:
+    text = ANNOTATED.read_text(encoding="utf-8")
+    return evaluate_cases(Classifier(load_config(RULES)), parse_labelled(text, str(ANNOTATED)))
+
+
+def test_alt_counts_as_correct_and_enters_the_matrix_as_the_expected_intent() -> None:
+    """a2 (plan, alt edit) got edit: right; a3 (review, alt chat) got edit: wrong."""
+    ev = annotated_evaluation()
+    assert (ev.correct, ev.total) == (5, 7)
+    plan = INTENT_NAMES.index("plan")
+    assert ev.matrix[plan][plan] == 1
+    assert [(m.where, m.expected, m.got) for m in ev.misses] == [
+        ("line 3 (a3)", "review", "edit"),
+        ("line 4 (a4)", "review", "chat"),
+    ]
+
+
+def test_accuracy_per_intent_and_per_language() -> None:
+    ev = annotated_evaluation()
+    by_intent = {g.group: (g.correct, g.total) for g in ev.by_intent}
+    assert by_intent["review"] == (1, 3)
+    assert by_intent["chat"] == (2, 2)
+    assert by_intent["skill"] == (0, 0)
+    assert [(g.group, g.correct, g.total) for g in ev.by_language] == [
+        ("en", 2, 3),
+        ("es", 2, 3),
+    ]  # the last line names no language and is in no language group
+    other = ev.non_english
+    assert other is not None
+    assert (other.correct, other.total) == (2, 3)
+    assert other.accuracy == pytest.approx(2 / 3)
+
+
+def test_plain_case_files_have_no_language_groups() -> None:
+    ev = fixture_evaluation()
+    assert ev.by_language == ()
+    assert ev.non_english is None
+
+
+@pytest.mark.parametrize(
+    ("line", "where"),
+    [
+        ('{"text": "x", "intent": "edit", "alt": "nope"}', "line 2.alt"),
+        ('{"text": "x", "intent": "edit", "alt": 3}', "line 2.alt"),
+        ('{"text": "x", "intent": "nope", "alt": "edit"}', "line 2.intent"),
+        ('{"text": "x", "intent": "edit", "lang": ""}', "line 2.lang"),
+        ('{"text": "x", "intent": "edit", "id": [1]}', "line 2.id"),
+        ('{"text": "x", "intent": "edit", "source": 1}', "line 2.source"),
+        ('{"text": "x", "intent": "edit", "colour": "red"}', "line 2.colour"),
+        ("[1]", "line 2"),
+        ("{", "line 2"),
+    ],
+)
+def test_bad_annotated_lines_name_the_line_and_key(line: str, where: str) -> None:
+    text = '{"text": "ok", "intent": "chat"}\n' + line + "\n"
+    with pytest.raises(ConfigError) as info:
+        parse_labelled(text, "cases.jsonl")
+    assert info.value.path == "cases.jsonl"
+    assert [loc for loc, _ in info.value.errors] == [where]
+
+
+def test_toml_case_files_parse_as_before() -> None:
+    toml = DATA / "eval_cases.toml"
+    parsed = parse_labelled(toml.read_text(encoding="utf-8"), str(toml))
+    assert [(c.where, c.case) for c in parsed] == [tuple(c) for c in load_cases(toml)]
+
+
+def test_the_real_prompt_file_is_a_case_file() -> None:
+    """Every line of the real-prompt set reads, with its alt and language."""
+    path = DATA / "real-prompts-dev.jsonl"
+    parsed = parse_labelled(path.read_text(encoding="utf-8"), str(path))
+    assert len(parsed) == 294
+    assert all(c.lang for c in parsed)
+    assert sum(c.alt is not None for c in parsed) > 50
+
+
+def test_eval_cli_reports_accuracy_per_intent_and_language(run_cli: RunCli) -> None:
+    proc = run_cli(["eval", str(ANNOTATED), "--rules", str(RULES)])
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    assert "accuracy: 71.4% (5/7)" in out
+    assert re.search(r"^review\s+33\.3%\s+1\s+3$", out, re.M)
+    assert re.search(r"^es\s+66\.7%\s+2\s+3$", out, re.M)
+    assert re.search(r"^non-en\s+66\.7%\s+2\s+3$", out, re.M)
+    doc = json.loads(run_cli(["eval", str(ANNOTATED), "--rules", str(RULES), "--json"]).stdout)
+    assert doc["accuracy_by_language"]["en"] == {"correct": 2, "total": 3, "accuracy": 2 / 3}
+    assert doc["accuracy_by_intent"]["chat"]["correct"] == 2
+
+
+def test_eval_cli_names_the_bad_line(run_cli: RunCli, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "x", "intent": "edit", "alt": "nope"}\n', encoding="utf-8")
+    proc = run_cli(["eval", str(bad)])
+    assert proc.returncode != 0
+    assert b"line 1.alt" in proc.stderr
+    assert b"Traceback" not in proc.stderr

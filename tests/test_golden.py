@@ -103,7 +103,7 @@ def test_smista_test_passes_and_fails_with_traces(run_cli: RunCli, tmp_path: Pat
     assert "cases[2] (plan-loses-to-fix)" in out
     assert "expected intent plan, got edit" in out
     assert "rules in evaluation order" in out
-    assert "[winner]" in out
+    assert "<- winner" in out
     assert "3/4 cases passed (75.0%)" in out
     relaxed = run_cli(
         [

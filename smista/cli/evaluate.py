@@ -1,9 +1,11 @@
 """``smista eval DATA [--rules FILE] [--html FILE]``: score rules on labelled data.
 
 I/O edge. Reads labelled prompts (JSONL, one ``{"text": ..., "intent": ...}``
-object a line, or a TOML case file), classifies them with the rules, and prints
-accuracy, per-intent precision/recall/F1, the confusion matrix and the
-misclassified prompts; ``--html`` also writes a self-contained report.
+object a line, optionally with ``id``, ``alt``, ``lang`` and ``source`` as in
+the real-prompt set, or a TOML case file), classifies them with the rules, and
+prints accuracy, per-intent precision/recall/F1, accuracy per intent and per
+language, the confusion matrix and the misclassified prompts; ``--html`` also
+writes a self-contained report.
 Exits 0 (or 1 when ``--min-accuracy`` is not reached); 2 when the data is
 unreadable or holds no labelled prompt.
 """
@@ -16,8 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from smista.cli._common import ArgumentParser, UsageError
+from smista.errors import ConfigError
+from smista.evaluate import AnnotatedCase, Evaluation, GroupScore, parse_labelled
 
-__all__ = ["run"]
+__all__ = ["render_groups", "run"]
 
 
 def _parser() -> ArgumentParser:
@@ -46,19 +50,49 @@ def _parser() -> ArgumentParser:
     return parser
 
 
+def render_groups(evaluation: Evaluation) -> str:
+    """Accuracy per intent, per language and over non-English prompts, as text."""
+    lines = [f"{'intent':<10} {'accuracy':>9} {'correct':>8} {'total':>6}"]
+    for group in evaluation.by_intent:
+        if group.total:
+            lines.append(_group_line(group))
+    if evaluation.by_language:
+        lines += ["", f"{'language':<10} {'accuracy':>9} {'correct':>8} {'total':>6}"]
+        lines += [_group_line(group) for group in evaluation.by_language]
+        other = evaluation.non_english
+        if other is not None:
+            lines.append(_group_line(other))
+    return "\n".join(lines)
+
+
+def _group_line(group: GroupScore) -> str:
+    return f"{group.group:<10} {group.accuracy:>9.1%} {group.correct:>8} {group.total:>6}"
+
+
+def _read_cases(path: str) -> list[AnnotatedCase]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError([("", "no such file")], path) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError([("", f"not valid UTF-8 (byte {exc.start})")], path) from None
+    except OSError as exc:
+        raise ConfigError([("", f"cannot read file: {exc.strerror or exc}")], path) from None
+    return parse_labelled(text, path)
+
+
 def run(argv: Sequence[str]) -> int:
     from smista.classifier import Classifier
     from smista.config import load_config
     from smista.defaults import default_config
     from smista.evaluate import evaluate_cases
-    from smista.golden import load_cases
     from smista.report import render_html, render_text
 
     args = _parser().parse_args(argv[1:])
     if args.min_accuracy is not None and not 0.0 <= args.min_accuracy <= 1.0:
         raise UsageError(f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}")
     config = default_config() if args.rules is None else load_config(args.rules)
-    cases = load_cases(args.data)
+    cases = _read_cases(args.data)
     if not cases:  # a mistyped or truncated file must not pass a quality gate
         raise UsageError(f"{args.data}: no labelled prompts (an empty file scores nothing)")
     evaluation = evaluate_cases(Classifier(config), cases)
@@ -84,7 +118,10 @@ def run(argv: Sequence[str]) -> int:
     if args.json:
         print(json.dumps(evaluation.to_json(), ensure_ascii=False, indent=2))
     else:
-        sys.stdout.write(render_text(evaluation, max_misses=args.max_misses) + "\n")
+        report = render_text(evaluation, max_misses=args.max_misses)
+        head, sep, tail = report.partition("\n\nconfusion matrix")
+        groups = "\n\n" + render_groups(evaluation)
+        sys.stdout.write(head + groups + sep + tail + "\n")
         if args.html:
             sys.stdout.write(f"\nHTML report written to {args.html}\n")
     if args.min_accuracy is not None and evaluation.accuracy < args.min_accuracy:

@@ -1,0 +1,140 @@
+"""Accuracy of a rule pack on every labelled set: the figures the README quotes.
+
+A benchmark, not a test: it prints figures and asserts nothing. The real-prompt
+dev set (tests/data/real-prompts-dev.jsonl) is scored in its two parts, the
+tuning two-thirds and the held-out third (tests/data/real-prompts-split.json,
+made by tools/split_real_prompts.py), each per intent and per language; then
+the project's own labelled sets (rules/default.cases.toml and
+tests/data/heldout*.jsonl). A prediction equal to a prompt's ``alt`` counts as
+correct.
+
+    python -m benchmarks.accuracy                 # all figures, shipped pack
+    python -m benchmarks.accuracy --rules FILE    # another rules file
+    python -m benchmarks.accuracy --tuning-only   # never score the held-out third
+    python -m benchmarks.accuracy --tuning-only --misses   # what to work on
+    python -m benchmarks.accuracy --json
+
+While tuning a pack, use ``--tuning-only``: the held-out third is measured once,
+at the end, and is the figure that estimates accuracy on new prompts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from smista.classifier import Classifier
+from smista.config import load_config
+from smista.defaults import default_config
+from smista.evaluate import AnnotatedCase, Evaluation, evaluate_cases, parse_labelled
+from smista.rules import ClassificationConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+REAL = DATA / "real-prompts-dev.jsonl"
+SPLIT = DATA / "real-prompts-split.json"
+OTHER_SETS = (
+    ROOT / "rules" / "default.cases.toml",
+    DATA / "heldout.jsonl",
+    DATA / "heldout2.jsonl",
+    DATA / "heldout3.jsonl",
+)
+
+__all__ = ["main", "real_prompt_parts"]
+
+
+def _read(path: Path) -> list[AnnotatedCase]:
+    return parse_labelled(path.read_text(encoding="utf-8"), str(path))
+
+
+def real_prompt_parts() -> tuple[list[AnnotatedCase], list[AnnotatedCase]]:
+    """The real-prompt cases split into (tuning two-thirds, held-out third)."""
+    held = set(json.loads(SPLIT.read_text(encoding="utf-8"))["heldout_ids"])
+    lines = REAL.read_text(encoding="utf-8").splitlines()
+    ids = [json.loads(line)["id"] for line in lines if line.strip()]
+    cases = _read(REAL)
+    tuning = [c for c, i in zip(cases, ids, strict=True) if i not in held]
+    heldout = [c for c, i in zip(cases, ids, strict=True) if i in held]
+    return tuning, heldout
+
+
+def _pct(correct: int, total: int) -> str:
+    return f"{correct / total:6.1%} ({correct}/{total})" if total else "   n/a"
+
+
+def _summary(name: str, ev: Evaluation) -> list[str]:
+    lines = [f"{name:<34} {_pct(ev.correct, ev.total)}"]
+    other = ev.non_english
+    if other is not None:
+        lines.append(f"{'  non-English':<34} {_pct(other.correct, other.total)}")
+    return lines
+
+
+def _breakdown(ev: Evaluation) -> list[str]:
+    lines = ["    per intent:   " + "  ".join(
+        f"{g.group} {_pct(g.correct, g.total).strip()}" for g in ev.by_intent if g.total
+    )]  # fmt: skip
+    if ev.by_language:
+        lines.append("    per language: " + "  ".join(
+            f"{g.group} {g.correct}/{g.total}" for g in ev.by_language
+        ))  # fmt: skip
+    return lines
+
+
+def _json(ev: Evaluation) -> dict[str, object]:
+    doc = ev.to_json()
+    doc.pop("misclassified")
+    doc.pop("confusion_matrix")
+    doc.pop("labels")
+    other = ev.non_english
+    if other is not None:
+        doc["non_english"] = {"correct": other.correct, "total": other.total}
+    return doc
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rules", type=Path, help="rules file (default: the shipped pack)")
+    parser.add_argument("--tuning-only", action="store_true", help="skip the held-out third")
+    parser.add_argument("--misses", action="store_true", help="list real-prompt tuning misses")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+
+    config: ClassificationConfig = (
+        default_config() if args.rules is None else load_config(args.rules)
+    )
+    classifier = Classifier(config)
+    tuning, heldout = real_prompt_parts()
+    results: dict[str, Evaluation] = {
+        "real prompts, all": evaluate_cases(classifier, [*tuning, *heldout]),
+        "real prompts, tuning two-thirds": evaluate_cases(classifier, tuning),
+    }
+    if args.tuning_only:
+        del results["real prompts, all"]
+    else:
+        results["real prompts, held-out third"] = evaluate_cases(classifier, heldout)
+    for path in OTHER_SETS:
+        results[str(path.relative_to(ROOT))] = evaluate_cases(classifier, _read(path))
+
+    if args.json:
+        print(json.dumps({k: _json(v) for k, v in results.items()}, indent=2))
+        return 0
+    print(f"rules: {args.rules or 'shipped default pack'}")
+    for name, ev in results.items():
+        print()
+        print("\n".join(_summary(name, ev)))
+        if name.startswith("real prompts"):
+            print("\n".join(_breakdown(ev)))
+    if args.misses:
+        print("\nreal-prompt tuning misses:")
+        for miss in results["real prompts, tuning two-thirds"].misses:
+            text = miss.text.replace("\n", " ")[:150]
+            print(f"  {miss.where}: expected {miss.expected}, got {miss.got}: {text}")
+            print(f"      {miss.reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

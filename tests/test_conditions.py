@@ -1,0 +1,328 @@
+"""Example tests for every condition kind: what holds, the reason it gives, its confidence."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from smista.classifier import Classifier, compile_rules
+from smista.conditions.registry import BY_KEY, KINDS
+from smista.config import parse_config
+from smista.rules import ClassificationRule
+
+
+def classify(rules_toml: str, text: str, contexts: tuple[str, ...] = ()) -> tuple[str, str, str]:
+    classifier = Classifier(parse_config("[classification]\n" + rules_toml))
+    result = classifier.classify(text, contexts=contexts)
+    assert result.confidence is not None
+    return result.intent.value, result.reason, result.confidence.value
+
+
+CASES = [
+    # commands
+    (
+        '[[classification.rules]]\nintent="skill"\ncommands=["run"]\n',
+        "/run pytest -x",
+        ("skill", "command '/run' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\ncommands=["/Run"]\n',
+        "  /RUN now",
+        ("skill", "command '/run' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\ncommands=["*"]\n',
+        "/git:commit all",
+        ("skill", "command '/git:commit' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\ncommands=["run"]\n',
+        "please /run it",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\ncommands=["run"]\n',
+        "/runner go",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    # phrases: consecutive, typo per token, exact beats typo
+    (
+        '[[classification.rules]]\nintent="summarize"\nphrases=["commit message"]\n',
+        "write a commit message",
+        ("summarize", "phrase 'commit message' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="summarize"\nphrases=["commit message"]\n',
+        "write a comit mesage",
+        ("summarize", "phrase 'commit message' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="summarize"\nphrases=["commit message"]\ntypo=false\n',
+        "write a commit mesage",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="summarize"\nphrases=["commit message"]\n',
+        "message the commit",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    # leading words after greetings, mentions and fillers
+    (
+        '[[classification.rules]]\nintent="edit"\nleading=["add"]\n',
+        "Add a button",
+        ("edit", "leading word 'add' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nleading=["add"]\n',
+        "hi @bot, please add a test",
+        ("edit", "leading word 'add' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nleading=["add"]\n',
+        "we should add a test",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nleading=["build a"]\n',
+        "build a todo app",
+        ("edit", "leading word 'build a' matched rule 0", "medium"),
+    ),
+    # question
+    (
+        '[[classification.rules]]\nintent="chat"\nquestion=true\n',
+        "how does the cache work?",
+        ("chat", "question matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="chat"\nquestion=true\n',
+        "can you fix the login bug?",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nquestion=false\nkeywords=["fix"]\n',
+        "can you fix the login bug?",
+        ("edit", "keyword 'fix' and no question matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="chat"\nquestion=true\nkeywords=["cache"]\n',
+        "why is the cache slow?",
+        ("chat", "keyword 'cache' and question matched rule 0", "high"),
+    ),
+    # stems
+    (
+        '[[classification.rules]]\nintent="edit"\nstems=["исправ"]\n',
+        "Исправь ошибку",
+        ("edit", "stem 'исправ' matched rule 0", "medium"),
+    ),
+    # substrings (scripts without spaces)
+    (
+        '[[classification.rules]]\nintent="edit"\nsubstrings=["修正"]\n',
+        "このバグを修正してください",
+        ("edit", "substring '修正' matched rule 0", "medium"),
+    ),
+    # exclude vetoes; no reason part, no signal
+    (
+        '[[classification.rules]]\nintent="edit"\nkeywords=["write"]\nexclude=["don\'t write code"]\n',
+        "don't write code yet, propose a plan",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nkeywords=["write"]\nexclude=["test"]\n',
+        "write the parser",
+        ("edit", "keyword 'write' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nexclude=["test"]\n',
+        "write the parser",
+        ("edit", "rule 0 matched: none of its exclusions occur", "low"),
+    ),
+    # contexts and extension kinds together: high unless a typo
+    (
+        '[[classification.rules]]\nintent="review"\nleading=["review"]\nrequires_any_context=["git_diff"]\n',
+        "review my change",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("rules_toml", "text", "expected"), CASES)
+def test_kind_examples(rules_toml: str, text: str, expected: tuple[str, str, str]) -> None:
+    assert classify(rules_toml, text) == expected
+
+
+def test_context_with_extension_kind_is_high() -> None:
+    toml = '[[classification.rules]]\nintent="review"\nleading=["review"]\nrequires_any_context=["git_diff"]\n'
+    assert classify(toml, "review my change", ("git_diff",)) == (
+        "review",
+        "leading word 'review' and context 'git_diff' matched rule 0",
+        "high",
+    )
+    assert classify(toml, "reviw my change", ("git_diff",))[2] == "medium"  # a typo
+
+
+def test_typo_switch_applies_to_keywords() -> None:
+    on = '[[classification.rules]]\nintent="edit"\nkeywords=["refactor"]\n'
+    off = on + "typo=false\n"
+    assert classify(on, "refactr it")[0] == "edit"
+    assert classify(off, "refactr it")[0] == "chat"
+    assert classify(off, "refactor it")[0] == "edit"
+
+
+def test_hangul_han_keyword_typos_only_when_allowed() -> None:
+    rules = '[[classification.rules]]\nintent="review"\nkeywords=["평가해주세요"]\n'
+    # 평가 and 추가 are one edit apart: with the option off, no typo match
+    assert classify(rules, "추가해주세요")[0] == "review"  # the original's behaviour
+    off = "[classification.options]\nhangul_han_typos=false\n" + rules
+    assert classify(off, "추가해주세요")[0] == "chat"
+    assert classify(off, "평가해주세요")[0] == "review"
+
+
+def test_ignore_code_hides_paths_identifiers_and_code() -> None:
+    rules = (
+        "[classification.options]\nignore_code=true\n"
+        '[[classification.rules]]\nintent="prompt"\nkeywords=["prompt"]\n'
+    )
+    assert classify(rules, "update prompt_history.md with today")[0] == "chat"
+    assert classify(rules, "see https://x.dev/prompt for details")[0] == "chat"
+    assert classify(rules, "run `prompt --help`")[0] == "chat"
+    assert classify(rules, "```\nprompt = 1\n```\nwhy?")[0] == "chat"
+    assert classify(rules, "improve this prompt")[0] == "prompt"
+    plain = '[[classification.rules]]\nintent="prompt"\nkeywords=["prompt"]\n'
+    assert classify(plain, "update prompt_history.md")[0] == "prompt"  # the original's
+
+
+def test_original_shaped_files_take_the_original_path() -> None:
+    config = parse_config(
+        '[classification]\n[[classification.rules]]\nintent="edit"\nkeywords=["fix"]\n'
+    )
+    assert not compile_rules(config).extended
+    assert config.rules[0].model_dump(exclude_defaults=True) == {
+        "intent": "edit",
+        "keywords": ("fix",),
+    }
+
+
+def test_rule_model_fields_are_the_registered_kinds() -> None:
+    assert list(ClassificationRule.model_fields) == [
+        "intent",
+        "priority",
+        *(kind.key for kind in KINDS),
+        "typo",
+    ]
+    assert set(BY_KEY) == {kind.key for kind in KINDS}
+
+
+def test_typing_mirror_matches_the_registry() -> None:
+    """rules.py declares the kinds' keys for type checkers; they must agree."""
+    source = Path(__file__).parents[1] / "smista" / "rules.py"
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    base = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_RuleBase")
+    block = next(n for n in base.body if isinstance(n, ast.If))
+    names = [
+        n.target.id
+        for n in block.body
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+    ]
+    assert names == list(ClassificationRule.model_fields)
+
+
+def test_unknown_rule_key_lists_every_kind() -> None:
+    from smista.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        parse_config('[classification]\n[[classification.rules]]\nintent="edit"\nphrase=["x"]\n')
+    assert "phrases" in str(err.value)
+    assert "classification.rules[0].phrase" in str(err.value)
+
+
+def test_wrong_types_name_key_path() -> None:
+    from smista.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        parse_config('[classification]\n[[classification.rules]]\nintent="edit"\nquestion="yes"\n')
+    assert "classification.rules[0].question" in str(err.value)
+    assert "expected a boolean" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        parse_config("[classification]\n[classification.options]\nignore_cod=true\n")
+    assert "classification.options.ignore_cod" in str(err.value)
+
+
+def _lints(rules_toml: str) -> list[tuple[str, str]]:
+    from smista.lints import lint_classification
+
+    config = parse_config("[classification]\n" + rules_toml)
+    return [(lint.code, lint.key) for lint in lint_classification(config)]
+
+
+def test_lints_of_the_extension_kinds() -> None:
+    found = _lints(
+        '[[classification.rules]]\nintent="summarize"\nphrases=["commit message", "recap"]\n'
+        '[[classification.rules]]\nintent="skill"\nphrases=["commit  message"]\n'
+        '[[classification.rules]]\nintent="edit"\nstems=["fi", "fix"]\nsubstrings=["ab"]\n'
+        '[[classification.rules]]\nintent="edit"\ncommands=["run", "/RUN"]\n'
+    )
+    assert ("one-word-phrase", "classification.rules[0].phrases[1]") in found
+    assert ("shared-phrases", "classification.rules[1].phrases[0]") in found
+    assert ("short-stem", "classification.rules[2].stems[0]") in found
+    assert ("short-substring", "classification.rules[2].substrings[0]") in found
+    assert ("duplicate-commands", "classification.rules[3].commands[1]") in found
+
+
+def test_unreachable_accounts_for_extension_conditions() -> None:
+    # the earlier rule needs a question as well: it does not cover the later one
+    assert not any(
+        code == "unreachable-rule"
+        for code, _ in _lints(
+            '[[classification.rules]]\nintent="chat"\nkeywords=["cache"]\nquestion=true\n'
+            '[[classification.rules]]\nintent="edit"\nkeywords=["cache"]\n'
+        )
+    )
+    # the same condition and a superset of keywords: covered
+    assert ("unreachable-rule", "classification.rules[1]") in _lints(
+        '[[classification.rules]]\nintent="chat"\nkeywords=["cache", "db"]\nquestion=true\n'
+        '[[classification.rules]]\nintent="edit"\nkeywords=["cache"]\nquestion=true\n'
+    )
+    # an exclusion makes the earlier rule narrower
+    assert not any(
+        code == "unreachable-rule"
+        for code, _ in _lints(
+            '[[classification.rules]]\nintent="chat"\nkeywords=["cache"]\nexclude=["fix"]\n'
+            '[[classification.rules]]\nintent="edit"\nkeywords=["cache"]\n'
+        )
+    )
+
+
+def test_unreachable_check_builds_prompts_from_every_kind() -> None:
+    from smista.testing import check_no_unreachable_rules
+
+    config = parse_config(
+        "[classification]\n"
+        '[[classification.rules]]\nintent="skill"\ncommands=["run"]\n'
+        '[[classification.rules]]\nintent="edit"\nleading=["add"]\nquestion=false\n'
+        '[[classification.rules]]\nintent="chat"\nphrases=["best way"]\nquestion=true\n'
+    )
+    check_no_unreachable_rules(config)
+    shadowed = parse_config(
+        "[classification]\n"
+        '[[classification.rules]]\nintent="chat"\nquestion=true\n'
+        '[[classification.rules]]\nintent="plan"\nphrases=["best way"]\nquestion=true\n'
+    )
+    with pytest.raises(AssertionError, match="rule 1"):
+        check_no_unreachable_rules(shadowed)
+
+
+def test_ignore_code_keeps_sentence_punctuation_and_substrings_see_raw_text() -> None:
+    from smista.conditions.view import visible_text
+
+    assert visible_text("what is in config.yaml?").rstrip().endswith("?")
+    assert "src" not in visible_text("(see src/app.py).")
+    assert visible_text("(see src/app.py).").rstrip().endswith(").")
+    rules = (
+        "[classification.options]\nignore_code=true\n"
+        '[[classification.rules]]\nintent="chat"\nquestion=true\n'
+        '[[classification.rules]]\nintent="prompt"\nsubstrings=["claude.md"]\n'
+    )
+    assert classify(rules, "what is in config.yaml?")[0] == "chat"
+    assert classify(rules, "update CLAUDE.md with the new commands")[0] == "prompt"

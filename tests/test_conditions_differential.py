@@ -1,0 +1,108 @@
+"""Random configs mixing every condition kind: the engine against two references.
+
+* :func:`smista.reference.match_rules`, rule by rule with each kind's own
+  ``match`` (the semantics as the kinds state them);
+* ``tests/reference.py``'s ``classify_extended``, the semantics restated
+  plainly from docs/rules.md (wire JSON: intent, reason, confidence);
+* the pure-Python path against the default (compiled) one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from smista.classifier import Classifier, compile_rules
+from smista.conditions.view import visible_text
+from smista.engine import CompiledRules
+from smista.reference import match_rules
+from smista.rules import ClassificationConfig
+from smista.testing import configs, keywords, rules
+from smista.tokenizer import tokenize
+from tests import reference
+
+WORDS = st.sampled_from(
+    ["fix", "plan", "review", "commit", "message", "summary", "refactor", "deploy", "tests", "run"]
+)
+EXT_CONFIGS = configs(extensions=True, rule=rules(keyword=WORDS, extensions=True), max_rules=6)
+
+
+def _config_dict(config: ClassificationConfig) -> dict[str, Any]:
+    return config.model_dump(mode="json", exclude_none=True)
+
+
+@st.composite
+def prompts(draw: st.DrawFn, config: ClassificationConfig) -> str:
+    """Prompts made of the config's own words, typos of them, and structure."""
+    pool: list[str] = ["the", "it", "code", "src/app.py", "`inline`", "can", "you", "how"]
+    for rule in config.rules:
+        for key in ("keywords", "leading", "phrases", "stems", "exclude", "substrings"):
+            pool.extend(getattr(rule, key))
+        pool.extend("/" + c for c in rule.commands if c != "*")
+    parts: list[str] = []
+    if draw(st.booleans()):
+        parts.append(draw(st.sampled_from(["/run", "/ask", "/plan", "@agent", "hi,", "please"])))
+    for _ in range(draw(st.integers(0, 6))):
+        word = draw(st.sampled_from(pool))
+        if word and draw(st.integers(0, 4)) == 0:
+            i = draw(st.integers(0, len(word) - 1))
+            word = word[:i] + draw(st.sampled_from("aeiouxz")) + word[i + 1 :]
+        parts.append(word)
+    return " ".join(parts) + draw(st.sampled_from(["", "?", ".", " ?", "!"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(config=EXT_CONFIGS, data=st.data())
+def test_mixed_kinds_match_both_references(
+    config: ClassificationConfig, data: st.DataObject
+) -> None:
+    classifier = Classifier(config)
+    rules = classifier.rules
+    pure = CompiledRules(rules.specs, rules.default_label, accelerated=False, options=rules.options)
+    rebuilt = CompiledRules.from_data(rules.to_data())
+    plain = _config_dict(config)
+    for _ in range(3):
+        text = data.draw(prompts(config))
+        contexts = data.draw(st.frozensets(st.sampled_from(["git_diff", "active_file"])))
+        visible = visible_text(text) if rules.options.ignore_code else text
+        expected = match_rules(
+            rules.specs,
+            rules.default_label,
+            tokenize(visible),
+            contexts,
+            text=text,
+            options=rules.options,
+        )
+        assert rules.match_text(text, contexts) == expected
+        assert pure.match_text(text, contexts) == expected
+        assert rebuilt.match_text(text, contexts) == expected
+        got = classifier.classify(text, contexts=contexts).model_dump(
+            mode="json", exclude_none=True
+        )
+        assert got == reference.classify_extended(text, plain, set(contexts))
+        if not contexts:
+            assert classifier.classify(text) == classifier.classify(text, contexts=contexts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(config=configs(max_rules=6, extensions=True, rule=None), word=keywords(max_size=6))
+def test_original_shaped_configs_are_not_extended(config: ClassificationConfig, word: str) -> None:
+    """Dropping every extension key gives a rule set on the original's path."""
+    original = ClassificationConfig(
+        default_intent=config.default_intent,
+        rules=tuple(
+            type(r)(
+                intent=r.intent,
+                priority=r.priority,
+                keywords=r.keywords,
+                requires_any_context=r.requires_any_context,
+            )
+            for r in config.rules
+        ),
+    )
+    assert not compile_rules(original).extended
+    assert Classifier(original).classify(word).model_dump(
+        mode="json", exclude_none=True
+    ) == reference.classify(word, _config_dict(original), set())

@@ -1,0 +1,309 @@
+"""Question, request and leading-word markers: slash commands, content words, questions."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from smista.conditions.markers import (
+    DEFAULT_MARKERS,
+    MARKER_KEYS,
+    content_tokens,
+    is_question,
+    markers_from,
+    slash_command,
+)
+from smista.errors import ConfigError
+from smista.tokenizer import tokenize
+
+M = DEFAULT_MARKERS
+
+QUESTIONS = {
+    "en": [
+        "how do I run the tests",
+        "what does this function do?",
+        "why is the build so slow",
+        "where is rate limiting implemented in our API?",
+        "When was the most recent release?",
+        "is taiwan a country",
+        "can I use local LLMs with this?",
+        "do we need a migration for this",
+        "which of these two approaches is faster?",
+        "so what does the retry loop do",
+        "The build fails with exit code 2. Why?",
+    ],
+    "ja": [
+        "このコードは何ですか",
+        "どうやって動かせば良い？",
+        "なぜこのテストは失敗するのでしょうか",
+        "この関数は安全ですか",
+    ],
+    "ko": [
+        "이 함수는 무엇을 하나요?",
+        "왜 빌드가 실패해?",
+        "어떻게 나누면 좋을까?",
+        "이 코드 괜찮을까요",
+    ],
+    "zh": ["这个函数是做什么的吗", "为什么测试失败了", "请问这个怎么用", "这样写对吗？"],
+    "ru": ["почему не работает сборка", "как запустить тесты", "что делает эта функция?"],
+    "es": ["¿Cómo puedo filtrar productos", "por qué falla la compilación", "qué hace esto"],
+    "pt": ["como iniciar uma aplicacao node.js?", "o que faz essa função", "por que falha"],
+    "fr": ["pourquoi le build échoue", "est-ce que ça marche", "comment faire un rebase"],
+    "de": ["warum schlägt der Build fehl", "wie starte ich die Tests", "gibt es dafür eine API"],
+    "it": ["perché il build fallisce", "cosa fa questa funzione", "che cosa significa"],
+    "tr": ["bu fonksiyon doğru mu?", "neden derleme başarısız", "bu nedir", "test geçti mi"],
+    "id": ["kenapa build gagal", "bagaimana cara menjalankan tes", "apa fungsi ini"],
+    "vi": ["tại sao build bị lỗi", "cái này là gì", "code này chạy được không"],
+    "sv": ["varför misslyckas bygget", "hur kör jag testerna", "vad gör den här funktionen"],
+}
+
+NOT_QUESTIONS = {
+    "en": [
+        "can you fix the login bug?",
+        "Could you add tests for the parser?",
+        "please explain this function",
+        "Would you mind renaming the variable?",
+        "Hello! Can you tell me what files are in this directory?",
+        "fix the failing test",
+        "Add a function calculate_average to utils.py",
+        "can't log in after the update",
+        "doesn't compile anymore",
+        "comment out the debug lines",
+        "When I run the tests they fail.",
+        "",
+        "   ",
+    ],
+    "ja": [
+        "修正してください",
+        "直して",
+        "修正してくれますか",
+        "確認してもらえますか？",
+        "何押しても動かない",
+        "ブラウザで動くテトリスを作ってほしい。",
+    ],
+    "ko": [
+        "수정해줘",
+        "수정해 주세요",
+        "이 버그 고쳐줄래?",
+        "테스트를 추가해 줄 수 있어?",
+        "코드를 검토해 주실 수 있나요?",
+        "지금 내가 만들고 있는 홈페이지를 확인해줘",
+    ],
+    "zh": ["请帮我修复这个bug？", "帮我写一个函数", "你能重构这段代码吗？"],
+    "ru": ["пожалуйста, исправь ошибку", "можешь добавить тесты?", "исправь сборку"],
+    "es": ["¿puedes arreglar el error?", "por favor añade pruebas", "arregla el test"],
+    "pt": ["você pode corrigir o erro?", "pode me explicar o sistema?", "corrija o teste"],
+    "fr": ["peux-tu corriger le bug ?", "s'il vous plaît ajoutez des tests"],
+    "de": ["kannst du den Fehler beheben?", "bitte füge Tests hinzu", "behebe den Fehler"],
+    "it": ["puoi correggere il bug?", "per favore aggiungi dei test"],
+    "tr": ["bunu düzeltebilir misin?", "lütfen testleri ekle", "hatayı düzelt"],
+    "id": ["tolong buatkan navbar yang bagus", "bisakah kamu memperbaiki ini?"],
+    "vi": ["bạn có thể sửa lỗi này không?", "hãy sửa lỗi này", "làm ơn thêm test"],
+    "sv": ["kan du fixa buggen?", "snälla lägg till tester", "fixa buggen"],
+}
+
+
+def _cases(table: dict[str, list[str]]) -> list[tuple[str, str]]:
+    return [(lang, text) for lang, texts in table.items() for text in texts]
+
+
+@pytest.mark.parametrize(("lang", "text"), _cases(QUESTIONS))
+def test_questions_are_questions(lang: str, text: str) -> None:
+    assert is_question(text, M), (lang, text)
+
+
+@pytest.mark.parametrize(("lang", "text"), _cases(NOT_QUESTIONS))
+def test_requests_and_statements_are_not_questions(lang: str, text: str) -> None:
+    assert not is_question(text, M), (lang, text)
+
+
+def test_defaults_cover_every_listed_language() -> None:
+    assert set(QUESTIONS) == set(NOT_QUESTIONS) == {
+        "en", "ja", "ko", "zh", "ru", "es", "pt", "fr", "de", "it", "tr", "id", "vi", "sv",
+    }  # fmt: skip
+
+
+def test_a_request_anywhere_makes_the_prompt_no_question() -> None:
+    assert is_question("Why does it crash on load?", M)
+    assert not is_question("Why does it crash on load? Please fix it.", M)
+    assert not is_question("I get an error. Can you fix it?", M)
+    assert not is_question("Please help. Why does it crash?", M)
+
+
+def test_the_last_sentence_decides() -> None:
+    assert not is_question("Why is this null? fix it so it doesn't crash", M)
+    assert is_question("The build fails with exit code 2. Why?", M)
+    assert is_question("What does this function do? Thanks!", M)  # thanks alone: no sentence
+    assert is_question("?", M)
+    assert is_question("ok?", M)
+    assert not is_question("ok.", M)
+
+
+def test_a_request_clause_after_a_comma_is_a_request() -> None:
+    assert not is_question("the date picker shows the wrong month, can you fix that?", M)
+    assert not is_question("it fails on windows; could you look into it?", M)
+    assert is_question("if the cache is cold, how long does a build take?", M)
+
+
+def test_question_after_a_slash_command_and_mentions() -> None:
+    assert is_question("/help can i use local LLMs?", M)
+    assert is_question("@workspace how is auth wired up", M)
+    assert not is_question("/code add a factorial function", M)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("/git:commit", "git:commit"),
+        ("/git:commit foo", "git:commit"),
+        ("  /Ask how does it work", "ask"),
+        ("/check-prompt --fix", "check-prompt"),
+        ("/run pytest -q", "run"),
+        ("/help.", "help"),
+        ("/src/app.ts explain this", None),
+        ("/", None),
+        ("/ run", None),
+        ("/_private", None),
+        ("run /tests", None),
+        ("@cline /newtask", "newtask"),
+        ("@workspace @terminal /explain how auth works", "explain"),
+        ("@workspace how does /login work", None),
+        ("explain", None),
+    ],
+)
+def test_slash_command(text: str, name: str | None) -> None:
+    assert slash_command(text) == name
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("Add a function calculate_average", ("add", "a")),
+        ("can you please fix the login bug?", ("fix", "the")),
+        ("Hi! Could you add tests", ("add", "tests")),
+        ("ok, so now refactor it", ("refactor", "it")),
+        ("I want you to write a parser", ("write", "a")),
+        ("I'm trying to implement auth with this API", ("implement", "auth")),
+        ("Help me write tests for the function", ("write", "tests")),
+        ("@claude Review this PR", ("review", "this")),
+        ("@workspace @terminal find the largest file", ("find", "the")),
+        ("/code ok, do that", ("do", "that")),
+        ("/ask why is it slow", ("why", "is")),
+        ("hey @cline fix the bug", ("fix", "the")),
+        ("No, put it below the bar.", ("put", "it")),
+        ("Thanks. Now add tests", ("add", "tests")),
+        ("좋아 우리가 작성한 문서를 바탕으로", ("우리가", "작성한")),
+        ("ok, verifique se a parte", ("verifique", "se")),
+        ("Chào bạn, đây là mã nguồn", ("đây", "là")),
+        ("пожалуйста, исправь ошибку", ("исправь", "ошибку")),
+        ("bitte behebe den Fehler", ("behebe", "den")),
+        ("tolong buatkan saya navbar", ("buatkan", "saya")),
+    ],
+)
+def test_content_tokens_skip_commands_mentions_greetings_and_fillers(
+    text: str, first: tuple[str, ...]
+) -> None:
+    assert content_tokens(text, M)[: len(first)] == first
+
+
+def test_content_tokens_keep_later_mentions_and_stop_at_the_first_content_word() -> None:
+    assert content_tokens("explain @auth.py please", M) == ("explain", "auth", "py", "please")
+    assert content_tokens("Hello!", M) == ()
+    assert content_tokens("", M) == ()
+
+
+def test_no_space_scripts_match_openers_as_prefixes() -> None:
+    assert is_question("为什么测试失败了", M)
+    assert not is_question("请修复这个测试", M)
+    assert is_question("请问怎么运行测试", M)  # 请问 (may I ask) beats 请 (please)
+
+
+def test_latin_endings_with_a_leading_space_need_a_whole_token() -> None:
+    assert is_question("derleme tamam mı", M)
+    assert not is_question("bu adamı", M)  # ends in "mı" but is no particle
+
+
+def test_markers_from_none_and_empty_give_the_defaults() -> None:
+    assert markers_from(None) is DEFAULT_MARKERS
+    assert markers_from({}) == DEFAULT_MARKERS
+
+
+def test_markers_from_replaces_only_the_given_lists() -> None:
+    custom = markers_from({"question_words": ["quid"], "request_openers": ["fac ut", "Amabo Te"]})
+    assert custom.question_words == frozenset({"quid"})
+    assert custom.request_openers == (("fac", "ut"), ("amabo", "te"))
+    assert custom.fillers == DEFAULT_MARKERS.fillers
+    assert custom.question_endings == DEFAULT_MARKERS.question_endings
+    assert is_question("quid est", custom)
+    assert not is_question("why is it slow", custom)
+    assert not is_question("amabo te, quid est?", custom)
+
+
+def test_markers_from_keeps_a_leading_space_on_endings() -> None:
+    custom = markers_from({"question_endings": [" Ne", "ka"], "request_endings": ["nasai"]})
+    assert custom.question_endings == (" ne", "ka")
+    assert custom.request_endings == ("nasai",)
+    assert is_question("kore wa ne", custom)
+    assert not is_question("kore wa one", custom)
+    assert is_question("desu ka", custom)
+
+
+@pytest.mark.parametrize(
+    ("table", "where"),
+    [
+        ({"question_word": ["why"]}, "classification.markers.question_word"),
+        ({"fillers": "ok"}, "classification.markers.fillers"),
+        ({"fillers": ["ok", 3]}, "classification.markers.fillers[1]"),
+        ({"fillers": ["ok", "..."]}, "classification.markers.fillers[1]"),
+        ({"question_words": ["how come"]}, "classification.markers.question_words[0]"),
+    ],
+)
+def test_markers_from_rejects_bad_tables_naming_the_key(
+    table: dict[str, object], where: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        markers_from(table)
+    assert [loc for loc, _ in info.value.errors] == [where]
+
+
+def test_every_marker_key_is_accepted() -> None:
+    table: dict[str, object] = {key: ["x"] for key in MARKER_KEYS}
+    markers = markers_from(table)
+    assert markers.question_words == frozenset({"x"})
+    assert markers.fillers == (("x",),)
+
+
+_TEXT = st.text(
+    alphabet=st.sampled_from([*"abc xyz?!.,;'\n\t-_", "为", "吗", "까", "요", "か", "@"]),
+    max_size=40,
+)
+_WORDS = st.lists(st.sampled_from(["how", "fix", "the", "bug", "why", "it", "x1"]), max_size=6)
+
+
+@given(_TEXT)
+def test_is_question_is_deterministic_and_ignores_trailing_whitespace(text: str) -> None:
+    assert is_question(text, M) == is_question(text, M)
+    assert is_question(text + " \n\t ", M) == is_question(text, M)
+
+
+@given(_TEXT)
+def test_content_tokens_are_a_suffix_of_the_tokens_without_command_or_mention(
+    text: str,
+) -> None:
+    plain = text.replace("@", " ").replace("/", " ")
+    tokens = tuple(tokenize(plain))
+    content = content_tokens(plain, M)
+    assert tokens[len(tokens) - len(content) :] == content
+
+
+@given(_WORDS, st.sampled_from(["run", "git:commit", "ask"]))
+def test_a_slash_command_is_read_and_skipped(words: list[str], name: str) -> None:
+    text = f"/{name} " + " ".join(words)
+    assert slash_command(text) == name
+    assert content_tokens(text, M) == content_tokens(" ".join(words), M)
+
+
+@given(_WORDS)
+def test_a_polite_request_opener_is_never_a_question(words: list[str]) -> None:
+    assert not is_question("can you " + " ".join(words) + "?", M)

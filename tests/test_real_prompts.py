@@ -1,0 +1,53 @@
+"""The real-prompt dev set and its held-out split (tools/split_real_prompts.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "split_real_prompts", ROOT / "tools" / "split_real_prompts.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rows() -> list[dict[str, object]]:
+    lines = (DATA / "real-prompts-dev.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def test_every_row_keeps_its_fields() -> None:
+    rows = _rows()
+    assert len(rows) == 294
+    assert all(set(r) == {"id", "text", "intent", "alt", "lang", "source"} for r in rows)
+    assert len({r["id"] for r in rows}) == 294
+
+
+def test_the_committed_split_is_what_the_tool_makes() -> None:
+    made = _tool().make_split(_rows())
+    committed = json.loads((DATA / "real-prompts-split.json").read_text(encoding="utf-8"))
+    assert committed == made
+
+
+def test_the_held_out_third_takes_whole_sources() -> None:
+    rows = _rows()
+    split = json.loads((DATA / "real-prompts-split.json").read_text(encoding="utf-8"))
+    held = set(split["heldout_ids"])
+    assert len(held) == split["heldout_count"] == round(len(rows) / 3)
+    by_source: dict[object, Counter[bool]] = {}
+    for row in rows:
+        by_source.setdefault(row["source"], Counter())[row["id"] in held] += 1
+    assert all(len(parts) == 1 for parts in by_source.values())  # never split
+    assert {s for s, parts in by_source.items() if parts[True]} == set(split["heldout_sources"])
