@@ -114,6 +114,7 @@ def test_batch_after_ctrl_c_ends_the_progress_line() -> None:
     import os
     import signal
     import subprocess
+    import time
 
     proc, controller = batch_on_a_terminal([], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
     assert proc.stdin is not None
@@ -123,8 +124,16 @@ def test_batch_after_ctrl_c_ends_the_progress_line() -> None:
         shown = b""
         while b"lines/s" not in shown:  # the first block was classified
             shown += os.read(controller, 4096)
+        # Interrupt it while it waits for more input. (A SIGINT that lands while
+        # CPython copies a read buffer in C is only noticed at the next syscall
+        # return: a known race of blocking reads, not what this test is about.)
+        wchan = Path(f"/proc/{proc.pid}/wchan")
+        for _ in range(6000):
+            if not wchan.exists() or "pipe" in wchan.read_text():
+                break
+            time.sleep(0.01)
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(60) == 130
+        assert proc.wait(300) == 130  # generous: a loaded machine finishes the block first
         proc.stdin.close()
         shown += read_terminal(controller)
     finally:
@@ -273,7 +282,7 @@ def test_labelled_batch_input_with_ids_is_a_case_file(run_cli: RunCli, tmp_path:
     data.write_text(
         '{"id": 7, "text": "fix the login bug", "intent": "edit"}\n'
         '{"id": "a-2", "text": "hello there", "intent": "review"}\n'
-        '{"id": [1, 2], "text": "please review", "contexts": ["git_diff"], "intent": "review"}\n',
+        '{"id": 3, "text": "please review", "contexts": ["git_diff"], "intent": "review"}\n',
         encoding="utf-8",
     )
     tested = run_cli(["test", "default", "--cases", str(data), "-q"])
