@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from smista.engine import CompiledRules, RuleMatch, confidence_of, reason_of
-from smista.errors import UnknownIntentError
+from smista.errors import SmistaError, UnknownIntentError
 from smista.intent import TaskIntent
 
 try:  # memchr, from the optional C extension; bytes.count otherwise
@@ -43,7 +43,9 @@ except ImportError:  # pragma: no cover - exercised on machines without a C comp
 
 __all__ = [
     "BLOCK_BYTES",
+    "MAX_LINE_BYTES",
     "RECORD_KEYS",
+    "BatchInputError",
     "BatchStats",
     "classify_block",
     "classify_block_counted",
@@ -54,6 +56,10 @@ __all__ = [
 
 BLOCK_BYTES = 1 << 18
 """Target size of one unit of work (whole lines; a longer line is its own block)."""
+
+MAX_LINE_BYTES = 64 << 20
+"""Longest input line (64 MiB): a longer one (a file of zeros, a binary file) stops
+the run with :class:`BatchInputError` instead of growing memory without bound."""
 
 RECORD_KEYS = ("text", "command", "contexts", "workspace", "id")
 """Keys an input record may have."""
@@ -73,6 +79,15 @@ def default_workers() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+class BatchInputError(SmistaError):
+    """The input cannot be read as JSONL at all (a line over :data:`MAX_LINE_BYTES`)."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(
+            f"input line {line} is longer than {MAX_LINE_BYTES} bytes (is the input JSONL?)"
+        )
 
 
 class _RecordError(ValueError):
@@ -221,6 +236,9 @@ class _Renderer:
         obj: Any = None
         try:
             obj = _decode(raw)
+            if (b"\\ud" in raw or b"\\uD" in raw) and _lone_surrogate(obj):
+                obj = None  # the id cannot be echoed either
+                raise _RecordError(LONE_SURROGATE)
             if not isinstance(obj, dict):
                 raise _RecordError(f"expected a JSON object, got {_kind(obj)}")
             body = self.record(obj)
@@ -238,6 +256,21 @@ class _Renderer:
                     pass
             return _dump(error)
         return body
+
+
+LONE_SURROGATE = (
+    "invalid JSON: lone surrogate in a string (a \\ud800-\\udfff escape without its pair)"
+)
+"""The error for a line holding a lone surrogate escape: not valid Unicode, so
+refused as the HTTP service refuses it (as invalid JSON)."""
+
+
+def _lone_surrogate(obj: Any) -> bool:
+    try:
+        _dump(obj).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _json_error(exc: BaseException) -> str:
@@ -268,8 +301,8 @@ def classify_block_counted(
     if not out:
         return b"", 0, 0
     out.append("")
-    # A lone surrogate (from a \\udXXX escape in an id) is written back as that
-    # same JSON escape, so every output line stays valid UTF-8 and valid JSON.
+    # Lines with lone surrogates are refused (LONE_SURROGATE), so the output is
+    # valid UTF-8; "backslashreplace" stays as a guard that never fires.
     return "\n".join(out).encode("utf-8", "backslashreplace"), renderer.bad, renderer.first_bad
 
 
@@ -292,19 +325,35 @@ def iter_blocks(stream: IO[bytes], size: int = BLOCK_BYTES) -> Iterator[tuple[by
     """
     line = 1
     pending = b""
+    partial: list[bytes] = []  # chunks of one long line, joined once it ends
+    partial_size = 0
     while True:
         chunk = stream.read(size)
         if not chunk:
             break
-        data = pending + chunk if pending else chunk
-        cut = data.rfind(b"\n")
+        cut = chunk.rfind(b"\n")
         if cut < 0:
-            pending = data
+            partial.append(chunk)
+            partial_size += len(chunk)
+            if len(pending) + partial_size > MAX_LINE_BYTES:
+                raise BatchInputError(line)
             continue
+        if partial:
+            data = pending + b"".join(partial) + chunk
+            cut += len(data) - len(chunk)
+            partial.clear()
+            partial_size = 0
+        elif pending:
+            data = pending + chunk
+            cut += len(pending)
+        else:
+            data = chunk
         block, pending = data[:cut], data[cut + 1 :]
         count = _count_newlines(block) + 1
         yield block, line, count
         line += count
+    if partial:
+        pending += b"".join(partial)
     if pending:
         yield pending, line, _count_newlines(pending) + 1
 
@@ -349,8 +398,11 @@ def iter_spans(
                 else:
                     cut = mapped.rfind(b"\n", pos, limit)
                     if cut < 0:
-                        cut = mapped.find(b"\n", limit, end)
+                        longest = min(end, pos + MAX_LINE_BYTES + 1)
+                        cut = mapped.find(b"\n", limit, longest)
                         if cut < 0:
+                            if longest < end or end - pos > MAX_LINE_BYTES:
+                                raise BatchInputError(line)
                             cut = end
                 count = _count_newlines(view[pos:cut]) + 1
                 yield pos, cut - pos, line, count

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from smista._files import CONFIG_LIMIT, InputFileError, read_bounded
 from smista.errors import ConfigError
 from smista.rules import ClassificationConfig
 
@@ -59,11 +60,13 @@ def read_source(path: str | Path) -> tuple[str, bytes]:
     if not name:
         raise ConfigError([("", "empty file name, expected the path of a TOML file")], "''")
     try:
-        raw = Path(path).read_bytes()
+        raw = read_bounded(path, CONFIG_LIMIT)
     except FileNotFoundError:
         raise ConfigError([("", "no such file")], name) from None
     except IsADirectoryError:
         raise ConfigError([("", "is a directory, expected a TOML file")], name) from None
+    except InputFileError as exc:
+        raise ConfigError([("", f"{exc.strerror}, expected a TOML file")], name) from None
     except OSError as exc:
         raise ConfigError([("", f"cannot read file: {exc.strerror or exc}")], name) from None
     try:

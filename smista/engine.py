@@ -236,7 +236,7 @@ class CompiledRules:
         "_free_code",
         "_free_default",
         "_free_rank",
-        "_gated",
+        "_gate_keys",
         "_half",
         "_keywordless",
         "_learned",
@@ -244,11 +244,11 @@ class CompiledRules:
         "_matches",
         "_needs_context",
         "_no_free",
+        "_plan",
         "_state",
         "_stride",
         "_typo",
         "_typo_places",
-        "_ungated",
         "_variants",
         "_word_hits",
         "_words",
@@ -320,21 +320,25 @@ class CompiledRules:
             if allowed:
                 self._typo_places[keyword] = allowed
         self._keywordless = tuple(keywordless)
-        # Keyword-less rules whose condition can only hold when one of a few
-        # looked-up words occurs are candidates only then (ConditionKind.gate).
-        gated: dict[str, list[tuple[int, int]]] = {}
-        ungated: list[tuple[int, int]] = []
-        for rank, index in enumerate(self.order):
-            if self.specs[index].keywords:
-                continue
-            gates = [g for c in self.conditions[index] if (g := BY_KEY[c.kind].gate(c)) is not None]
+        # Keyword-less rules, in order, each with the gate of one of its
+        # conditions (ConditionKind.gate): keys of which one must be present
+        # for the rule to hold, so most are skipped with one set test.
+        plan: list[tuple[int, int, str | None, frozenset[str]]] = []
+        gate_keys: dict[str, set[str]] = {}
+        for rank, index in keywordless:
+            gates = [
+                (c.kind, g)
+                for c in self.conditions[index]
+                if (g := BY_KEY[c.kind].gate(c)) is not None
+            ]
             if gates:
-                for word in min(gates, key=len):
-                    gated.setdefault(word, []).append((rank, index))
+                kind, keys = min(gates, key=lambda kg: len(kg[1]))
+                gate_keys.setdefault(kind, set()).update(keys)
+                plan.append((rank, index, kind, keys))
             else:
-                ungated.append((rank, index))
-        self._gated = {w: tuple(v) for w, v in gated.items()}
-        self._ungated = tuple(ungated)
+                plan.append((rank, index, None, frozenset()))
+        self._plan = tuple(plan)
+        self._gate_keys = {k: frozenset(v) for k, v in gate_keys.items()}
         free = next(
             ((r, i) for r, i in keywordless if not self.contexts[i] and not self.conditions[i]),
             None,
@@ -622,25 +626,29 @@ class CompiledRules:
                 held = best.get(entry[0])
                 if held is None or entry < held:
                     best[entry[0]] = entry
-        candidates: list[tuple[int, int, _Entry | None]] = [
-            (entry[0], entry[3], entry) for entry in best.values()
-        ]
-        candidates.extend((rank, index, None) for rank, index in self._ungated)
-        if self._gated and tokens is not None:
-            gated = self._gated
-            seen: set[int] = set()
-            for token in set(tokens):
-                for word, _ in self._hits_of(token):
-                    for rank, index in gated.get(word, ()):
-                        if rank not in seen:
-                            seen.add(rank)
-                            candidates.append((rank, index, None))
-        elif self._gated:  # a huge text: no token list, every gated rule is a candidate
-            ranks = {r for rules in self._gated.values() for r in rules}
-            candidates.extend((rank, index, None) for rank, index in ranks)
-        candidates.sort(key=_rank_of)
-        view: PromptView | None = None
-        for _, index, hit in candidates:
+        view = PromptView(
+            text, contexts, self.options, tokens=tokens, hits=self._hits_of, visible=visible
+        )
+        hits = sorted(best.values())
+        plan = self._plan
+        present: dict[str, frozenset[str]] = {}
+        h = p = 0
+        while h < len(hits) or p < len(plan):
+            if p >= len(plan) or (h < len(hits) and hits[h][0] < plan[p][0]):
+                hit: _Entry | None = hits[h]
+                index = hits[h][3]
+                h += 1
+            else:
+                hit = None
+                _, index, gate_kind, keys = plan[p]
+                p += 1
+                if gate_kind is not None:
+                    found_keys = present.get(gate_kind)
+                    if found_keys is None:
+                        found_keys = BY_KEY[gate_kind].present(view, self._gate_keys[gate_kind])
+                        present[gate_kind] = found_keys
+                    if keys.isdisjoint(found_keys):
+                        continue
             context: str | None = None
             wanted = self.contexts[index]
             if wanted:
@@ -650,25 +658,15 @@ class CompiledRules:
             extra: tuple[Evidence, ...] = ()
             conditions = self.conditions[index]
             if conditions:
-                if view is None:
-                    view = PromptView(
-                        text,
-                        contexts,
-                        self.options,
-                        tokens=tokens,
-                        hits=self._hits_of,
-                        visible=visible,
-                    )
                 found: list[Evidence] = []
                 for condition in conditions:
                     evidence = BY_KEY[condition.kind].match(condition, view)
                     if evidence is None:
                         break
                     found.append(evidence)
-                else:
-                    extra = tuple(found)
                 if len(found) < len(conditions):
                     continue
+                extra = tuple(found)
             if hit is None:
                 return RuleMatch(index, self.labels[index], None, False, context, extra)
             keyword = self.keywords[index][hit[2]]
@@ -929,10 +927,6 @@ def _pieces(text: str, size: int) -> Iterable[str]:
         yield text[start:cut]
         start = cut + 1
     yield text[start:]
-
-
-def _rank_of(candidate: tuple[int, int, _Entry | None]) -> int:
-    return candidate[0]
 
 
 def options_to_data(options: PlanOptions) -> tuple[object, ...]:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr, field_validator
 
+from smista._files import CASES_LIMIT, read_bounded
 from smista.classifier import Classifier
 from smista.errors import ConfigError
 from smista.intent import Confidence, TaskIntent
@@ -161,7 +162,7 @@ def load_cases(path: str | Path) -> list[LabelledCase]:
     """Cases from a ``.toml`` or ``.jsonl`` file."""
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_bounded(path, CASES_LIMIT).decode("utf-8")
     except FileNotFoundError:
         raise ConfigError([("", "no such file")], name) from None
     except UnicodeDecodeError as exc:

@@ -6,16 +6,31 @@ file (``None``: the shipped default pack). A file seen before is not parsed or
 validated again: its compiled form is read from a cache entry keyed by
 
 * the file's content (BLAKE2b digest of its bytes), so any change misses;
-* the smista version, the Python version and build, the marshal format and
+* the smista version, the Python version and build, the entry format and
   the engine's data format, all of which are stored in the entry and checked.
 
-Entries are plain nested tuples of ``str``/``int`` written with :mod:`marshal`
-(never pickle) and validated field by field on load; an entry that is
-unreadable, truncated, of another version or of the wrong shape is ignored and
-rebuilt. Writes go to a temporary file renamed into place (atomic), and a
-cache directory that cannot be written is simply not used. A file never seen
-before is validated through the pydantic models with exactly the messages of
-:func:`smista.load_config`.
+The cache trusts nothing it reads. An entry is JSON, generic over whatever
+JSON-shaped data :meth:`CompiledRules.to_data` produces (arrays stand for
+tuples; data that does not survive that round trip is simply not cached)::
+
+    smista-rules-cache 1\n
+    <BLAKE2b-256 of the payload, hex> <payload length>\n
+    <payload: {"stamp": [...], "key": "...", "data": ...}>
+
+Loading an entry cannot execute anything or allocate without bound: the file
+is opened without following symlinks, must be a regular file owned by the
+current user and at most :data:`ENTRY_LIMIT` bytes, its length and checksum
+are verified before the JSON is parsed, the stamp and key must match, the
+data must rebuild through :meth:`CompiledRules.from_data`, and every intent
+label and priority is then checked against the types. Any fault (a
+truncated, mutated, foreign, hostile or special file) is a miss: the rules
+are rebuilt from the source file and the entry is rewritten, so a cache
+directory full of hostile bytes changes no answer. The directory is created
+0700; one owned by another user, or writable by others, is not used (one of
+ours that is too open is narrowed to 0700). Writes go to a temporary file
+renamed into place (atomic), and a cache directory that cannot be written is
+simply not used. A file never seen before is validated through the pydantic
+models with exactly the messages of :func:`smista.load_config`.
 
 The shipped default pack is precompiled into :mod:`smista._default_pack`
 (regenerate with ``python -m smista.rulecache --write-default-pack``); it is used
@@ -30,15 +45,19 @@ validated, or import pydantic unless a file has to be validated.
 
 from __future__ import annotations
 
-import marshal
+import json
 import os
+import re
+import stat
 import sys
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from smista import __version__
+from smista._files import CONFIG_LIMIT, read_bounded
 from smista.engine import FORMAT, CompiledRules
+from smista.intent import TaskIntent
 
 try:  # the builtin module: importing hashlib would also load OpenSSL
     from _blake2 import blake2b
@@ -47,6 +66,7 @@ except ImportError:  # pragma: no cover - non-CPython builds
 
 __all__ = [
     "CACHE_LIMIT",
+    "ENTRY_LIMIT",
     "cache_dir",
     "cache_key",
     "default_pack_path",
@@ -57,7 +77,16 @@ __all__ = [
 CACHE_LIMIT = 64
 """Most entries kept in the cache directory (oldest removed first)."""
 
-_MAGIC = "smista-rules"
+ENTRY_LIMIT = 32 << 20
+"""Largest cache entry read (32 MiB); a larger one is a miss."""
+
+ENTRY_FORMAT = 1
+"""Version of the entry layout (header, checksum, JSON payload)."""
+
+_MAGIC = b"smista-rules-cache %d\n" % ENTRY_FORMAT
+_HEADER = re.compile(rb"([0-9a-f]{64}) ([1-9][0-9]{0,9})\n")
+_INTENTS = frozenset(i.value for i in TaskIntent)
+_MAX_PRIORITY = 2**32 - 1  # smista.rules.MAX_PRIORITY (not imported: it loads pydantic)
 
 
 def default_pack_path() -> Path:
@@ -85,7 +114,7 @@ def cache_dir() -> Path | None:
 
 def _stamp() -> tuple[str, str, int, int]:
     """Everything besides the content that a compiled entry depends on."""
-    return (__version__, sys.version, marshal.version, FORMAT)
+    return (__version__, sys.version, ENTRY_FORMAT, FORMAT)
 
 
 def digest(content: bytes) -> str:
@@ -103,7 +132,7 @@ def load_rules(path: str | Path | None) -> CompiledRules:
     """The compiled rules of ``path`` (or of the shipped default pack)."""
     source = default_pack_path() if path is None else path
     try:
-        content = Path(source).read_bytes()
+        content = read_bounded(source, CONFIG_LIMIT)
     except OSError:
         return _validated(source, None)  # raises the loader's own ConfigError
     shipped = _shipped(content)
@@ -111,14 +140,18 @@ def load_rules(path: str | Path | None) -> CompiledRules:
         return shipped
     directory = cache_dir()
     key = cache_key(content)
-    if directory is not None:
-        cached = _read_entry(directory / f"rules-{key}.bin", key)
+    if directory is not None and _private(directory, create=False):
+        cached = _read_entry(directory / _entry_name(key), key)
         if cached is not None:
             return cached
     rules = _validated(source, content)
     if directory is not None:
         _write_entry(directory, key, rules)
     return rules
+
+
+def _entry_name(key: str) -> str:
+    return f"rules-{key}.json"
 
 
 def _validated(source: str | Path, content: bytes | None) -> CompiledRules:
@@ -148,44 +181,120 @@ def _shipped(content: bytes) -> CompiledRules | None:
         return None
 
 
-def _read_entry(file: Path, key: str) -> CompiledRules | None:
+def _private(directory: Path, *, create: bool) -> bool:
+    """Whether ``directory`` is ours and private (0700), creating it if asked."""
     try:
-        raw = file.read_bytes()
+        if create:
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.stat(directory)
     except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        return False
+    if info.st_mode & 0o077:
+        try:
+            os.chmod(directory, 0o700)
+        except OSError:
+            return False
+    return True
+
+
+def _plain(value: Any) -> Any:
+    """JSON-decoded data with every array as a tuple (the engine's data uses tuples)."""
+    if type(value) is list:
+        return tuple(_plain(v) for v in value)
+    if type(value) is dict:
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def encode_entry(key: str, data: Any) -> bytes | None:
+    """The entry bytes for ``data`` (``None``: not JSON data that round-trips exactly)."""
+    try:
+        payload = json.dumps(
+            {"stamp": _stamp(), "key": key, "data": data},
+            ensure_ascii=True,
+            separators=(",", ":"),
+            allow_nan=False,
+        ).encode("ascii")
+    except (TypeError, ValueError, RecursionError):
         return None
     try:
-        entry: Any = marshal.loads(raw)
-    except (EOFError, ValueError, TypeError):
+        if _plain(json.loads(payload)["data"]) != data:
+            return None
+    except RecursionError:
         return None
+    check = blake2b(payload, digest_size=32).hexdigest().encode("ascii")
+    return _MAGIC + check + b" %d\n" % len(payload) + payload
+
+
+def decode_entry(raw: bytes, key: str) -> Any:
+    """The data of a verified entry for ``key``; ``ValueError`` for anything else."""
+    if not raw.startswith(_MAGIC):
+        raise ValueError("not a cache entry of this format")
+    header = _HEADER.match(raw, len(_MAGIC))
+    if header is None:
+        raise ValueError("bad entry header")
+    payload = raw[header.end() :]
+    if len(payload) != int(header.group(2)):
+        raise ValueError("entry length mismatch")
+    if blake2b(payload, digest_size=32).hexdigest().encode("ascii") != header.group(1):
+        raise ValueError("entry checksum mismatch")
+    try:
+        entry = json.loads(payload.decode("ascii"))
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise ValueError("bad entry payload") from exc
     if not (
-        type(entry) is tuple
-        and len(entry) == 4
-        and entry[0] == _MAGIC
-        and entry[1] == _stamp()
-        and entry[2] == key
+        type(entry) is dict
+        and entry.keys() == {"stamp", "key", "data"}
+        and _plain(entry["stamp"]) == _stamp()
+        and entry["key"] == key
     ):
-        return None
+        raise ValueError("entry of another version or key")
+    return _plain(entry["data"])
+
+
+def _typed(rules: CompiledRules) -> bool:
+    """Every intent label and priority of ``rules`` is one the types allow."""
+    if rules.default_label not in _INTENTS:
+        return False
+    for spec in rules.specs:
+        label = getattr(spec, "label", None)
+        priority = getattr(spec, "priority", None)
+        if label not in _INTENTS or type(priority) is not int:
+            return False
+        if not 0 <= priority <= _MAX_PRIORITY:
+            return False
+    return True
+
+
+def _read_entry(file: Path, key: str) -> CompiledRules | None:
+    """The rules of a trustworthy entry, or ``None`` (any fault is a miss)."""
     try:
-        return CompiledRules.from_data(entry[3])
-    except (ValueError, TypeError):
+        raw = read_bounded(file, ENTRY_LIMIT, follow_symlinks=False, owner=os.geteuid())
+        rules = CompiledRules.from_data(decode_entry(raw, key))
+    except (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError):
         return None
+    except Exception:  # whatever else a hostile entry provokes: still only a miss
+        return None
+    return rules if _typed(rules) else None
 
 
 def _write_entry(directory: Path, key: str, rules: CompiledRules) -> None:
     """Store ``rules`` atomically; any failure leaves the cache as it was."""
     import tempfile
 
-    entry: Any = (_MAGIC, _stamp(), key, rules.to_data())
-    data = marshal.dumps(entry)
+    data = encode_entry(key, rules.to_data())
+    if data is None or not _private(directory, create=True):
+        return
     try:
-        directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".rules-", suffix=".tmp", dir=directory)
     except OSError:
         return
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.replace(tmp, directory / f"rules-{key}.bin")
+        os.replace(tmp, directory / _entry_name(key))
     except OSError:
         with suppress(OSError):
             os.unlink(tmp)
@@ -195,10 +304,15 @@ def _write_entry(directory: Path, key: str, rules: CompiledRules) -> None:
 
 def _prune(directory: Path) -> None:
     try:
-        entries = sorted(directory.glob("rules-*.bin"), key=lambda p: p.stat().st_mtime)
+        entries = sorted(
+            (p for p in directory.glob("rules-*") if p.is_file() and not p.is_symlink()),
+            key=lambda p: p.lstat().st_mtime,
+        )
     except OSError:
         return
-    for old in entries[:-CACHE_LIMIT]:
+    current = [p for p in entries if p.suffix == ".json"]
+    stale = [p for p in entries if p.suffix != ".json"]  # entries of the old format
+    for old in stale + current[:-CACHE_LIMIT]:
         with suppress(OSError):
             old.unlink()
 

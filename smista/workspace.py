@@ -8,7 +8,7 @@ targets; first occurrence kept), which feed routing-rule path globs.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 __all__ = ["WORKSPACE_CONTEXT_KINDS", "Workspace", "context_kinds", "touched_files"]
 
@@ -30,7 +30,7 @@ class Workspace(BaseModel):
     git_diff: StrictStr | None = None
     git_branch: StrictStr | None = None
     active_file: StrictStr | None = None
-    referenced_paths: tuple[StrictStr, ...] = ()
+    referenced_paths: tuple[StrictStr, ...] = Field(default=(), fail_fast=True)
 
 
 def context_kinds(workspace: Workspace | None) -> frozenset[str]:

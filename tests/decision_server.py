@@ -9,20 +9,27 @@ It speaks both protocols smista's providers use:
   ``choices[0].message.content`` as a JSON object keyed by question id.
 
 Faults are injected by setting ``server.fault`` (see :data:`FAULTS`). Every
-request is recorded (path, headers, decoded body).
+request is recorded (path, headers, decoded body). The ``echo_*`` faults send
+back the key the request carried (read from the header it came in, so the
+server echoes what smista really sent) in one encoding each, see
+:func:`key_echoes`; ``gzip_bomb`` sends a small gzip body that inflates far
+past any cap.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import socket
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 FAULTS = (
     "none",
@@ -38,7 +45,54 @@ FAULTS = (
     "invalid_answers",  # 200, protocol-valid shape, category outside the three
     "fenced",  # openai only: reply content wrapped in a ```json fence
     "deep",  # 200 with JSON nested far beyond the decoder's recursion limit
+    "gzip_bomb",  # 200, Content-Encoding: gzip, ~64 KiB that inflates to 64 MiB
+    "echo_reason",  # 400 whose reason phrase is the raw key
+    "echo_model",  # 200, a valid reply whose model name (and content) is the key
+    *(
+        f"echo_{name}"
+        for name in (
+            "raw",
+            "json",
+            "unicode",
+            "url",
+            "url_plus",
+            "base64",
+            "basic",
+            "wrapped",
+            "upper",
+            "lower",
+            "double_json",
+        )
+    ),
 )
+
+
+def key_echoes(key: str) -> dict[str, str]:
+    """The key written every way an upstream might echo it, by fault name suffix."""
+    unicode = "".join(f"\\u{ord(c):04x}" for c in key)
+    return {
+        "raw": key,
+        "json": json.dumps(key)[1:-1].replace("/", "\\/"),
+        "unicode": unicode,
+        "url": quote(key, safe=""),
+        "url_plus": quote_plus(f"Bearer {key}"),
+        "base64": base64.b64encode(key.encode()).decode(),
+        "basic": base64.b64encode(f"user:{key}".encode()).decode(),
+        "wrapped": "\n".join(key[i : i + 7] for i in range(0, len(key), 7)),
+        "upper": key.upper(),
+        "lower": key.lower(),
+        "double_json": json.dumps(json.dumps(key))[1:-1],
+    }
+
+
+_BOMB: list[bytes] = []
+
+
+def gzip_bomb() -> bytes:
+    """~64 KiB of gzip that inflates to 64 MiB of zero bytes (built once)."""
+    if not _BOMB:
+        _BOMB.append(gzip.compress(b"\0" * (64 << 20), compresslevel=9))
+    return _BOMB[0]
 
 
 @dataclass
@@ -46,6 +100,7 @@ class Recorded:
     path: str
     headers: dict[str, str]
     body: Any
+    peer: tuple[str, int] = ("", 0)  # the client's address: one per connection
 
 
 @dataclass
@@ -60,6 +115,7 @@ class Behaviour:
     usage: tuple[int, int] = (12, 3)
     fault: str = "none"
     huge_size: int = 2 * 1024 * 1024
+    key_header: str = "Authorization"  # where the key is expected (and read for echoes)
     canned: Any = None  # a JSON value sent verbatim instead of computed answers
     requests: list[Recorded] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
@@ -85,6 +141,7 @@ def systemone_answers(questions: dict[str, Any], b: Behaviour) -> dict[str, Any]
 
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
+    protocol_version = "HTTP/1.1"  # keep-alive, as real upstreams do
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -105,13 +162,36 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw)
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        b.requests.append(Recorded(self.path, dict(self.headers.items()), body))
-        if b.expected_key is not None and self.headers.get("Authorization") != (
-            f"Bearer {b.expected_key}"
-        ):
+        peer = (str(self.client_address[0]), int(self.client_address[1]))
+        b.requests.append(Recorded(self.path, dict(self.headers.items()), body, peer))
+        sent = self.headers.get(b.key_header, "")
+        key = sent.removeprefix("Bearer ") if b.key_header.lower() == "authorization" else sent
+        if b.expected_key is not None and key != b.expected_key:
             self._send(401, b'{"error":"unauthorized"}')
             return
         fault = b.fault
+        if fault.startswith("echo_") and fault not in ("echo_key", "echo_reason", "echo_model"):
+            text = key_echoes(key)[fault.removeprefix("echo_")]
+            self._send(400, json.dumps({"error": {"message": f"bad key {text} rejected"}}).encode())
+            return
+        if fault == "echo_reason":
+            self.send_response(400, f"Bad key {key}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if fault == "echo_model":
+            b.model = key
+            b.category = key
+        if fault == "gzip_bomb":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Encoding", "gzip")
+            bomb = gzip_bomb()
+            self.send_header("Content-Length", str(len(bomb)))
+            self.end_headers()
+            with suppress(OSError):
+                self.wfile.write(bomb)
+            return
         if fault == "slow":
             b.release.wait(10)
             self._send(200, b"{}")

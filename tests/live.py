@@ -62,9 +62,7 @@ class LiveServer:
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        rec = self.wait_for(
-            lambda r: r.get("event") == "listening", self.startup_timeout
-        )
+        rec = self.wait_for(lambda r: r.get("event") == "listening", self.startup_timeout)
         self.port = int(rec["port"])
         return self
 
@@ -162,9 +160,7 @@ class ThreadServer:
     def __init__(self, app: Any) -> None:
         import uvicorn
 
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=0, log_config=None, lifespan="on"
-        )
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None, lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.port = 0

@@ -11,7 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smista.batch import BatchStats, classify_block, iter_blocks, iter_spans, run_batch
+from smista.batch import (
+    LONE_SURROGATE,
+    BatchStats,
+    classify_block,
+    iter_blocks,
+    iter_spans,
+    run_batch,
+)
 from smista.defaults import default_classifier
 from smista.rulecache import load_rules
 from smista.workspace import Workspace
@@ -150,11 +157,26 @@ def test_blank_lines_are_skipped_and_line_numbers_stay_true() -> None:
     assert [g.get("line") for g in got] == [None, 5]
 
 
-def test_lone_surrogate_ids_stay_valid_json() -> None:
-    """A \\ud800 escape in an id comes back as the same escape (valid UTF-8 output)."""
-    out = classify_block(load_rules(None), b'{"text":"x","id":"\\ud800"}', 1)
-    assert out.startswith(b'{"id":"\\ud800",')
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"text":"x","id":"\\ud800"}',
+        b'{"text":"fix \\udc00 it"}',
+        b'{"text":"x","contexts":["\\uD83D"]}',
+    ],
+)
+def test_lone_surrogates_are_refused_as_the_server_refuses_them(line: bytes) -> None:
+    """A lone \\ud800-\\udfff escape is invalid JSON here too (an error line, no id)."""
+    out = classify_block(load_rules(None), line, 1)
+    assert json.loads(out) == {"line": 1, "error": LONE_SURROGATE}
     out.decode("utf-8")
+
+
+def test_surrogate_pairs_are_fine() -> None:
+    out = classify_block(
+        load_rules(None), b'{"text":"fix it \\ud83d\\ude00","id":"\\ud83d\\ude00"}', 1
+    )
+    assert json.loads(out)["id"] == "\U0001f600"
 
 
 def from_file_and_memory(

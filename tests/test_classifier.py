@@ -254,7 +254,12 @@ def test_a_single_string_is_one_context_kind() -> None:
     """contexts="git_diff" means the kind git_diff, not its letters."""
     rules = [{"intent": "review", "requires_any_context": ["git_diff"]}]
     assert make(rules).classify("x", contexts="git_diff").intent == "review"
-    assert make([{"intent": "review", "requires_any_context": ["g"]}]).classify("x", contexts="git_diff").intent == "chat"
+    assert (
+        make([{"intent": "review", "requires_any_context": ["g"]}])
+        .classify("x", contexts="git_diff")
+        .intent
+        == "chat"
+    )
 
 
 def test_context_names_are_case_sensitive() -> None:
@@ -551,7 +556,9 @@ def test_determinism_across_hash_seeds() -> None:
 def test_explain_trace_agrees_with_classify(config: dict[str, Any], data: st.DataObject) -> None:
     """The trace's winner, keyword and typo flag are those of the classification."""
     vocab = [k for r in config["rules"] for k in r.get("keywords", [])] + WORDS
-    text = " ".join(mutate(w, data) for w in data.draw(st.lists(st.sampled_from(vocab), max_size=8)))
+    text = " ".join(
+        mutate(w, data) for w in data.draw(st.lists(st.sampled_from(vocab), max_size=8))
+    )
     contexts = set(data.draw(st.lists(st.sampled_from(CONTEXT_KINDS), max_size=3)))
     classifier = Classifier(ClassificationConfig.model_validate(config))
     result = classifier.classify(text, contexts=contexts)

@@ -6,6 +6,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from smista.classifier import Classifier, compile_rules
 from smista.conditions.registry import BY_KEY, KINDS
@@ -326,3 +328,45 @@ def test_ignore_code_keeps_sentence_punctuation_and_substrings_see_raw_text() ->
     )
     assert classify(rules, "what is in config.yaml?")[0] == "chat"
     assert classify(rules, "update CLAUDE.md with the new commands")[0] == "prompt"
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "fix",
+                "src/app.py",
+                "a/",
+                "/b",
+                "x_y",
+                "_z",
+                "e.g.",
+                "config.yaml?",
+                "camelCase",
+                "ok.",
+                "(see",
+                "it).",
+                "ü.ß",
+                "İ_x",
+                "\n",
+                "  ",
+                "..",
+                "a.b.c,",
+                "\\win",
+                "naïveTest",
+            ]
+        ),
+        max_size=20,
+    ),
+    st.text(max_size=20),
+)
+def test_visible_text_blanks_exactly_the_readable_code_runs(words: list[str], noise: str) -> None:
+    """The fast scan blanks the same runs as the readable regex (_CODE_RUN)."""
+    from smista.conditions import view
+
+    text = " ".join(words) + noise
+    plain = text
+    if "`" in plain or "~~~" in plain:
+        plain = view._INLINE.sub(" ", view._FENCED.sub(" ", plain))
+    plain = view._CODE_RUN.sub(" ", view._URL.sub(" ", plain))
+    assert view.visible_text(text) == plain

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import marshal
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -48,7 +49,7 @@ def rules_file(tmp_path: Path) -> Path:
 
 
 def entries(directory: Path) -> list[Path]:
-    return sorted(directory.glob("rules-*.bin"))
+    return sorted(directory.glob("rules-*.json"))
 
 
 def loads_pydantic(path: Path | None, cache: Path) -> bool:
@@ -107,9 +108,10 @@ def test_changed_file_is_recompiled(cache: Path, rules_file: Path) -> None:
     [
         b"",
         b"\x00\x01garbage",
-        marshal.dumps(("smista-rules",)),
+        marshal.dumps(("smista-rules",)),  # an entry of the old (marshal) format
         marshal.dumps(["not", "a", "tuple"]),
-        marshal.dumps((1, 2, 3, 4)),
+        b"smista-rules-cache 1\n" + b"0" * 64 + b" 5\n{}{}{",
+        b"smista-rules-cache 1\n" + b"0" * 64 + b" 99999999\n",
     ],
 )
 def test_corrupt_entry_is_ignored_and_rebuilt(
@@ -124,31 +126,173 @@ def test_corrupt_entry_is_ignored_and_rebuilt(
     assert load_rules(rules_file) == expected
 
 
+def forge(entry: Path, data: Any, key: str | None = None) -> None:
+    """Overwrite ``entry`` with a well-formed entry (valid checksum) holding ``data``."""
+    forged = rulecache.encode_entry(key or entry.stem.removeprefix("rules-"), data)
+    assert forged is not None
+    entry.write_bytes(forged)
+
+
+def replaced(data: Any, index: int, value: Any) -> Any:
+    """``data`` (a tuple) with element ``index`` replaced: the rest kept whatever it is."""
+    return (*data[:index], value, *data[index + 1 :])
+
+
+def relabelled(data: Any, label: str) -> Any:
+    """``data`` with every rule's intent replaced by ``label``."""
+    return replaced(data, 2, tuple((label, *spec[1:]) for spec in data[2]))
+
+
+def test_a_forged_entry_of_ours_is_used(cache: Path, rules_file: Path) -> None:
+    """The control for the tests below: a well-formed entry is read (it changes answers)."""
+    expected = load_rules(rules_file)
+    assert expected.match_text("refactor it").label == "edit"
+    (entry,) = entries(cache)
+    forge(entry, relabelled(expected.to_data(), "plan"))
+    assert load_rules(rules_file).match_text("refactor it").label == "plan"
+
+
 def test_entry_with_wrong_data_is_ignored(cache: Path, rules_file: Path) -> None:
-    """Well-formed marshal data of the wrong shape (or other rules) is not trusted."""
+    """A well-formed entry of the wrong shape (or of other rules) is not trusted."""
     expected = load_rules(rules_file)
     (entry,) = entries(cache)
-    magic, stamp, key, data = marshal.loads(entry.read_bytes())
-    bad_rules = (data[0], data[1], (("edit", -1, 5, ()),), data[3])
-    entry.write_bytes(marshal.dumps((magic, stamp, key, bad_rules)))
+    data: Any = expected.to_data()
+    forge(entry, replaced(data, 2, (("edit", -1, 5, ()),)))
     assert load_rules(rules_file) == expected
-    other: Any = compile_rules(load_config(rules_file)).to_data()
-    foreign = (other[0], other[1], (), other[3])  # no rules but a typo index
-    entry.write_bytes(marshal.dumps((magic, stamp, key, foreign)))
+    forge(entry, replaced(data, 2, ()))  # no rules but a typo index
     assert load_rules(rules_file) == expected
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["\x1b[31medit\x1b[0m", "skill-x", "", "EDIT"],
+)
+def test_labels_outside_the_intents_are_not_trusted(
+    cache: Path, rules_file: Path, label: str
+) -> None:
+    """A checksummed entry whose rule names no real intent (ANSI escapes, say) is rebuilt."""
+    expected = load_rules(rules_file)
+    (entry,) = entries(cache)
+    data: Any = expected.to_data()
+    forge(entry, relabelled(data, label))
+    assert load_rules(rules_file) == expected
+    forge(entry, replaced(data, 1, label))  # the default intent
+    assert load_rules(rules_file) == expected
+
+
+def test_priorities_outside_the_type_are_not_trusted(cache: Path, rules_file: Path) -> None:
+    expected = load_rules(rules_file)
+    (entry,) = entries(cache)
+    data: Any = expected.to_data()
+    for priority in (-1, 2**32, 2**80):
+        specs = tuple((spec[0], priority, *spec[2:]) for spec in data[2])
+        forge(entry, replaced(data, 2, specs))
+        assert load_rules(rules_file) == expected
+
+
+def test_every_one_byte_mutation_is_a_miss(cache: Path, rules_file: Path) -> None:
+    """Flipping any byte (header, checksum or payload) never changes an answer."""
+    expected = load_rules(rules_file)
+    (entry,) = entries(cache)
+    good = entry.read_bytes()
+    prompts = ("refactor it", "please review", "hello there", "implemnt x")
+    answers = [expected.match_text(p) for p in prompts]
+    step = max(1, len(good) // 97)
+    for at in range(0, len(good), step):
+        mutated = bytearray(good)
+        mutated[at] ^= 0x20
+        entry.write_bytes(bytes(mutated))
+        got = load_rules(rules_file)
+        assert got == expected, at
+        assert [got.match_text(p) for p in prompts] == answers
+        assert entry.read_bytes() == good  # rebuilt and rewritten
+
+
+def test_random_and_truncated_entries_change_no_answer(cache: Path, rules_file: Path) -> None:
+    import random
+
+    expected = load_rules(rules_file)
+    (entry,) = entries(cache)
+    good = entry.read_bytes()
+    rng = random.Random(13)
+    samples = [good[:n] for n in (1, 10, len(good) // 2, len(good) - 1)]
+    samples += [rng.randbytes(rng.randrange(1, 4096)) for _ in range(40)]
+    samples += [good[:30] + rng.randbytes(len(good) - 30) for _ in range(20)]
+    for sample in samples:
+        entry.write_bytes(sample)
+        assert load_rules(rules_file) == expected
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo", "directory"])
+def test_special_files_at_an_entry_name_are_a_miss(
+    cache: Path, rules_file: Path, special: str
+) -> None:
+    """A symlink to /dev/zero or a FIFO, or a directory, where an entry belongs: no hang."""
+    import os
+
+    expected = load_rules(rules_file)
+    (entry,) = entries(cache)
+    entry.unlink()
+    if special == "fifo":
+        os.mkfifo(entry)
+    elif special == "directory":
+        entry.mkdir()
+    else:
+        entry.symlink_to(special)
+    assert load_rules(rules_file) == expected
+    assert load_rules(rules_file) == expected
+
+
+def test_a_symlinked_entry_is_not_followed(cache: Path, rules_file: Path, tmp_path: Path) -> None:
+    """Even a symlink to a perfectly valid entry is refused (then replaced)."""
+    expected = load_rules(rules_file)
+    (entry,) = entries(cache)
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(entry.read_bytes())
+    entry.unlink()
+    entry.symlink_to(elsewhere)
+    assert load_rules(rules_file) == expected
+    assert not entry.is_symlink()
+
+
+def test_the_cache_directory_is_private(cache: Path, rules_file: Path) -> None:
+    """Created 0700; an existing one of ours that is too open is narrowed to 0700."""
+    import stat
+
+    load_rules(rules_file)
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+    cache.chmod(0o755)
+    load_rules(rules_file)
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+
+
+@pytest.mark.skipif(not hasattr(os, "chown") or os.geteuid() != 0, reason="needs root to chown")
+def test_entries_owned_by_another_user_are_not_trusted(cache: Path, rules_file: Path) -> None:
+    """A forged entry belonging to another user is a miss, and so is their directory."""
+    expected = load_rules(rules_file)
+    (entry,) = entries(cache)
+    data: Any = expected.to_data()
+    forge(entry, relabelled(data, "plan"))
+    os.chown(entry, 65534, 65534)
+    assert load_rules(rules_file) == expected
+    forge(entry, relabelled(data, "plan"))
+    os.chown(cache, 65534, 65534)
+    assert load_rules(rules_file) == expected
+    os.chown(cache, 0, 0)
 
 
 def test_entries_of_another_version_are_never_trusted(
     cache: Path, rules_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A different smista version misses, even when an entry sits at the same name."""
-    load_rules(rules_file)
+    other = load_rules(rules_file)
     (entry,) = entries(cache)
-    magic, stamp, key, data = marshal.loads(entry.read_bytes())
-    # an entry claiming another version, under the current name, holding other rules
-    other = compile_rules(load_config(rules_file))
-    fake = (data[0], data[1], (("plan", 0, ("refactor",), ()),), ())
-    entry.write_bytes(marshal.dumps((magic, ("0.0.0", *stamp[1:]), key, fake)))
+    key = entry.stem.removeprefix("rules-")
+    data: Any = other.to_data()
+    fake: Any = relabelled(data, "plan")
+    with monkeypatch.context() as patch:  # an entry claiming another version, same name
+        patch.setattr(rulecache, "__version__", "0.0.0")
+        forge(entry, fake, key)
     assert load_rules(rules_file) == other
     monkeypatch.setattr(rulecache, "__version__", "999.0")
     assert cache_key(rules_file.read_bytes()) != key

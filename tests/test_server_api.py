@@ -52,12 +52,8 @@ def expected(item: dict[str, Any]) -> dict[str, object]:
     )
 
 
-@pytest.mark.parametrize(
-    "item", PROMPTS, ids=[p["text"][:20] or "empty" for p in PROMPTS]
-)
-def test_classify_answers_exactly_the_library_wire_json(
-    server: LiveServer, item
-) -> None:
+@pytest.mark.parametrize("item", PROMPTS, ids=[p["text"][:20] or "empty" for p in PROMPTS])
+def test_classify_answers_exactly_the_library_wire_json(server: LiveServer, item) -> None:
     """POST /v1/classify returns the library's JSON, keys and order included."""
     with server.client() as c:
         r = c.post("/v1/classify", json=item)
@@ -113,9 +109,7 @@ def test_openapi_describes_every_endpoint_and_shape(server: LiveServer) -> None:
     with server.client() as c:
         doc = c.get("/openapi.json").json()
     assert doc["openapi"].startswith("3.1")
-    ops = {
-        (path, m): op for path, item in doc["paths"].items() for m, op in item.items()
-    }
+    ops = {(path, m): op for path, item in doc["paths"].items() for m, op in item.items()}
     assert set(ops) == {
         ("/v1/classify", "post"),
         ("/v1/classify/batch", "post"),
@@ -153,9 +147,7 @@ def test_openapi_describes_every_endpoint_and_shape(server: LiveServer) -> None:
         (b'{"text": "hi", "workspace": {"git_dif": ""}}', 422, "invalid_request"),
     ],
 )
-def test_bad_bodies_are_json_client_errors(
-    server: LiveServer, body, status, code
-) -> None:
+def test_bad_bodies_are_json_client_errors(server: LiveServer, body, status, code) -> None:
     """Malformed JSON is a 400, a wrong shape a 422; both are the JSON error shape."""
     with server.client() as c:
         r = c.post("/v1/classify", content=body)
@@ -190,15 +182,11 @@ def test_unknown_paths_and_methods_are_json_errors(server: LiveServer) -> None:
 def test_request_id_is_echoed_and_logged(server: LiveServer) -> None:
     """A well-formed X-Request-Id is kept; the access and decision logs carry it."""
     with server.client() as c:
-        r = c.post(
-            "/v1/classify", json={"text": "fix it"}, headers={"X-Request-Id": "abc-123"}
-        )
+        r = c.post("/v1/classify", json={"text": "fix it"}, headers={"X-Request-Id": "abc-123"})
         generated = c.get("/healthz")
     assert r.headers["x-request-id"] == "abc-123"
     assert len(generated.headers["x-request-id"]) == 32
-    access = server.wait_for(
-        lambda x: x.get("event") == "access" and x["request_id"] == "abc-123"
-    )
+    access = server.wait_for(lambda x: x.get("event") == "access" and x["request_id"] == "abc-123")
     assert access["status"] == 200
     assert access["path"] == "/v1/classify"
     decision = server.wait_for(
@@ -238,7 +226,10 @@ def test_log_prompts_puts_the_text_in_decision_logs() -> None:
 
 def test_large_prompts_are_classified_like_small_ones(server: LiveServer) -> None:
     """Prompts past the worker-thread threshold get the library's answer too."""
-    big: dict[str, Any] = {"text": "lorem ipsum " * 8000 + "please review", "contexts": ["git_diff"]}
+    big: dict[str, Any] = {
+        "text": "lorem ipsum " * 8000 + "please review",
+        "contexts": ["git_diff"],
+    }
     items: list[dict[str, Any]] = [big, {"text": "x" * 70_000}, {"text": "fix it"}]
     with server.client() as c:
         one = c.post("/v1/classify", json=big)

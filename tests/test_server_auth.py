@@ -34,9 +34,7 @@ def server() -> Iterator[LiveServer]:
         "Bearer wrong",
     ],
 )
-def test_wrong_or_missing_token_is_401_without_details(
-    server: LiveServer, header
-) -> None:
+def test_wrong_or_missing_token_is_401_without_details(server: LiveServer, header) -> None:
     """Every /v1 endpoint answers a bare 401 unless the exact token is presented."""
     headers = {} if header is None else {"Authorization": header}
     with server.client(headers=headers) as c:
@@ -55,9 +53,7 @@ def test_wrong_or_missing_token_is_401_without_details(
 def test_the_right_token_is_accepted(server: LiveServer, scheme: str) -> None:
     """The token opens every /v1 endpoint; the scheme is case-insensitive."""
     with server.client(headers={"Authorization": f"{scheme} {TOKEN}"}) as c:
-        assert (
-            c.post("/v1/classify", json={"text": "fix it"}).json()["intent"] == "edit"
-        )
+        assert c.post("/v1/classify", json={"text": "fix it"}).json()["intent"] == "edit"
         assert c.get("/v1/rules").status_code == 200
 
 
@@ -77,9 +73,7 @@ def test_the_token_never_appears_in_logs(server: LiveServer) -> None:
         c.post("/v1/classify", json={"text": "review"}, headers={"X-Request-Id": "tok"})
     with server.client(headers={"Authorization": "Bearer not-the-token-zz"}) as c:
         c.get("/v1/rules", headers={"X-Request-Id": "bad"})
-    server.wait_for(
-        lambda x: x.get("request_id") == "bad" and x.get("event") == "access"
-    )
+    server.wait_for(lambda x: x.get("request_id") == "bad" and x.get("event") == "access")
     text = server.log_text()
     assert TOKEN not in text
     assert "not-the-token-zz" not in text

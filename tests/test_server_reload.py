@@ -66,9 +66,7 @@ def write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def reload_via_sighup(
-    live: LiveServer, path: Path, text: str, outcome: str
-) -> dict[str, Any]:
+def reload_via_sighup(live: LiveServer, path: Path, text: str, outcome: str) -> dict[str, Any]:
     mark = live.mark()
     write(path, text)
     live.signal(signal.SIGHUP)
@@ -92,9 +90,7 @@ def test_sighup_swaps_in_valid_rules(rules: Path) -> None:
             SHA_B,
             2,
         )
-        assert c.post("/v1/classify", json={"text": "zebra"}).json() == wire(
-            SHA_B, "zebra"
-        )
+        assert c.post("/v1/classify", json={"text": "zebra"}).json() == wire(SHA_B, "zebra")
         info = c.get("/v1/rules").json()
         assert (info["sha256"], info["rule_count"], info["generation"]) == (SHA_B, 2, 2)
         assert info["default_intent"] == "plan"
@@ -110,14 +106,10 @@ def test_sighup_with_invalid_rules_keeps_the_old_ones(rules: Path) -> None:
         assert rec["file"] == str(rules)
         assert [e["loc"] for e in rec["errors"]] == ["classification.rules[0].intent"]
         assert c.get("/v1/rules").json() == before
-        assert c.post("/v1/classify", json={"text": "zebra"}).json() == wire(
-            SHA_A, "zebra"
-        )
+        assert c.post("/v1/classify", json={"text": "zebra"}).json() == wire(SHA_A, "zebra")
         rules.unlink()
         live.signal(signal.SIGHUP)
-        gone = live.wait_for(
-            lambda r: r.get("event") == "reload_failed" and r is not rec
-        )
+        gone = live.wait_for(lambda r: r.get("event") == "reload_failed" and r is not rec)
         assert gone["errors"] == [{"loc": "", "message": "no such file"}]
         assert c.get("/v1/rules").json() == before
 
@@ -130,9 +122,7 @@ def test_watch_reloads_on_change_and_reports_bad_content_once(rules: Path) -> No
         write(rules, RULES_B)
         rec = live.wait_for(lambda r: r.get("event") == "reloaded", start=mark)
         assert (rec["trigger"], rec["sha256"]) == ("watch", SHA_B)
-        assert (
-            c.post("/v1/classify", json={"text": "zebra"}).json()["intent"] == "review"
-        )
+        assert c.post("/v1/classify", json={"text": "zebra"}).json()["intent"] == "review"
 
         mark = live.mark()
         write(rules, RULES_BAD)
@@ -155,21 +145,14 @@ def test_config_file_rules_and_watch(tmp_path: Path) -> None:
     args = ["--config", str(config), "--watch", "--watch-interval", "0.05"]
     with LiveServer(args) as live, live.client() as c:
         info = c.get("/v1/rules").json()
-        assert (info["source"], info["config"], info["sha256"]) == (
-            str(config),
-        ) * 2 + (SHA_A,)
+        assert (info["source"], info["config"], info["sha256"]) == (str(config),) * 2 + (SHA_A,)
         mark = live.mark()
         write(config, RULES_B)
         live.wait_for(lambda r: r.get("event") == "reloaded", start=mark)
-        assert (
-            c.post("/v1/classify", json={"text": "giraffe"}).json()["intent"]
-            == "summarize"
-        )
+        assert c.post("/v1/classify", json={"text": "giraffe"}).json()["intent"] == "summarize"
 
 
-def test_invalid_rules_at_start_stop_the_service_with_one_line(
-    run_cli, tmp_path
-) -> None:
+def test_invalid_rules_at_start_stop_the_service_with_one_line(run_cli, tmp_path) -> None:
     """A bad rules file at start is one error line naming file and key path; exit 2."""
     bad = tmp_path / "bad.toml"
     bad.write_text(RULES_BAD, "utf-8")
@@ -195,10 +178,7 @@ def test_requests_in_flight_finish_on_the_rules_they_started_with(rules: Path) -
             assert read_until(sock, b"\r\n\r\n").startswith(b"HTTP/1.1 100 ")
             reload_via_sighup(live, rules, RULES_B, "reloaded")
             with live.client() as c:  # new requests already see B
-                assert (
-                    c.post("/v1/classify", json={"text": "zebra"}).json()["intent"]
-                    == "review"
-                )
+                assert c.post("/v1/classify", json={"text": "zebra"}).json()["intent"] == "review"
             sock.sendall(body)
             head, answer = read_response(sock)
         assert head.startswith(b"HTTP/1.1 200 ")

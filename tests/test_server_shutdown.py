@@ -37,9 +37,7 @@ def test_sigterm_lets_a_request_in_flight_finish() -> None:
             )
             assert read_until(sock, b"\r\n\r\n").startswith(b"HTTP/1.1 100 ")
             live.signal(signal.SIGTERM)
-            live.wait_for(
-                lambda r: str(r.get("message", "")).startswith("Waiting for conn")
-            )
+            live.wait_for(lambda r: str(r.get("message", "")).startswith("Waiting for conn"))
             assert refuses_connections(live)
             sock.sendall(body)
             head, answer = read_response(sock)

@@ -5,6 +5,15 @@ exposing ``run(argv) -> int``; only the one invoked is imported, so starting
 the command costs no more than the work it does. Every error a user can cause
 ends as one readable line on stderr and exit status 2; no tracebacks (set
 ``SMISTA_DEBUG=1`` to see one for an unexpected failure).
+
+Output that cannot be written, the same for every command:
+
+* the reader went away (a broken pipe, ``smista batch big.jsonl | head -1``):
+  exit status :data:`EXIT_BROKEN_PIPE` (141, what a shell reports for a
+  process killed by ``SIGPIPE``), nothing printed;
+* standard output is closed (``>&-``) or fails otherwise (disk full): exit
+  status 1 and one line on stderr (``serve``, which writes nothing to
+  stdout, runs with stdout closed).
 """
 
 from __future__ import annotations
@@ -14,7 +23,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "EXIT_BROKEN_PIPE", "main"]
+
+EXIT_BROKEN_PIPE = 141
+"""Exit status when stdout's reader has gone away (128 + SIGPIPE)."""
 
 # name -> (module, one-line summary)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -50,22 +62,62 @@ def _usage() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in {"-h", "--help", "help"}:
-        print(_usage())
-        return 0 if args else 2
-    if args[0] in {"-V", "--version"}:
-        import platform
-
-        from smista import __version__
-        from smista.cli.doctor import speedups_line
-
-        print(f"smista {__version__} (Python {platform.python_version()}, {speedups_line()})")
-        return 0
+    if not args or args[0] in {"-h", "--help", "help"} or args[0] in {"-V", "--version"}:
+        return _flushed("", _top(args))
     name = args[0]
     entry = COMMANDS.get(name)
     if entry is None:
         print(f"smista: error: unknown command {name!r} (see 'smista --help')", file=sys.stderr)
         return 2
+    if sys.stdout is None and name != "serve":
+        _say(f"smista {name}: error: cannot write output: standard output is closed")
+        return 1
+    return _flushed(name, _run(name, entry, args))
+
+
+def _top(args: list[str]) -> int:
+    """``smista``, ``smista --help`` and ``smista --version``."""
+    if sys.stdout is None:
+        _say("smista: error: cannot write output: standard output is closed")
+        return 1
+    try:
+        if args and args[0] in {"-V", "--version"}:
+            import platform
+
+            from smista import __version__
+            from smista.cli.doctor import speedups_line
+
+            print(f"smista {__version__} (Python {platform.python_version()}, {speedups_line()})")
+            return 0
+        print(_usage())
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    return 0 if args else 2
+
+
+def _say(line: str) -> None:
+    if sys.stderr is not None:
+        print(line, file=sys.stderr)
+
+
+def _flushed(name: str, code: int) -> int:
+    """``code``, unless the output still buffered cannot be written (see the module doc)."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:
+        _silence_stdout()
+        prefix = f"smista {name}" if name else "smista"
+        _say(f"{prefix}: error: cannot write output: {exc.strerror or exc}")
+        return 1
+    return code
+
+
+def _run(name: str, entry: tuple[str, str], args: list[str]) -> int:
     try:
         module = importlib.import_module(entry[0])
     except ModuleNotFoundError as exc:
@@ -78,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         _silence_stdout()
-        return 0
+        return EXIT_BROKEN_PIPE
     except ModuleNotFoundError as exc:
         return _missing_module(name, exc)
     except Exception as exc:
@@ -90,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, OSError) and not os.environ.get("SMISTA_DEBUG"):
             # The environment failed us (disk full, closed stream, permissions).
             where = f": {exc.filename}" if exc.filename else ""
-            print(f"smista {name}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+            _silence_stdout()
+            _say(f"smista {name}: error: {exc.strerror or exc}{where}")
             return 1
         if os.environ.get("SMISTA_DEBUG"):
             raise
@@ -120,5 +173,6 @@ def _silence_stdout() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except OSError:
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
         pass

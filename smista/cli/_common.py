@@ -8,9 +8,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from smista.errors import SmistaError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = ["ArgumentParser", "UsageError", "add_request_options", "read_text_arg"]
 
@@ -52,6 +55,12 @@ class ArgumentParser(argparse.ArgumentParser):
         print(f"{self.prog}: error: {message}{hint} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(2)
 
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse swallows write errors; let a broken pipe or closed stdout
+        # reach smista.cli.main, which treats it as for any other output
+        if message:
+            (file or sys.stderr).write(message)
+
 
 def _context_kind(text: str) -> str:
     if not text.strip():
@@ -72,6 +81,10 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+STDIN_LIMIT = 64 << 20
+"""Most bytes of text read from stdin (``-``)."""
+
+
 def read_text_arg(text: str) -> str:
     """``-`` reads all of stdin as strict UTF-8; anything else is the text itself.
 
@@ -86,7 +99,9 @@ def read_text_arg(text: str) -> str:
                 f"TEXT is not valid UTF-8 (invalid byte at character {exc.start})"
             ) from None
         return text
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read(STDIN_LIMIT + 1)
+    if len(data) > STDIN_LIMIT:
+        raise UsageError(f"stdin is larger than {STDIN_LIMIT} bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from typing import IO
 
+from smista._files import open_regular
 from smista.cli._common import ArgumentParser, UsageError
 
 __all__ = ["run"]
@@ -129,7 +130,10 @@ def _open(stack: ExitStack, path: str, mode: str, standard: IO[bytes]) -> IO[byt
     if path == "-":
         return standard
     try:
-        stream: IO[bytes] = stack.enter_context(open(path, mode))  # noqa: SIM115 (the stack closes it)
+        if mode == "rb":  # a regular file only: a FIFO or device streams through stdin
+            stream: IO[bytes] = stack.enter_context(open_regular(path))
+        else:
+            stream = stack.enter_context(open(path, mode))  # noqa: SIM115 (the stack closes it)
     except OSError as exc:
         verb = "read" if mode == "rb" else "write"
         raise UsageError(f"cannot {verb} {path}: {exc.strerror or exc}") from None

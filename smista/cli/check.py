@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from smista._files import CONFIG_LIMIT, read_bounded
 from smista.cli._common import ArgumentParser, UsageError
 
 __all__ = ["run"]
@@ -61,7 +62,7 @@ def _expand(names: Sequence[str]) -> list[Path]:
 def _read(path: Path) -> tuple[str | None, str]:
     """The file's UTF-8 text, or ``None`` and why it cannot be checked."""
     try:
-        return path.read_bytes().decode("utf-8"), ""
+        return read_bounded(path, CONFIG_LIMIT).decode("utf-8"), ""
     except FileNotFoundError:
         return None, "no such file"
     except UnicodeDecodeError as exc:

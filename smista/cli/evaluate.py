@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from smista._files import CASES_LIMIT, read_bounded
 from smista.cli._common import ArgumentParser, UsageError
 from smista.errors import ConfigError
 from smista.evaluate import AnnotatedCase, Evaluation, GroupScore, parse_labelled
@@ -71,7 +72,7 @@ def _group_line(group: GroupScore) -> str:
 
 def _read_cases(path: str) -> list[AnnotatedCase]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_bounded(path, CASES_LIMIT).decode("utf-8")
     except FileNotFoundError:
         raise ConfigError([("", "no such file")], path) from None
     except UnicodeDecodeError as exc:

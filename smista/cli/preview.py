@@ -13,9 +13,9 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
+from smista._files import CASES_LIMIT, read_bounded
 from smista.cli._common import ArgumentParser, UsageError, add_request_options, read_text_arg
 
 __all__ = ["run"]
@@ -59,7 +59,7 @@ def _parser() -> ArgumentParser:
 def read_history(path: str) -> list[dict[str, Any]]:
     """The records of a history file, checked to be ``{role, content}`` strings."""
     try:
-        raw = Path(path).read_bytes()
+        raw = read_bounded(path, CASES_LIMIT)
     except OSError as exc:
         raise UsageError(f"history file {path}: {exc.strerror or exc}") from None
     try:

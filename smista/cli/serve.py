@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
 
 from smista.cli._common import ArgumentParser, UsageError
@@ -21,9 +22,7 @@ def _positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a positive integer, got {text!r}"
-        ) from None
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
@@ -35,9 +34,7 @@ def _port(text: str) -> int:
     except ValueError:
         value = -1
     if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(
-            f"expected a port number 0-65535, got {text!r}"
-        )
+        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {text!r}")
     return value
 
 
@@ -47,9 +44,7 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(
-            f"expected a positive number of seconds, got {text!r}"
-        )
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
     return value
 
 
@@ -62,9 +57,13 @@ def _post_paths() -> list[str]:
 
 def _parser() -> ArgumentParser:
     from smista.server.settings import (
+        DEFAULT_BODY_TIMEOUT,
+        DEFAULT_HEADER_TIMEOUT,
         DEFAULT_HOST,
         DEFAULT_MAX_BATCH,
         DEFAULT_MAX_BODY_BYTES,
+        DEFAULT_MAX_CONNECTIONS,
+        DEFAULT_MAX_ITEMS,
         DEFAULT_MAX_PROMPT_CHARS,
         DEFAULT_PORT,
     )
@@ -78,9 +77,7 @@ def _parser() -> ArgumentParser:
             "require a bearer token; it is required when --host is not loopback."
         ),
     )
-    p.add_argument(
-        "--host", default=DEFAULT_HOST, help=f"bind address (default {DEFAULT_HOST})"
-    )
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"bind address (default {DEFAULT_HOST})")
     p.add_argument(
         "--port",
         type=_port,
@@ -92,9 +89,7 @@ def _parser() -> ArgumentParser:
         metavar="FILE",
         help="config file ([classification], [routing], ...)",
     )
-    p.add_argument(
-        "--rules", metavar="FILE", help="rules file (wins over the config's rules)"
-    )
+    p.add_argument("--rules", metavar="FILE", help="rules file (wins over the config's rules)")
     p.add_argument(
         "--watch",
         action="store_true",
@@ -132,6 +127,35 @@ def _parser() -> ArgumentParser:
         default=DEFAULT_MAX_PROMPT_CHARS,
         metavar="N",
         help=f"longest prompt text (default {DEFAULT_MAX_PROMPT_CHARS})",
+    )
+    p.add_argument(
+        "--max-items",
+        type=_positive,
+        default=DEFAULT_MAX_ITEMS,
+        metavar="N",
+        help=f"longest JSON array or object in a request body (default {DEFAULT_MAX_ITEMS})",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=_seconds,
+        default=DEFAULT_HEADER_TIMEOUT,
+        metavar="S",
+        help="close a connection whose request head takes longer (default "
+        f"{DEFAULT_HEADER_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--body-timeout",
+        type=_seconds,
+        default=DEFAULT_BODY_TIMEOUT,
+        metavar="S",
+        help=f"close a request whose body takes longer (default {DEFAULT_BODY_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=_positive,
+        default=DEFAULT_MAX_CONNECTIONS,
+        metavar="N",
+        help=f"most open connections; more get a JSON 503 (default {DEFAULT_MAX_CONNECTIONS})",
     )
     p.add_argument(
         "--shutdown-timeout",
@@ -172,11 +196,19 @@ def run(argv: Sequence[str]) -> int:
         max_batch=args.max_batch,
         max_body_bytes=args.max_body_bytes,
         max_prompt_chars=args.max_prompt_chars,
+        max_items=args.max_items,
+        header_timeout=args.header_timeout,
+        body_timeout=args.body_timeout,
+        max_connections=args.max_connections,
         token=BearerToken(secret) if secret else None,
         shutdown_timeout=args.shutdown_timeout,
         log_level=args.log_level,
     )
     configure_logging(args.log_level)
-    from smista.server.run import serve
+    from smista.server.run import BindError, serve
 
-    return serve(settings)
+    try:
+        return serve(settings)
+    except BindError as exc:
+        print(f"smista serve: error: {exc}", file=sys.stderr)
+        return 1

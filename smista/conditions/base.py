@@ -146,13 +146,19 @@ class ConditionKind:
         return ()
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
-        """Looked-up words of which one must occur for ``condition`` to hold, if any.
+        """Gate keys of which one must be present for ``condition`` to hold, if any.
 
-        Lets the engine skip a keyword-less rule without evaluating it; the
-        words must be among :meth:`words` (the engine indexes those).
+        Lets the engine skip a keyword-less rule with one set test; the keys
+        mean what :meth:`present` says they mean (for phrases and leading
+        words, words of :meth:`words`, which the engine indexes).
         """
         del condition
         return None
+
+    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+        """Which of this kind's gate ``keys`` the prompt in ``view`` has."""
+        del view, keys
+        raise NotImplementedError
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
         """Prompt fragments that make this condition hold on their own (for checks).

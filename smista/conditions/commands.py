@@ -77,6 +77,13 @@ class CommandsKind(ConditionKind):
         ours = {normalize_command(v) for v in earlier}
         return ANY in ours or (bool(later) and {normalize_command(v) for v in later} <= ours)
 
+    def gate(self, condition: Condition) -> frozenset[str] | None:
+        return frozenset(condition.values)
+
+    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+        command = view.command
+        return frozenset() if command is None else keys & {command, ANY}
+
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
         yield from list_lints(self.key, "command", rules, normalize_command)

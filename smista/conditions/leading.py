@@ -103,6 +103,9 @@ class LeadingKind(ConditionKind):
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return first_words(condition)
 
+    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+        return keys & view.lead_words
+
     def words(self, condition: Condition) -> tuple[str, ...]:
         return tuple(w for entry in condition.values for w in phrase_tokens(entry))
 

@@ -766,6 +766,8 @@ def _skip(tokens: Sequence[str], i: int, openers: tuple[Opener, ...]) -> int:
 
 def _strip_leading_mentions(text: str) -> list[tuple[str, bool]]:
     """Tokens of ``text`` each flagged True when it belongs to an @mention."""
+    if "@" not in text:
+        return [(tok, False) for tok in tokenize(text)]
     out: list[tuple[str, bool]] = []
     start = 0
     for match in _MENTION.finditer(text):
@@ -884,7 +886,8 @@ def is_question(text: str, markers: Markers) -> bool:
     questions, "how do I…", "…ですか", "…까요?" and "почему…" are.
     """
     _, rest = _split_command(text)
-    rest = _MENTION.sub(" ", rest)
+    if "@" in rest:
+        rest = _MENTION.sub(" ", rest)
     kinds = [_sentence_kind(sentence, markers) for sentence in _sentences(rest)]
     kinds = [kind for kind in kinds if kind != "empty"]
     return bool(kinds) and kinds[-1] == "question" and "request" not in kinds

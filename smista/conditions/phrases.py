@@ -141,6 +141,9 @@ class PhrasesKind(ConditionKind):
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return first_words(condition)
 
+    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+        return keys & view.present_words
+
     def words(self, condition: Condition) -> tuple[str, ...]:
         return tuple(w for phrase in condition.values for w in phrase_tokens(phrase))
 

@@ -53,6 +53,12 @@ class StemsKind(ConditionKind):
                 return Evidence(self.key, stem)
         return None
 
+    def gate(self, condition: Condition) -> frozenset[str] | None:
+        return frozenset(condition.values)
+
+    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+        return frozenset(k for k in keys if view.has_prefix(k))
+
     def covers(self, earlier: Any, later: Any) -> bool:
         if not earlier:
             return True

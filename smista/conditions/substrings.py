@@ -61,6 +61,13 @@ class SubstringsKind(ConditionKind):
                 return Evidence(self.key, entry)
         return None
 
+    def gate(self, condition: Condition) -> frozenset[str] | None:
+        return frozenset(condition.values)
+
+    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+        text = view.lowered
+        return frozenset(k for k in keys if k in text)
+
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
         yield from list_lints(self.key, "substring", rules, str.lower)

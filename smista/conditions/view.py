@@ -47,8 +47,49 @@ _CODE_RUN = re.compile(
     r"(?<!\S)(?=\S*?(?:\w[/\\]|[/\\]\w|\w\.\w|[^\W_]_[^\W_]|[a-z][A-Z]))"
     r"\S+?(?=[?!.,;:)\]}\"'\u2019\u201d\uff1f\uff01\u3002]*(?:\s|$))"
 )
-"""A run that looks like code, without the sentence punctuation that ends it
-("what is in config.yaml?" keeps its question mark)."""
+"""The readable statement of a code run, without the sentence punctuation that
+ends it ("what is in config.yaml?" keeps its question mark).
+:func:`visible_text` finds the same runs faster (tests compare the two)."""
+
+_TRIGGER = re.compile(r"[/\\._]|[a-z][A-Z]")
+_TRAILING = frozenset("?!.,;:)]}\"'\u2019\u201d\uff1f\uff01\u3002")
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the runs :data:`_CODE_RUN` matches, found from their signature characters."""
+    spans: list[tuple[int, int]] = []
+    n = len(text)
+    done = 0
+    for found in _TRIGGER.finditer(text):
+        i = found.start()
+        if i < done:
+            continue
+        ch = text[i]
+        if found.end() - i == 2:
+            ok = True
+        elif ch in "/\\":
+            ok = (i > 0 and _word(text[i - 1])) or (i + 1 < n and _word(text[i + 1]))
+        elif ch == ".":
+            ok = 0 < i < n - 1 and _word(text[i - 1]) and _word(text[i + 1])
+        else:  # "_" between letters or digits
+            ok = 0 < i < n - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+        if not ok:
+            continue
+        start = i
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        end = found.end()
+        while end < n and not text[end].isspace():
+            end += 1
+        done = end
+        while end > start + 1 and text[end - 1] in _TRAILING:
+            end -= 1
+        spans.append((start, end))
+    return spans
 
 
 def visible_text(text: str) -> str:
@@ -56,8 +97,19 @@ def visible_text(text: str) -> str:
     if "`" in text or "~~~" in text:
         text = _FENCED.sub(" ", text)
         text = _INLINE.sub(" ", text)
-    text = _URL.sub(" ", text)
-    return _CODE_RUN.sub(" ", text)
+    if "://" in text or "www." in text or "WWW." in text:
+        text = _URL.sub(" ", text)
+    spans = _code_spans(text)
+    if not spans:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for start, end in spans:
+        pieces.append(text[last:start])
+        pieces.append(" ")
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 def is_hangul_or_han(word: str) -> bool:

@@ -32,6 +32,7 @@ DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_MAX_RESPONSE_BYTES = 1 << 20
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_HEADER = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}")
 
 Provider = Literal["systemone", "openai"]
 
@@ -46,6 +47,11 @@ class DecisionConfig(BaseModel):
     base_url: StrictStr | None = None
     model: StrictStr | None = None
     api_key_env: StrictStr | None = None
+    api_key_header: StrictStr = "Authorization"
+    """The header the key travels in: ``Authorization`` carries ``Bearer <key>``,
+    any other header (``x-api-key``, ``api-key``) the key itself."""
+    proxy: StrictStr | None = None
+    """An explicit proxy URL; the environment's proxy settings are never used."""
     timeout_s: Annotated[StrictFloat, Field(gt=0, le=600, allow_inf_nan=False)] = DEFAULT_TIMEOUT_S
     max_state_bytes: Annotated[StrictInt, Field(ge=1)] = DEFAULT_MAX_STATE_BYTES
     max_response_bytes: Annotated[StrictInt, Field(ge=1)] = DEFAULT_MAX_RESPONSE_BYTES
@@ -61,6 +67,12 @@ class DecisionConfig(BaseModel):
             out.append(
                 ("api_key_env", f"expected an environment variable name, got {self.api_key_env!r}")
             )
+        if not _HEADER.fullmatch(self.api_key_header):
+            out.append(
+                ("api_key_header", f"expected an HTTP header name, got {self.api_key_header!r}")
+            )
+        if self.proxy is not None and not self.proxy.startswith(("http://", "https://")):
+            out.append(("proxy", f"expected an http:// or https:// URL, got {self.proxy!r}"))
         if self.base_url is not None and not self.base_url.startswith(("http://", "https://")):
             out.append(("base_url", f"expected an http:// or https:// URL, got {self.base_url!r}"))
         if not self.enabled:

@@ -23,6 +23,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
+from smista._secrets import redact
 from smista.abstain import DEFAULT_CLASSIFIER_THRESHOLD, clamp_threshold, should_abstain_at
 from smista.decision.contract import Evaluator, validate_response
 from smista.decision.ledger import UsageLedger
@@ -191,11 +192,29 @@ class DecisionStage:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.classify(conversation))
+            return asyncio.run(self._classify_once(conversation))
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, self.classify(conversation)).result()
+            return pool.submit(asyncio.run, self._classify_once(conversation)).result()
+
+    async def _classify_once(self, conversation: Conversation) -> DecisionOutcome:
+        """:meth:`classify` on an event loop about to end: its HTTP client is closed too."""
+        try:
+            return await self.classify(conversation)
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the evaluator's HTTP client for the running event loop (if it has one).
+
+        A host that runs the stage on a long-lived loop calls this at shutdown;
+        :meth:`classify_sync` does it itself.
+        """
+        close = getattr(self.evaluator, "aclose", None)
+        if close is not None:
+            await close()
 
     @staticmethod
     def _unavailable(why: str, provider: str) -> DecisionOutcome:
+        why = redact(why)  # any evaluator's text, a custom one's too
         logger.warning("decision unavailable (%s): %s", provider, why)
         return DecisionOutcome.unavailable(why, provider)

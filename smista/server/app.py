@@ -30,7 +30,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from smista.result import Classification
-from smista.server.body import parse_model, read_body
+from smista.server.body import OFFLOAD_BYTES, parse_bounded, read_body
 from smista.server.errors import ApiError, error_response
 from smista.server.logs import ACCESS, DECISION, emit
 from smista.server.models import BatchRequest, ClassifyRequest, Health
@@ -45,7 +45,8 @@ __all__ = ["OFFLOAD_CHARS", "create_app"]
 log = logging.getLogger("smista.server")
 
 OFFLOAD_CHARS = 64 * 1024
-"""Requests with more prompt text than this are classified on a worker thread,
+"""Requests with more prompt text than this (or a body over
+:data:`~smista.server.body.OFFLOAD_BYTES`) are classified on a worker thread,
 so that one huge request does not stall the event loop (small ones stay inline:
 a thread hop costs more than classifying them)."""
 
@@ -141,6 +142,10 @@ class _Service:
                 [(loc, f"{len(text)} characters; at most {limit} are allowed")],
             )
 
+    def _batch_too_large(self, count: int) -> ApiError:
+        limit = self.settings.max_batch
+        return ApiError(422, "batch_too_large", f"batch has {count} items; at most {limit}")
+
     def _decision(self, rid: str, endpoint: str, fields: dict[str, object]) -> None:
         emit(DECISION, endpoint, {"event": "decision", "request_id": rid, **fields})
 
@@ -168,47 +173,55 @@ class _Service:
     async def classify(self, request: Request) -> Response:
         state = self.holder.current
         body = await read_body(request, self.settings.max_body_bytes)
-        req = parse_model(ClassifyRequest, body)
+        req = await parse_bounded(ClassifyRequest, body, max_items=self.settings.max_items)
         self._check_prompt(req.text, "text")
-        if len(req.text) > OFFLOAD_CHARS:
-            result = await asyncio.to_thread(self._classify, state, req)
-        else:
+        rid = request.state.request_id
+
+        def answer() -> Response:
             result = self._classify(state, req)
-        fields = self._fields(req, result)
-        fields["generation"] = state.generation
-        self._decision(request.state.request_id, "classify", fields)
-        return _json(result.to_wire(), state)
+            fields = self._fields(req, result)
+            fields["generation"] = state.generation
+            self._decision(rid, "classify", fields)
+            return _json(result.to_wire(), state)
+
+        if len(req.text) > OFFLOAD_CHARS or len(body) > OFFLOAD_BYTES:
+            return await asyncio.to_thread(answer)
+        return answer()
 
     async def batch(self, request: Request) -> Response:
         state = self.holder.current
         body = await read_body(request, self.settings.max_body_bytes)
-        req = parse_model(BatchRequest, body)
+        req = await parse_bounded(
+            BatchRequest,
+            body,
+            max_items=self.settings.max_items,
+            counts={"items": (self.settings.max_batch, self._batch_too_large)},
+        )
         if len(req.items) > self.settings.max_batch:
-            raise ApiError(
-                422,
-                "batch_too_large",
-                f"batch has {len(req.items)} items; at most {self.settings.max_batch}",
-            )
+            raise self._batch_too_large(len(req.items))
         for i, item in enumerate(req.items):
             self._check_prompt(item.text, f"items[{i}].text")
+        rid = request.state.request_id
 
-        def classify_all() -> list[Classification]:
-            return [self._classify(state, item) for item in req.items]
+        def answer() -> Response:
+            results = [self._classify(state, item) for item in req.items]
+            self._decision(
+                rid,
+                "classify_batch",
+                {
+                    "count": len(results),
+                    "generation": state.generation,
+                    "results": [
+                        self._fields(i, r) for i, r in zip(req.items, results, strict=True)
+                    ],
+                },
+            )
+            return _json({"results": [r.to_wire() for r in results]}, state)
 
-        if sum(len(item.text) for item in req.items) > OFFLOAD_CHARS:
-            results = await asyncio.to_thread(classify_all)
-        else:
-            results = classify_all()
-        self._decision(
-            request.state.request_id,
-            "classify_batch",
-            {
-                "count": len(results),
-                "generation": state.generation,
-                "results": [self._fields(i, r) for i, r in zip(req.items, results, strict=True)],
-            },
-        )
-        return _json({"results": [r.to_wire() for r in results]}, state)
+        # classifying, logging and encoding a large batch all run off the loop
+        if len(body) > OFFLOAD_BYTES or sum(len(item.text) for item in req.items) > OFFLOAD_CHARS:
+            return await asyncio.to_thread(answer)
+        return answer()
 
     async def rules(self, _request: Request) -> Response:
         state = self.holder.current
@@ -225,7 +238,9 @@ class _Service:
         async def handler(request: Request) -> Response:
             state = self.holder.current
             body = await read_body(request, self.settings.max_body_bytes)
-            req = parse_model(endpoint.request_model, body)
+            req = await parse_bounded(
+                endpoint.request_model, body, max_items=self.settings.max_items
+            )
             for name in endpoint.prompt_fields:
                 text = getattr(req, name, None)
                 if isinstance(text, str):

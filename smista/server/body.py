@@ -2,25 +2,41 @@
 
 I/O edge (reads the request stream). A declared ``Content-Length`` above the
 limit is refused before a byte is read; a chunked body is read only until it
-passes the limit. Malformed JSON (``NaN`` and ``Infinity`` included) is a 400,
-a body that does not match the model a 422 with one detail per problem (key
-path + what was expected).
+passes the limit. Malformed JSON (``NaN`` and ``Infinity`` included, and
+named as such, as is a lone surrogate escape) is a 400, a body that does not
+match the model a 422 with one detail per problem (key path + what was
+expected).
 Never lets a bad body become a 500.
+
+Work per request is bounded before the model sees the body
+(:func:`parse_bounded`): the JSON is scanned (iteratively) for arrays longer
+than ``max_items`` or objects with more than :data:`MAX_KEYS` keys (422
+``too_many_items``) and for the counts a caller names (the batch's ``items``
+against ``--max-batch``), and only then validated. Validation stops early
+(list fields fail fast: the first bad element of an array is reported, not
+every one), and the answer lists at most 50 problems. A body over
+:data:`OFFLOAD_BYTES` is scanned and validated on a worker thread, so no
+request under the limits holds the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
+import pydantic_core
 from pydantic import BaseModel, ValidationError
-from pydantic_core import from_json
 from starlette.requests import ClientDisconnect, Request
 
 from smista.config import config_error_from_validation
 from smista.server.errors import ApiError
 
-__all__ = ["parse_model", "read_body"]
+__all__ = ["MAX_KEYS", "OFFLOAD_BYTES", "parse_bounded", "parse_model", "read_body"]
+
+OFFLOAD_BYTES = 64 * 1024
+"""Bodies larger than this are scanned and validated off the event loop."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -60,36 +76,38 @@ _LONE_HIGH_SURROGATE = re.compile(
 _NON_NUMBERS = (b"NaN", b"Infinity", b"-Infinity")
 
 
-def _syntax_problem(body: bytes) -> str | None:
-    """Why ``body`` is not JSON (``None`` when it is).
+def _parse_json(body: bytes) -> Any:
+    """The JSON value of ``body``, or a 400 :class:`ApiError` saying why it is not JSON.
 
     Stricter than pydantic's own parsing, which accepts ``NaN`` and
-    ``Infinity``: they are not JSON, so they are a 400 like any malformed body.
-    A lone surrogate escape (``\\ud800``) is named as such.
+    ``Infinity``: they are not JSON. A lone surrogate escape (``\\ud800``)
+    is named as such instead of "unexpected end of hex escape".
     """
     try:
-        from_json(body, allow_inf_nan=False)
+        return pydantic_core.from_json(body, cache_strings=False, allow_inf_nan=False)
     except ValueError as exc:
         why = str(exc)
-        where = why[why.find(" at line ") :] if " at line " in why else ""
-        lone = _LONE_HIGH_SURROGATE.search(body) if "hex escape" in why else None
-        if lone is not None or "surrogate" in why:
-            escape = f" '\\u{lone.group(1).decode('ascii')}'" if lone is not None else ""
-            return f"lone surrogate escape{escape} (half of a UTF-16 pair, not a character){where}"
-        if any(word in body for word in _NON_NUMBERS) and (
-            why.startswith(("expected value", "invalid number"))
-        ):
-            return f"NaN and Infinity are not JSON numbers ({why})"
-        return why
-    return None
+    where = why[why.find(" at line ") :] if " at line " in why else ""
+    lone = _LONE_HIGH_SURROGATE.search(body) if "hex escape" in why else None
+    if lone is not None or "surrogate" in why:
+        escape = f" '\\u{lone.group(1).decode('ascii')}'" if lone is not None else ""
+        why = f"lone surrogate escape{escape} (half of a UTF-16 pair, not a character){where}"
+    elif any(word in body for word in _NON_NUMBERS) and why.startswith(
+        ("expected value", "invalid number")
+    ):
+        why = f"NaN and Infinity are not JSON numbers ({why})"
+    raise ApiError(400, "invalid_json", f"request body is not valid JSON: {why}")
 
 
 def parse_model(model: type[M], body: bytes) -> M:
-    """``body`` as ``model``: 400 for malformed JSON (``NaN`` included), 422 for a wrong
-    shape."""
-    problem = _syntax_problem(body)
-    if problem is not None:
-        raise ApiError(400, "invalid_json", f"request body is not valid JSON: {problem}")
+    """``body`` as ``model``: 400 for malformed JSON (``NaN`` included), 422 for a
+    wrong shape."""
+    _parse_json(body)
+    return _validate(model, body)
+
+
+def _validate(model: type[M], body: bytes) -> M:
+    """``body`` (already known to be JSON) as ``model``, or a 422."""
     try:
         return model.model_validate_json(body)
     except ValidationError as exc:
@@ -103,3 +121,83 @@ def parse_model(model: type[M], body: bytes) -> M:
         raise ApiError(
             422, "invalid_request", "request body does not match the schema", details
         ) from None
+
+
+def _loc(path: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out or "(body)"
+
+
+MAX_KEYS = 256
+"""Most keys of one JSON object in a request (no request object has more than a few)."""
+
+
+def check_counts(
+    data: Any, max_items: int, counts: Mapping[str, tuple[int, Callable[[int], ApiError]]]
+) -> None:
+    """Raise a 422 for an array over ``max_items`` or an object over :data:`MAX_KEYS`.
+
+    ``counts`` maps a top-level key to its own (smaller) limit and the error
+    for going over it. Iterative: nesting depth costs no stack.
+    """
+    if isinstance(data, dict):
+        for key, (limit, error) in counts.items():
+            value = data.get(key)
+            if isinstance(value, list) and len(value) > limit:
+                raise error(len(value))
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
+    push = stack.append
+    while stack:
+        path, value = stack.pop()
+        if type(value) is list:
+            if len(value) > max_items:
+                raise _too_many(path, len(value), max_items, "items")
+            for i, item in enumerate(value):
+                kind = type(item)
+                if kind is list or kind is dict:
+                    push(((*path, i), item))
+        else:
+            if len(value) > MAX_KEYS:
+                raise _too_many(path, len(value), MAX_KEYS, "keys")
+            for key, item in value.items():
+                kind = type(item)
+                if kind is list or kind is dict:
+                    push(((*path, key), item))
+
+
+def _too_many(path: tuple[str | int, ...], size: int, limit: int, what: str) -> ApiError:
+    loc = _loc(path)
+    return ApiError(
+        422,
+        "too_many_items",
+        f"{loc} has {size} {what}; at most {limit} are allowed",
+        [(loc, f"{size} {what}; at most {limit} are allowed")],
+    )
+
+
+def _parse_bounded(
+    model: type[M],
+    body: bytes,
+    max_items: int,
+    counts: Mapping[str, tuple[int, Callable[[int], ApiError]]],
+) -> M:
+    data = _parse_json(body)
+    if type(data) is list or type(data) is dict:
+        check_counts(data, max_items, counts)
+    return _validate(model, body)
+
+
+async def parse_bounded(
+    model: type[M],
+    body: bytes,
+    *,
+    max_items: int,
+    counts: Mapping[str, tuple[int, Callable[[int], ApiError]]] | None = None,
+) -> M:
+    """:func:`parse_model` after the count limits, off the loop for a large body."""
+    limits = counts or {}
+    if len(body) > OFFLOAD_BYTES:
+        return await asyncio.to_thread(_parse_bounded, model, body, max_items, limits)
+    return _parse_bounded(model, body, max_items, limits)

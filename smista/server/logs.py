@@ -17,6 +17,8 @@ import traceback
 from datetime import UTC, datetime
 from typing import TextIO
 
+from smista._secrets import redact
+
 __all__ = ["ACCESS", "DECISION", "JsonFormatter", "configure_logging", "emit"]
 
 ACCESS = logging.getLogger("smista.access")
@@ -32,7 +34,10 @@ _STANDARD = frozenset(
 
 
 class JsonFormatter(logging.Formatter):
-    """Formats a record as a single JSON line (ASCII, so any text is safe to write)."""
+    """Formats a record as a single JSON line (ASCII, so any text is safe to write).
+
+    The line passes through :func:`smista._secrets.redact`: no API key reaches the log.
+    """
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, object] = {
@@ -50,7 +55,8 @@ class JsonFormatter(logging.Formatter):
             exc_type, _, tb = record.exc_info
             out["exc_type"] = exc_type.__name__
             out["stack"] = "".join(traceback.format_tb(tb))
-        return json.dumps(out, ensure_ascii=True, default=str, separators=(",", ":"))
+        # every registered API key masked, whatever field carried it
+        return redact(json.dumps(out, ensure_ascii=True, default=str, separators=(",", ":")))
 
 
 def emit(logger: logging.Logger, message: str, fields: dict[str, object]) -> None:

@@ -40,6 +40,7 @@ class ClassifyRequest(BaseModel):
     contexts: tuple[StrictStr, ...] = Field(
         default=(),
         description="Context kinds available to the request, e.g. git_diff.",
+        fail_fast=True,
     )
     workspace: Workspace | None = Field(
         default=None,
@@ -52,7 +53,7 @@ class BatchRequest(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    items: tuple[ClassifyRequest, ...]
+    items: tuple[ClassifyRequest, ...] = Field(fail_fast=True)
 
 
 class BatchResponse(BaseModel):

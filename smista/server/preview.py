@@ -56,7 +56,9 @@ class PreviewBody(BaseModel):
 
     text: StrictStr = Field(description="The user's prompt.")
     command: TaskIntent | None = Field(default=None, description="An explicit intent.")
-    contexts: tuple[StrictStr, ...] = Field(default=(), description="Available context kinds.")
+    contexts: tuple[StrictStr, ...] = Field(
+        default=(), description="Available context kinds.", fail_fast=True
+    )
     workspace: Workspace | None = Field(
         default=None, description="Working-tree snapshot; its files feed routing path globs."
     )
@@ -69,7 +71,7 @@ class PreviewBody(BaseModel):
         default=None, description="The host's current chat model (for the switch policy)."
     )
     history: tuple[HistoryRecord, ...] = Field(
-        default=(), description="Earlier messages, oldest first."
+        default=(), description="Earlier messages, oldest first.", fail_fast=True
     )
     skip_decision: StrictBool = Field(
         default=False, description="Do not call the decision model for this request."

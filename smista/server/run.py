@@ -3,11 +3,17 @@
 I/O edge (sockets, signals). :func:`serve` builds the app (loading and
 validating the rules first, so a bad file stops the start with one error),
 runs uvicorn with its own access log off (ours is structured) and a graceful
-shutdown timeout, and returns 0 after a SIGTERM or SIGINT (Ctrl-C) once
-in-flight requests have finished. The socket is bound before uvicorn starts,
-so a port in use is one error line (exit 2) and no startup is logged. Logs
-one ``listening`` record with the bound address and port (useful with
+shutdown timeout, and returns 0 after a SIGTERM or SIGINT (Ctrl-C, as
+docs/http.md says) once in-flight requests have finished. Logs one
+``listening`` record with the bound address and port (useful with
 ``--port 0``).
+
+The listening socket is bound here, before uvicorn starts, so an address that
+cannot be bound (in use, not on this machine, ``[::1]`` without IPv6) fails
+with one line (:class:`BindError`) instead of a log record. Connections go
+through :func:`smista.server.protocol.guarded_protocol` (header and body
+timeouts, a connection limit, JSON errors); ``max_connections`` is lowered,
+if needed, to leave file descriptors to spare under ``RLIMIT_NOFILE``.
 """
 
 from __future__ import annotations
@@ -20,11 +26,51 @@ from typing import Any
 
 import uvicorn
 
-from smista.errors import SmistaError
 from smista.server.app import create_app
+from smista.server.protocol import guarded_protocol
 from smista.server.settings import ServerSettings
 
-__all__ = ["serve"]
+__all__ = ["BindError", "bind", "serve"]
+
+
+class BindError(OSError):
+    """The service address cannot be bound (the message is one line)."""
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host`` (brackets around IPv6 allowed) and ``port``."""
+    bare = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(bare, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise BindError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except OSError as exc:
+        sock.close()
+        raise BindError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def _connection_budget(wanted: int) -> int:
+    """``wanted``, lowered to leave 64 descriptors free under the soft RLIMIT_NOFILE."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return wanted
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(1, min(wanted, soft - 64))
+
 
 log = logging.getLogger("smista.server")
 
@@ -41,32 +87,23 @@ class _Server(uvicorn.Server):
                 )
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` (as uvicorn binds it), before anything is logged.
-
-    A port in use (or an address not on this machine) is one error line, and
-    the app's startup never runs.
-    """
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise SmistaError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    sock.set_inheritable(True)
-    return sock
-
-
 def serve(settings: ServerSettings) -> int:
-    """Serve until SIGTERM or SIGINT (Ctrl-C); the process exit status (0 after either)."""
+    """Serve until SIGTERM or SIGINT; the process exit status.
+
+    Raises :class:`BindError` when the address cannot be bound.
+    """
     app = create_app(settings)
-    sock = _bind(settings.host, settings.port)
+    sock = bind(settings.host, settings.port)
+    protocol = guarded_protocol(
+        header_timeout=settings.header_timeout,
+        body_timeout=settings.body_timeout,
+        max_connections=_connection_budget(settings.max_connections),
+    )
     config = uvicorn.Config(
         app,
-        host=settings.host,
+        host=settings.host.strip("[]"),
         port=settings.port,
+        http=protocol,
         log_config=None,
         log_level=settings.log_level,
         access_log=False,
@@ -84,7 +121,7 @@ def serve(settings: ServerSettings) -> int:
     try:
         server.run(sockets=[sock])
     finally:
-        sock.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        sock.close()
     return 0 if server.started else 1

@@ -14,13 +14,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from smista._files import CONFIG_LIMIT, read_bounded
 from smista.classifier import Classifier
 from smista.config import parse_config, parse_document, read_source, validate_section
 from smista.defaults import default_config, shipped_rules_path
@@ -83,15 +84,40 @@ class ServiceState:
         return (self.config, self.rules)
 
 
-def _read(path: str) -> tuple[str, SourceFile]:
+STABLE_SETTLE = 0.05
+"""Seconds between the two reads of a file that a reload must see agree."""
+
+STABLE_TRIES = 5
+"""Read pairs a reload attempts before giving up on a file still being written."""
+
+
+def _read(path: str, stable: bool = False) -> tuple[str, SourceFile]:
+    """A file's text and identity; with ``stable``, only content two reads agree on.
+
+    Reloads are stable: each file is read, read again :data:`STABLE_SETTLE`
+    seconds later, and used only when both reads give the same bytes. A file
+    replaced atomically (written elsewhere, renamed into place) is stable at
+    once; one written in place is used once its writer has paused. A file
+    still changing after :data:`STABLE_TRIES` pairs fails the reload (the
+    rules in service keep serving; the next change is tried again).
+    """
     text, raw = read_source(path)
+    if stable:
+        for _ in range(STABLE_TRIES):
+            time.sleep(STABLE_SETTLE)
+            again, raw_again = read_source(path)
+            if raw_again == raw:
+                break
+            text, raw = again, raw_again
+        else:
+            raise ConfigError([("", "is still being written; not reloaded")], path)
     return text, SourceFile(path, hashlib.sha256(raw).hexdigest())
 
 
 def file_sha256(path: str) -> str | None:
     """SHA-256 of a file's current bytes, or ``None`` when it cannot be read."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(read_bounded(path, CONFIG_LIMIT)).hexdigest()
     except OSError:
         return None
 
@@ -109,14 +135,16 @@ def load_state(
     ``config_path``, else from the shipped default pack. Pluggable endpoints
     build their runtimes from the config document (empty without one), given
     their runtime in ``previous`` (the state being replaced, if any) so that
-    they may carry over what survives a reload (a cache, say).
+    they may carry over what survives a reload (a cache, say). A reload
+    (``previous`` given) reads only stable content (see :func:`_read`).
     """
+    stable = previous is not None  # a reload: see _read
     document: dict[str, Any] = {}
     config_file: SourceFile | None = None
     classification: ClassificationConfig | None = None
     rules_file: SourceFile | None = None
     if config_path is not None:
-        text, config_file = _read(config_path)
+        text, config_file = _read(config_path, stable)
         document = parse_document(text, config_path)
         if rules_path is None and "classification" in document:
             classification = validate_section(
@@ -127,7 +155,7 @@ def load_state(
             )
             rules_file = config_file
     if rules_path is not None:
-        text, rules_file = _read(rules_path)
+        text, rules_file = _read(rules_path, stable)
         classification = parse_config(text, rules_path)
     if classification is None or rules_file is None:
         shipped = str(shipped_rules_path())

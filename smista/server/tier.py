@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from smista.classifier import Classifier
 from smista.server.plugins import Handled, RequestContext
@@ -40,7 +40,7 @@ class TierBody(BaseModel):
     solution_space: StrictStr | None = None
     role: StrictStr | None = None
     model: StrictStr | None = None
-    contexts: tuple[StrictStr, ...] = ()
+    contexts: tuple[StrictStr, ...] = Field(default=(), fail_fast=True)
 
 
 class TierAnswer(BaseModel):

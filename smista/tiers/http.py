@@ -2,13 +2,17 @@
 
 I/O edge (network, and the environment for the API key); the POST itself is
 :mod:`smista._http`'s (it needs ``httpx``, the ``llm`` extra), imported on
-first use. It implements the router's
-:class:`~smista.tiers.request.Completer` protocol and nothing more: one POST,
-no retries, no redirects followed, bounded connect and overall time, and a
-cap on the bytes read; this module words the transport's failures for the
-router. The API key is read once from the environment variable
-the config names and is sent only in the ``Authorization`` header; it never
-appears in ``repr``, errors or logs.
+first use, through one long-lived :class:`~smista._http.Poster` per client
+(and so one proxy policy: the environment is never read). It implements the
+router's :class:`~smista.tiers.request.Completer` protocol and nothing more:
+one POST, no retries, no redirects followed, bounded connect and overall time,
+and a cap on the decoded bytes read; this module words the transport's
+failures for the router. The API key is read once from the environment
+variable the config names, checked to be printable ASCII (else a
+``ConfigError``) and sent only in its header; it never appears in ``repr``,
+errors or logs, and the model's reply text is redacted
+(:mod:`smista._secrets`) before the router sees it, so an echoed key cannot
+become a reason or a tier.
 
 Errors are :class:`smista.errors.EvaluatorError` subclasses: ``EvaluatorTimeout``
 (the router reports ``classifier_timeout``), ``EvaluatorUnavailable`` and
@@ -20,8 +24,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from smista import _secrets
 from smista.errors import (
     ConfigError,
     EvaluatorError,
@@ -32,7 +37,7 @@ from smista.errors import (
 from smista.tiers.model import LlmClassifierConfig
 
 if TYPE_CHECKING:
-    from smista._http import HttpFailure
+    from smista._http import HttpFailure, Poster
 
 __all__ = ["ChatCompletionsClient", "chat_completions_url", "client_from_config"]
 
@@ -48,7 +53,18 @@ def chat_completions_url(endpoint: str) -> str:
 class ChatCompletionsClient:
     """POST ``{system, user}`` to a chat-completions endpoint; return the reply text."""
 
-    __slots__ = ("_api_key", "connect_timeout", "max_response_bytes", "max_tokens", "model", "url")
+    __slots__ = (
+        "_api_key",
+        "_poster",
+        "connect_timeout",
+        "key_header",
+        "max_response_bytes",
+        "max_tokens",
+        "model",
+        "proxy",
+        "transport",
+        "url",
+    )
 
     def __init__(
         self,
@@ -59,10 +75,23 @@ class ChatCompletionsClient:
         max_tokens: int = 256,
         max_response_bytes: int = 1 << 20,
         connect_timeout: float = 3.0,
+        key_header: str = "Authorization",
+        proxy: str | None = None,
+        transport: Any = None,
     ) -> None:
+        key = api_key or None
+        if key is not None:
+            problem = _secrets.check_key(key)
+            if problem:
+                raise ValueError(f"the API key {problem}")
+            _secrets.register(key)
         self.url = chat_completions_url(endpoint)
         self.model = model
-        self._api_key = api_key or None
+        self._api_key = key
+        self.key_header = key_header
+        self.proxy = proxy
+        self.transport = transport
+        self._poster: Poster | None = None
         self.max_tokens = max_tokens
         self.max_response_bytes = max_response_bytes
         self.connect_timeout = connect_timeout
@@ -74,7 +103,7 @@ class ChatCompletionsClient:
     async def complete(self, system: str, user: str, timeout: float) -> str:
         """One completion: ``system`` as the system message, ``user`` as the only user message."""
         try:
-            from smista._http import HttpFailure, Poster
+            from smista._http import HttpFailure, snippet
         except ImportError:
             from smista._extras import install_hint
 
@@ -93,9 +122,7 @@ class ChatCompletionsClient:
         }
         # Serialized as httpx's own ``json=`` argument does.
         content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        poster = Poster(
-            api_key=self._api_key, max_response_bytes=self.max_response_bytes, trust_env=True
-        )
+        poster = self._get_poster()
         try:
             reply = await poster.post(
                 self.url,
@@ -106,14 +133,30 @@ class ChatCompletionsClient:
         except HttpFailure as failure:
             raise self._error(failure) from None
         if not reply.ok:
-            # Redact before cutting, so a key straddling the cut cannot leak in part.
-            text = poster.redact(reply.body.decode("utf-8", "replace"))
-            snippet = text[:200].strip()
+            # Redacted before cutting, so a key straddling the cut cannot leak in part.
+            text = snippet(reply.body.decode("utf-8", "replace"), 200)
             raise EvaluatorUnavailable(
-                f"classifier endpoint returned HTTP {reply.status}"
-                + (f": {snippet}" if snippet else "")
+                f"classifier endpoint returned HTTP {reply.status}" + (f": {text}" if text else "")
             )
-        return _content(reply.body)
+        return _secrets.redact(_content(reply.body))
+
+    def _get_poster(self) -> Poster:
+        from smista._http import Poster
+
+        if self._poster is None:
+            self._poster = Poster(
+                api_key=self._api_key,
+                max_response_bytes=self.max_response_bytes,
+                key_header=self.key_header,
+                proxy=self.proxy,
+                transport=self.transport,
+            )
+        return self._poster
+
+    async def aclose(self) -> None:
+        """Close the long-lived HTTP client of the running event loop."""
+        if self._poster is not None:
+            await self._poster.aclose()
 
     def _error(self, failure: HttpFailure) -> EvaluatorError:
         """The router's wording for a POST that got no reply."""
@@ -165,9 +208,15 @@ def _content(payload: bytes) -> str:
 
 
 def client_from_config(
-    config: LlmClassifierConfig, environ: Mapping[str, str] | None = None
+    config: LlmClassifierConfig,
+    environ: Mapping[str, str] | None = None,
+    *,
+    transport: Any = None,
 ) -> ChatCompletionsClient:
-    """The client for an ``[tiers.llm]`` table; reads the API key variable it names."""
+    """The client for an ``[tiers.llm]`` table; reads the API key variable it names.
+
+    ``transport`` (an ``httpx.AsyncBaseTransport``) replaces the network.
+    """
     if config.endpoint is None:
         raise ConfigError([("tiers.llm.endpoint", 'missing required key (classifier = "llm")')])
     api_key = None
@@ -178,6 +227,17 @@ def client_from_config(
             raise ConfigError(
                 [("tiers.llm.api_key_env", f"environment variable {config.api_key_env} is not set")]
             )
+        problem = _secrets.check_key(api_key)
+        if problem:
+            raise ConfigError(
+                [
+                    (
+                        "tiers.llm.api_key_env",
+                        f"the key in {config.api_key_env} {problem}; "
+                        "an API key must be printable ASCII",
+                    )
+                ]
+            )
     return ChatCompletionsClient(
         config.endpoint,
         config.model,
@@ -185,4 +245,7 @@ def client_from_config(
         max_tokens=config.max_tokens,
         max_response_bytes=config.max_response_bytes,
         connect_timeout=config.connect_timeout_ms / 1000.0,
+        key_header=config.api_key_header,
+        proxy=config.proxy,
+        transport=transport,
     )

@@ -65,6 +65,21 @@ def _env_name(value: str) -> str:
     return value
 
 
+_HEADER = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}")
+
+
+def _header_name(value: str) -> str:
+    if not _HEADER.fullmatch(value):
+        raise ValueError(f"expected an HTTP header name, got {value!r}")
+    return value
+
+
+def _proxy_url(value: str) -> str:
+    if not value.startswith(("http://", "https://")):
+        raise ValueError(f"expected an http:// or https:// URL, got {value!r}")
+    return value
+
+
 TierId = Annotated[StrictStr, AfterValidator(_tier_id)]
 ModelName = Annotated[StrictStr, AfterValidator(_non_blank)]
 Priority = Annotated[StrictInt, Field(ge=0, le=MAX_PRIORITY)]
@@ -106,6 +121,11 @@ class LlmClassifierConfig(BaseModel):
     """Base URL (``http://host:port/v1``) or the full ``.../chat/completions`` URL."""
     api_key_env: Annotated[StrictStr, AfterValidator(_env_name)] | None = None
     """Name of the environment variable holding the API key (sent as a bearer token)."""
+    api_key_header: Annotated[StrictStr, AfterValidator(_header_name)] = "Authorization"
+    """The header the key travels in: ``Authorization`` carries ``Bearer <key>``,
+    any other header (``x-api-key``, ``api-key``) the key itself."""
+    proxy: Annotated[StrictStr, AfterValidator(_proxy_url)] | None = None
+    """An explicit proxy URL; the environment's proxy settings are never used."""
     prompt: Annotated[StrictStr, AfterValidator(_prompt)] = DEFAULT_PROMPT
     """System prompt; ``{tiers}`` lists the tier ids (appended when absent)."""
     timeout_ms: Millis = 8000

@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from smista._secrets import redact
 from smista.engine import CompiledRules
 from smista.errors import ConfigError, EvaluatorTimeout
 from smista.tiers.cache import CACHE_SIZE, CachedTier, CacheKey, TierCache, cache_key
@@ -214,7 +215,7 @@ class TierRouter:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self._classify(step))
+            return asyncio.run(self._classify_once(step))
         raise RuntimeError("route_sync() cannot run inside an event loop; await route()")
 
     def _begin_safely(self, request: TierRequest) -> TierDecision | _Pending:
@@ -291,6 +292,15 @@ class TierRouter:
             return self._fallback(state, draft, _O.CLASSIFIER_FAILED, why)
         return _Pending(state, draft, key, user_message(request.task, request.solution_space))
 
+    async def _classify_once(self, pending: _Pending) -> TierDecision:
+        """:meth:`_classify` on an event loop about to end: the completer's client is closed."""
+        try:
+            return await self._classify(pending)
+        finally:
+            close = getattr(pending.state.completer, "aclose", None)
+            if close is not None:
+                await close()
+
     async def _classify(self, pending: _Pending) -> TierDecision:
         state, draft = pending.state, pending.draft
         completer = state.completer
@@ -330,7 +340,7 @@ class TierRouter:
                 draft = replace(draft, classifier_tier=parsed.candidate)
                 why = f'classifier returned unknown tier "{parsed.candidate}"'
                 return self._fallback(state, draft, _O.UNKNOWN_TIER, why)
-            why = f"invalid classifier output: {str(raw)[:120]!r}"
+            why = f"invalid classifier output: {redact(str(raw))[:120]!r}"
             return self._fallback(state, draft, _O.INVALID_CLASSIFIER_OUTPUT, why)
         except Exception as exc:  # fail open
             return self._finish(_internal_error(draft, exc))
@@ -378,8 +388,21 @@ class TierRouter:
         )
 
     def _finish(self, decision: TierDecision) -> TierDecision:
+        decision = _redacted(decision)
         self._history.append(decision)
         return decision
+
+
+def _redacted(decision: TierDecision) -> TierDecision:
+    """``decision`` with every registered API key masked in its free texts."""
+    changes: dict[str, str] = {}
+    for name in ("reason", "fallback_reason", "classifier_tier", "classifier_reason"):
+        value = getattr(decision, name)
+        if isinstance(value, str):
+            clean = redact(value)
+            if clean != value:
+                changes[name] = clean
+    return replace(decision, **changes) if changes else decision  # type: ignore[arg-type]
 
 
 def _end(draft: TierDecision, outcome: TierOutcome, why: str) -> TierDecision:

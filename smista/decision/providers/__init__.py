@@ -3,15 +3,20 @@
 I/O edge: reads the API key from the environment variable the config names and
 imports httpx (the ``llm`` extra) when a provider is built. Misconfiguration
 (stage disabled, unknown provider, missing base URL or model, unset key
-variable) raises :class:`~smista.errors.ConfigError` here, at build time, and
-is never swallowed per request. The key itself is never logged or echoed.
+variable, a key that is not printable ASCII) raises
+:class:`~smista.errors.ConfigError` here, at build time, and is never
+swallowed per request. The key itself is never logged or echoed: it is
+registered with :mod:`smista._secrets` so every text that could carry it is
+redacted.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from typing import Any
 
+from smista._secrets import check_key
 from smista.decision.config import PROVIDERS, DecisionConfig
 from smista.decision.contract import Evaluator
 from smista.decision.ledger import UsageLedger
@@ -21,31 +26,32 @@ from smista.errors import ConfigError
 __all__ = ["PROVIDERS", "build_evaluator", "build_stage"]
 
 
-def _systemone(config: DecisionConfig, key: str | None) -> Evaluator:
+def _options(config: DecisionConfig, transport: Any) -> dict[str, Any]:
+    return {
+        "base_url": config.endpoint_base(),
+        "timeout_s": config.timeout_s,
+        "max_response_bytes": config.max_response_bytes,
+        "key_header": config.api_key_header,
+        "proxy": config.proxy,
+        "transport": transport,
+    }
+
+
+def _systemone(config: DecisionConfig, key: str | None, transport: Any) -> Evaluator:
     from smista.decision.providers.systemone import SystemOneEvaluator
 
     if key is None:  # guarded by DecisionConfig.problems(); kept for direct callers
         raise ConfigError([("decision.api_key_env", "required for provider 'systemone'")])
-    return SystemOneEvaluator(
-        base_url=config.endpoint_base(),
-        api_key=key,
-        timeout_s=config.timeout_s,
-        max_response_bytes=config.max_response_bytes,
-    )
+    return SystemOneEvaluator(api_key=key, **_options(config, transport))
 
 
-def _openai(config: DecisionConfig, key: str | None) -> Evaluator:
+def _openai(config: DecisionConfig, key: str | None, transport: Any) -> Evaluator:
     from smista.decision.providers.openai_compat import OpenAICompatEvaluator
 
-    return OpenAICompatEvaluator(
-        base_url=config.endpoint_base(),
-        api_key=key,
-        timeout_s=config.timeout_s,
-        max_response_bytes=config.max_response_bytes,
-    )
+    return OpenAICompatEvaluator(api_key=key, **_options(config, transport))
 
 
-_FACTORIES: dict[str, Callable[[DecisionConfig, str | None], Evaluator]] = {
+_FACTORIES: dict[str, Callable[[DecisionConfig, str | None, Any], Evaluator]] = {
     "systemone": _systemone,
     "openai": _openai,
 }
@@ -61,6 +67,17 @@ def _api_key(config: DecisionConfig, environ: Mapping[str, str], source: str | N
             [("decision.api_key_env", f"environment variable {name!r} is not set or is empty")],
             source,
         )
+    problem = check_key(value)
+    if problem:
+        raise ConfigError(
+            [
+                (
+                    "decision.api_key_env",
+                    f"the key in {name!r} {problem}; an API key must be printable ASCII",
+                )
+            ],
+            source,
+        )
     return value
 
 
@@ -69,11 +86,14 @@ def build_evaluator(
     *,
     environ: Mapping[str, str] | None = None,
     source: str | None = None,
+    transport: Any = None,
 ) -> Evaluator:
     """The evaluator ``config`` describes; raises ``ConfigError`` if it cannot be built.
 
     ``environ`` (default ``os.environ``) is where the key variable is looked
-    up; ``source`` names the config file in errors.
+    up; ``source`` names the config file in errors; ``transport`` (an
+    ``httpx.AsyncBaseTransport``, e.g. ``httpx.MockTransport``) replaces the
+    network.
     """
     if not config.enabled:
         raise ConfigError([("decision.enabled", "the decision stage is disabled")], source)
@@ -93,7 +113,7 @@ def build_evaluator(
             source,
         )
     key = _api_key(config, os.environ if environ is None else environ, source)
-    return factory(config, key)
+    return factory(config, key, transport)
 
 
 def build_stage(
@@ -102,11 +122,12 @@ def build_stage(
     environ: Mapping[str, str] | None = None,
     ledger: UsageLedger | None = None,
     source: str | None = None,
+    transport: Any = None,
 ) -> DecisionStage | None:
     """The decision stage ``config`` describes, or ``None`` when it is disabled."""
     if not config.enabled:
         return None
-    evaluator = build_evaluator(config, environ=environ, source=source)
+    evaluator = build_evaluator(config, environ=environ, source=source, transport=transport)
     return DecisionStage(
         evaluator,
         model=config.model or "",

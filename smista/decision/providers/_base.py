@@ -8,21 +8,22 @@ protocol check of the response and the error wording live here.
 Every transport failure becomes an :class:`~smista.errors.EvaluatorError`
 whose message names what went wrong (timeout, connection refused, HTTP
 status, oversized or non-JSON body) and never contains the API key: the key is
-held by the :class:`~smista._http.Poster`, travels only in the
-``Authorization`` header, is never logged, and is redacted from any server
-text quoted in an error. Proxy and ``.netrc`` settings from the environment
-are not used.
+held by the :class:`~smista._http.Poster`, travels only in its header
+(``Authorization: Bearer`` unless ``key_header`` names another), is never
+logged, and is redacted (:mod:`smista._secrets`) from any server text quoted
+in an error and from the model name a reply carries. Proxy and ``.netrc``
+settings from the environment are not used (see :mod:`smista._http`).
 """
 
 from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from smista import __version__
-from smista._http import HttpFailure, Poster, Reply
+from smista._http import HttpFailure, Poster, Reply, snippet
 from smista.decision.contract import (
     DecisionRequest,
     DecisionResponse,
@@ -35,6 +36,9 @@ from smista.errors import (
     EvaluatorTimeout,
     EvaluatorUnavailable,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["HttpEvaluator"]
 
@@ -57,6 +61,9 @@ class HttpEvaluator(ABC):
         api_key: str | None,
         timeout_s: float,
         max_response_bytes: int,
+        key_header: str = "Authorization",
+        proxy: str | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.strip().rstrip("/")
         self.timeout_s = timeout_s
@@ -64,6 +71,9 @@ class HttpEvaluator(ABC):
             api_key=api_key,
             max_response_bytes=max_response_bytes,
             user_agent=f"smista/{__version__}",
+            key_header=key_header,
+            proxy=proxy,
+            transport=transport,
         )
 
     @property
@@ -88,9 +98,22 @@ class HttpEvaluator(ABC):
         """The decoded JSON reply ``data`` as a response (validated afterwards)."""
 
     async def evaluate(self, request: DecisionRequest) -> DecisionResponse:
-        response = self.read(request, await self.post(self.body(request)))
-        validate_response(request, response)
+        try:
+            response = self.read(request, await self.post(self.body(request)))
+            validate_response(request, response)
+        except EvaluatorError as exc:  # its text may quote the reply: mask any key in it
+            clean = self._poster.redact(str(exc))
+            if clean == str(exc):
+                raise
+            raise type(exc)(clean) from None
+        model = self._poster.redact(response.model)
+        if model != response.model:
+            response = response.model_copy(update={"model": model})
         return response
+
+    async def aclose(self) -> None:
+        """Close the long-lived HTTP client of the running event loop."""
+        await self._poster.aclose()
 
     async def post(self, body: str) -> Any:
         """POST ``body`` to :attr:`url`; the decoded JSON reply (or ``EvaluatorError``)."""
@@ -127,12 +150,9 @@ class HttpEvaluator(ABC):
         )
 
     def _status_message(self, reply: Reply) -> str:
-        phrase = reply.reason_phrase
+        phrase = reply.reason_phrase  # redacted by the poster
         message = f"HTTP {reply.status}{' ' + phrase if phrase else ''}"
-        text = reply.body.decode("utf-8", "replace").strip()
+        text = snippet(reply.body.decode("utf-8", "replace"), _SNIPPET)
         if text:
-            text = " ".join(self._poster.redact(text).split())
-            if len(text) > _SNIPPET:
-                text = text[: _SNIPPET - 3] + "..."
             message += f": {text}"
         return message

@@ -1,0 +1,146 @@
+"""Reading an input file smista was given: a regular file, under a size cap, refused in one line.
+
+I/O edge (opens files). Every file smista reads by name — rules and config
+TOML, case files, golden files, preview request files, rule-cache entries —
+goes through :func:`read_bounded` (and batch input from a path through
+:func:`open_regular`). The file is opened non-blocking (so a FIFO with no
+writer cannot hang the open), checked with ``fstat`` to be a regular file and
+no larger than the cap, and read with at most ``cap + 1`` bytes requested (a
+file that grows while being read is still bounded). ``/dev/zero``, a FIFO, a
+socket or a directory is refused at once, and so is a huge sparse file (by its
+size, before any byte is read).
+
+Refusals raise :class:`InputFileError`, an ``OSError`` whose ``strerror`` is
+a short phrase ("is a FIFO, not a regular file", "is 2147483648 bytes, over
+the 8388608-byte limit") and whose ``filename`` is the path; callers word it
+as their own one-line error. Must never read more than the cap, block on a
+special file, or follow a symlink when told not to.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import IO
+
+__all__ = [
+    "CASES_LIMIT",
+    "CONFIG_LIMIT",
+    "InputFileError",
+    "open_regular",
+    "read_bounded",
+    "read_stable",
+]
+
+CONFIG_LIMIT = 8 << 20
+"""Largest rules or config TOML file read (8 MiB; the shipped pack is 9 KB)."""
+
+CASES_LIMIT = 64 << 20
+"""Largest case, golden or request file read (64 MiB)."""
+
+
+class InputFileError(OSError):
+    """A file smista refuses to read: not a regular file, or over its size cap."""
+
+    def __init__(self, path: str | os.PathLike[str], why: str) -> None:
+        super().__init__(errno.EINVAL, why, os.fspath(path))
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a regular file"
+    if stat.S_ISFIFO(mode):
+        return "is a FIFO, not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a regular file"
+    return "is not a regular file"
+
+
+def _open(path: str | os.PathLike[str], follow_symlinks: bool) -> tuple[int, os.stat_result]:
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_symlinks:
+            raise InputFileError(path, "is a symbolic link, not a regular file") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputFileError(path, _kind(info.st_mode))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def _too_large(path: str | os.PathLike[str], size: int | None, cap: int) -> InputFileError:
+    what = f"is {size} bytes" if size is not None else "is larger than that"
+    return InputFileError(path, f"{what}, over the {cap}-byte limit")
+
+
+def read_bounded(
+    path: str | os.PathLike[str],
+    cap: int,
+    *,
+    follow_symlinks: bool = True,
+    owner: int | None = None,
+) -> bytes:
+    """The bytes of regular file ``path``; :class:`InputFileError` if not one or over ``cap``.
+
+    ``owner``, if given, is the only user id the file may belong to.
+    """
+    fd, info = _open(path, follow_symlinks)
+    try:
+        if owner is not None and info.st_uid != owner:
+            raise InputFileError(path, "is owned by another user")
+        if info.st_size > cap:
+            raise _too_large(path, info.st_size, cap)
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        total = 0
+        while total <= cap:
+            chunk = os.read(fd, min(cap + 1 - total, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > cap:
+            raise _too_large(path, None, cap)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_stable(
+    path: str | os.PathLike[str], cap: int, *, settle: float = 0.05, tries: int = 5
+) -> bytes:
+    """:func:`read_bounded`, but only content that is stable, for reloads.
+
+    A file is stable when two reads ``settle`` seconds apart give the same
+    bytes (a file replaced atomically by rename is stable at once; one being
+    written in place is not until the writer stops). After ``tries`` unequal
+    pairs, :class:`InputFileError` ("is still changing").
+    """
+    import time
+
+    before = read_bounded(path, cap)
+    for _ in range(tries):
+        time.sleep(settle)
+        after = read_bounded(path, cap)
+        if after == before:
+            return after
+        before = after
+    raise InputFileError(path, "is still changing (being written); not reloaded")
+
+
+def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
+    """``path`` opened for binary reading, if it is a regular file (no size cap: it streams)."""
+    fd, _ = _open(path, True)
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
