@@ -212,8 +212,10 @@ def test_ctrl_c_stops_the_service_with_status_zero() -> None:
             live.stop()
 
 
-def test_a_port_in_use_is_one_line_and_exit_two(run_cli: RunCli) -> None:
-    """No uvicorn log lines, no 'Application startup complete': one error, exit 2."""
+def test_a_port_in_use_is_one_line_without_startup_logs(run_cli: RunCli) -> None:
+    """No uvicorn log lines, no 'Application startup complete' (it printed 7 lines and
+    exited 3): one error line, and the exit status docs/http.md gives (1: the
+    environment failed, as for other OS errors of the CLI)."""
     import socket
 
     pytest.importorskip("uvicorn")
@@ -221,8 +223,11 @@ def test_a_port_in_use_is_one_line_and_exit_two(run_cli: RunCli) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        err = one_line_error(run_cli(["serve", "--port", str(port)]))
+        err = one_line_error(run_cli(["serve", "--port", str(port)]), status=1)
     assert err.startswith(f"smista serve: error: cannot listen on 127.0.0.1:{port}: ")
+    assert "exit status\n1: `smista serve: error: cannot listen on" in (
+        ROOT / "docs" / "http.md"
+    ).read_text(encoding="utf-8")
     assert "in use" in err
 
 
