@@ -56,6 +56,7 @@ __all__ = [
     "BatchInputError",
     "BatchStats",
     "classify_block",
+    "classify_block_counted",
     "default_workers",
     "iter_blocks",
     "run_batch",
@@ -183,6 +184,8 @@ class _Renderer:
         self.turn_rules: Any = None
         self.match_text = rules.match_text
         self.rendered: dict[RuleMatch, str] = {}
+        self.bad = 0  # error records written since the counters were last read
+        self.first_bad = 0  # input line number of the first of them
         self.explicit = {
             intent: _dump(
                 {
@@ -285,6 +288,8 @@ class _Renderer:
         except (_RecordError, ValueError, RecursionError) as exc:
             message = str(exc) if isinstance(exc, _RecordError) else _json_error(exc)
             error = {"line": number, "error": message}
+            self.bad += 1
+            self.first_bad = self.first_bad or number
             if isinstance(obj, dict) and "id" in obj:
                 try:
                     return _dump({"id": obj["id"], **error})
@@ -324,18 +329,27 @@ def classify_block(
 
     ``turns`` is the ``[classification.turns]`` table for lines with ``messages``.
     """
+    return classify_block_counted(rules, block, first_line, turns)[0]
+
+
+def classify_block_counted(
+    rules: CompiledRules, block: bytes, first_line: int, turns: TurnSettings | None = None
+) -> tuple[bytes, int, int]:
+    """:func:`classify_block`, with the number of bad lines and the first one's number
+    (0 when none is bad)."""
     renderer = _renderer_for(rules, turns)
+    renderer.bad = renderer.first_bad = 0
     out: list[str] = []
     for offset, raw in enumerate(block.split(b"\n")):
         line = renderer.line(raw, first_line + offset)
         if line is not None:
             out.append(line)
     if not out:
-        return b""
+        return b"", 0, 0
     out.append("")
     # Lines with lone surrogates are refused (LONE_SURROGATE), so the output is
     # valid UTF-8; "backslashreplace" stays as a guard that never fires.
-    return "\n".join(out).encode("utf-8", "backslashreplace")
+    return "\n".join(out).encode("utf-8", "backslashreplace"), renderer.bad, renderer.first_bad
 
 
 _RENDERERS: dict[int, tuple[CompiledRules, _Renderer]] = {}
@@ -446,14 +460,17 @@ def iter_spans(
 
 class BatchStats:
     """Counters of a run (updated as output is written): input lines, output
-    records and input bytes."""
+    records, input bytes, bad lines (error records) and the first bad line's
+    number (0 while none is bad)."""
 
-    __slots__ = ("bytes_in", "lines", "records")
+    __slots__ = ("bad", "bytes_in", "first_bad", "lines", "records")
 
     def __init__(self) -> None:
         self.lines = 0
         self.records = 0
         self.bytes_in = 0
+        self.bad = 0
+        self.first_bad = 0
 
 
 # -- worker processes ----------------------------------------------------------
@@ -485,7 +502,9 @@ def _worker_main(
                 block = _pread(fd, int.from_bytes(header[16:], "little"), offset)
             else:
                 block = conn.recv_bytes()
-            conn.send_bytes(classify_block(compiled, block, first, turns))
+            out, bad, first_bad = classify_block_counted(compiled, block, first, turns)
+            conn.send_bytes(bad.to_bytes(8, "little") + first_bad.to_bytes(8, "little"))
+            conn.send_bytes(out)
     except (EOFError, OSError, KeyboardInterrupt):
         pass
     finally:
@@ -523,8 +542,12 @@ def run_batch(
     stats = BatchStats()
     blocks = iter_blocks(source, block_bytes)
 
-    def emit(out: bytes, lines: int, size: int) -> None:
+    def emit(counted: tuple[bytes, int, int], lines: int, size: int) -> None:
+        out, bad, first_bad = counted
         sink.write(out)
+        if bad:
+            stats.bad += bad
+            stats.first_bad = stats.first_bad or first_bad
         stats.lines += lines
         stats.records += _count_newlines(out)
         stats.bytes_in += size
@@ -533,7 +556,7 @@ def run_batch(
 
     if workers <= 1:
         for block, first, lines in blocks:
-            emit(classify_block(rules, block, first, turns), lines, len(block) + 1)
+            emit(classify_block_counted(rules, block, first, turns), lines, len(block) + 1)
         return stats
 
     import multiprocessing
@@ -592,7 +615,7 @@ def run_batch(
             procs.append(proc)
         limit = workers * _AHEAD_PER_WORKER
         sizes: dict[int, tuple[int, int]] = {}  # block number -> (lines, bytes)
-        held: dict[int, bytes] = {}  # results that came before their turn
+        held: dict[int, tuple[bytes, int, int]] = {}  # results that came before their turn
         holding: dict[Any, int] = {}  # worker conn -> block number it holds
         waiting: list[Any] = []  # idle workers (only while too far ahead)
         sent = written = 0
@@ -653,11 +676,12 @@ def run_batch(
     return stats
 
 
-def _receive(conn: Any) -> bytes:
+def _receive(conn: Any) -> tuple[bytes, int, int]:
     try:
+        counts: bytes = conn.recv_bytes()
         data: bytes = conn.recv_bytes()
     except (EOFError, OSError):
         from smista.errors import SmistaError
 
         raise SmistaError("a worker process stopped unexpectedly") from None
-    return data
+    return data, int.from_bytes(counts[:8], "little"), int.from_bytes(counts[8:], "little")

@@ -14,8 +14,12 @@ shipped rules)::
         SmistaClassify,
         fn_constructor_kwargs={"rules": "rules.toml"},
         batch_format="pandas",
-        concurrency=4,
+        **actor_pool(4),  # compute= on Ray >= 2.51, concurrency= before
     )
+
+:func:`actor_pool` picks the argument the installed Ray wants: Ray 2.51
+deprecated ``concurrency=`` for ``compute=ActorPoolStrategy(...)``, while
+older Ray (back to the 2.30 the extra allows) warns about ``compute=``.
 """
 
 from __future__ import annotations
@@ -30,7 +34,39 @@ from smista.scale import classify_columns, classify_frame, classify_table
 if TYPE_CHECKING:
     import ray.data
 
-__all__ = ["SmistaClassify", "classify_dataset"]
+__all__ = ["SmistaClassify", "actor_pool", "classify_dataset"]
+
+_COMPUTE_SINCE = (2, 51)  # Ray deprecated map_batches(concurrency=) for compute= here
+
+
+def _ray_version() -> tuple[int, int]:
+    """(major, minor) of the installed Ray (``"2.51.0rc1"`` -> ``(2, 51)``)."""
+    import ray
+
+    major, minor = [*ray.__version__.split("."), "0"][:2]
+    return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
+
+
+def actor_pool(actors: int | tuple[int, int]) -> dict[str, Any]:
+    """``map_batches`` keyword arguments for a pool of ``actors`` (or ``(min, max)``).
+
+    ``{"compute": ActorPoolStrategy(...)}`` on Ray >= 2.51 and
+    ``{"concurrency": actors}`` before, so neither version warns. Each actor
+    holds one CPU unless you pass ``num_cpus``; leave at least one CPU free for
+    the tasks that read the data, or they wait forever.
+    """
+    if isinstance(actors, int):
+        if actors < 1:
+            raise ValueError(f"actors must be at least 1, got {actors}")
+    elif not 1 <= actors[0] <= actors[1]:
+        raise ValueError(f"actors must be (min, max) with 1 <= min <= max, got {actors}")
+    if _ray_version() < _COMPUTE_SINCE:
+        return {"concurrency": actors}
+    from ray.data import ActorPoolStrategy
+
+    if isinstance(actors, int):
+        return {"compute": ActorPoolStrategy(size=actors)}
+    return {"compute": ActorPoolStrategy(min_size=actors[0], max_size=actors[1])}
 
 
 class SmistaClassify:
@@ -100,7 +136,11 @@ def classify_dataset(
     contexts: str | None = "contexts",
     messages: str | None = "messages",
 ) -> ray.data.Dataset:
-    """``dataset`` with the output columns, computed by ``concurrency`` actors."""
+    """``dataset`` with the output columns, computed by ``concurrency`` actors.
+
+    ``concurrency`` is the actor count (or ``(min, max)``), passed to Ray as
+    :func:`actor_pool` says, so no Ray version warns about it.
+    """
     return dataset.map_batches(
         SmistaClassify,
         fn_constructor_kwargs={
@@ -112,5 +152,5 @@ def classify_dataset(
         },
         batch_format="pandas",
         batch_size=batch_size,
-        concurrency=concurrency,
+        **actor_pool(concurrency),
     )

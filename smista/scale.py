@@ -166,6 +166,20 @@ def classify_columns(
     return out
 
 
+def _text_column(
+    names: Iterable[object], text: str, what: str, messages: str | None = None
+) -> None:
+    """A clear ``ValueError`` when neither the text nor the messages column is there
+    (not a bare ``KeyError``)."""
+    found = [str(name) for name in names]
+    if text not in found and (messages is None or messages not in found):
+        shown = ", ".join(found[:20]) + (", ..." if len(found) > 20 else "")
+        raise ValueError(
+            f"the {what} has no {text!r} column (columns: {shown or 'none'}); "
+            "pass text='COLUMN' to name the column that holds the prompts"
+        )
+
+
 def classify_frame(
     frame: pd.DataFrame,
     rules: Rules = None,
@@ -180,10 +194,12 @@ def classify_frame(
     ``command``, ``contexts`` and ``messages`` name optional columns: when the
     frame has no such column (or the name is ``None``) every row is inferred
     from its text without contexts. Existing columns with an output name are
-    replaced.
+    replaced. A frame with neither the ``text`` nor the ``messages`` column
+    raises ``ValueError`` naming the columns it has.
     """
     import pandas as pd
 
+    _text_column(frame.columns, text, "frame", messages)
     cols = classify_columns(
         frame[text].tolist() if text in frame else None,
         frame[command].tolist() if command is not None and command in frame else None,
@@ -235,6 +251,7 @@ def classify_table(
     def column(name: str | None) -> list[Any] | None:
         return table.column(name).to_pylist() if name is not None and name in names else None
 
+    _text_column(names, text, "table", messages)
     cols = classify_columns(
         column(text), column(command), column(contexts), rules, column(messages)
     )

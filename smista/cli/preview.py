@@ -120,7 +120,9 @@ def run(argv: Sequence[str]) -> int:
         text = given
     history = messages_from_records(records) if records else ()
     outcome = DecisionOutcome.disabled()
-    if settings.decision.enabled and not args.no_decision:
+    if settings.decision.enabled and args.no_decision:
+        outcome = DecisionOutcome.skipped()
+    elif settings.decision.enabled:
         from smista.decision.providers import build_stage
 
         stage = build_stage(settings.decision, source=settings.source)

@@ -175,7 +175,9 @@ class PreviewEndpoint:
             if not records:
                 records = [{"role": "user", "content": h} for h in turn.history]
         outcome = DecisionOutcome.disabled()
-        if runtime.stage is not None and not body.skip_decision:
+        if runtime.stage is not None and body.skip_decision:
+            outcome = DecisionOutcome.skipped()
+        elif runtime.stage is not None:
             history = messages_from_records(records)
             conversation = conversation_for(text, history=history, workspace=body.workspace)
             outcome = await runtime.stage.classify(conversation)
