@@ -585,7 +585,7 @@ def run_batch(
         block, first, lines, offset, length = head
         if offset >= 0 and regular is not None:
             block = _pread(regular[0], length, offset)
-        emit(classify_block(rules, block, first), lines, length + 1)
+        emit(classify_block_counted(rules, block, first, turns), lines, length + 1)
         del block
     second = next(units, None)
     if second is None:  # nothing left for a worker
