@@ -300,7 +300,7 @@ class CompiledRules:
             {w for c in chain.from_iterable(self.conditions) for w in BY_KEY[c.kind].words(c)}
         )
         self._words = (
-            CompiledRules([RuleSpec(w, 0, (w,), ()) for w in words], "", accelerated=False)
+            CompiledRules([RuleSpec(w, 0, (w,), ()) for w in words], "", accelerated=accelerated)
             if words
             else None
         )
@@ -747,12 +747,17 @@ class CompiledRules:
 
     def _hits_of(self, token: str) -> tuple[tuple[str, bool], ...]:
         """The looked-up words ``token`` hits (remembered, bounded like the token memo)."""
-        found = self._word_hits.get(token)
+        memo = self._word_hits
+        found = memo.get(token)
         if found is None:
-            found = () if self._words is None else tuple(self._words.keyword_hits(token))
-            if len(self._word_hits) >= MEMO_LIMIT:
-                self._word_hits = {}
-            self._word_hits[token] = found
+            words = self._words
+            if words is None or words._hopeless(token):
+                return ()  # never remembered: it can hit no word
+            found = tuple(words.keyword_hits(token))
+            if len(memo) >= MEMO_LIMIT:  # forget the oldest quarter, never all at once
+                for old in list(islice(memo, MEMO_LIMIT // 4)):
+                    del memo[old]
+            memo[token] = found
         return found
 
     def memo_size(self) -> int:

@@ -8,6 +8,7 @@ words inflect heavily (Russian, Turkish, Korean). Must never perform I/O.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -57,7 +58,11 @@ class StemsKind(ConditionKind):
         return frozenset(condition.values)
 
     def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
-        return frozenset(k for k in keys if view.has_prefix(k))
+        tokens = view.sorted_tokens
+        n = len(tokens)
+        return frozenset(
+            k for k in keys if (i := bisect_left(tokens, k)) < n and tokens[i].startswith(k)
+        )
 
     def covers(self, earlier: Any, later: Any) -> bool:
         if not earlier:

@@ -261,11 +261,16 @@ class PromptView:
         assert self._at is not None
         return self._at.get((word, pos))
 
-    def has_prefix(self, stem: str) -> bool:
-        """Whether some token starts with ``stem``."""
+    @property
+    def sorted_tokens(self) -> list[str]:
+        """The distinct visible tokens, sorted (prefix lookups bisect it)."""
         if self._sorted is None:
             self._sorted = sorted(self.token_set)
-        tokens = self._sorted
+        return self._sorted
+
+    def has_prefix(self, stem: str) -> bool:
+        """Whether some token starts with ``stem``."""
+        tokens = self.sorted_tokens
         i = bisect_left(tokens, stem)
         return i < len(tokens) and tokens[i].startswith(stem)
 
