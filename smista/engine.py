@@ -46,6 +46,7 @@ from dataclasses import fields, replace
 from itertools import chain, combinations
 from typing import Any, NamedTuple
 
+import smista._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read once, before the try below
 from smista.conditions.base import Condition, Evidence
 from smista.conditions.markers import DEFAULT_MARKERS
 from smista.conditions.registry import BY_KEY
