@@ -19,6 +19,7 @@ from smista.intent import Confidence, IntentSource, TaskIntent
 from smista.result import Classification
 from smista.rules import ClassificationConfig
 from smista.tokenizer import tokenize
+from smista.wire import explicit_reason
 from smista.workspace import Workspace, context_kinds
 
 __all__ = ["Classifier", "compile_rules"]
@@ -158,7 +159,7 @@ _EXPLICIT: dict[TaskIntent, Classification] = {
     intent: Classification(
         intent=intent,
         source=IntentSource.EXPLICIT,
-        reason=f"explicit command '{intent.value}'",
+        reason=explicit_reason(intent.value),
     )
     for intent in TaskIntent
 }
