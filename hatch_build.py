@@ -2,8 +2,11 @@
 
 The extension only speeds up what the pure-Python engine already answers (its
 results are the engine's), so a machine without a C compiler still gets a
-working install: the hook warns and the wheel stays pure Python. Set
-``SMISTA_NO_SPEEDUPS=1`` to skip the build on purpose.
+working install: the hook warns and the wheel stays pure Python. pip shows a
+build's output only under ``pip install -v``, so the warning is also written
+to the terminal (``/dev/tty``) when there is one. Set ``SMISTA_NO_SPEEDUPS=1``
+to skip the build on purpose (and the warning). ``smista doctor`` tells which
+path an install uses.
 
 Editable installs compile in place (the source tree is what gets imported);
 wheels carry the built file and a platform tag.
@@ -44,6 +47,15 @@ def build_in_place(root: str) -> Path:
         os.chdir(here)
 
 
+def tell_the_terminal(message: str) -> None:
+    """Write ``message`` to the controlling terminal, which pip does not capture."""
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as tty:
+            tty.write(f"\n{message}\n")
+    except OSError:
+        pass  # no terminal (CI): the warning is in the build log (pip install -v)
+
+
 class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     PLUGIN_NAME = "custom"
 
@@ -53,10 +65,14 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         try:
             built = build_in_place(self.root)
         except Exception as exc:  # no compiler, no headers: stay pure Python
-            self.app.display_warning(
+            message = (
                 f"smista: C speedups not built ({type(exc).__name__}: {exc}); "
-                "the pure-Python matcher will be used"
+                "installing the slower pure-Python matcher. Install a C compiler and "
+                "reinstall for the fast path, or set SMISTA_NO_SPEEDUPS=1 to skip it "
+                "quietly; 'smista doctor' shows which path is active."
             )
+            self.app.display_warning(message)
+            tell_the_terminal(f"WARNING: {message}")
             return
         if version == "editable":
             return

@@ -38,6 +38,10 @@ _EXPORTS: dict[str, str] = {
     "Settings": "smista.settings",
     "SmistaError": "smista.errors",
     "TaskIntent": "smista.intent",
+    "Turn": "smista.turns",
+    "TurnError": "smista.turns",
+    "TurnResult": "smista.turnclassify",
+    "TurnSettings": "smista.turnrules",
     "TierDecision": "smista.tiers.request",
     "TierOutcome": "smista.tiers.outcomes",
     "TierRequest": "smista.tiers.request",
@@ -47,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "Workspace": "smista.workspace",
     "build_preview": "smista.preview",
     "classify": "smista.api",
+    "classify_turn": "smista.api",
     "context_kinds": "smista.workspace",
     "default_classifier": "smista.defaults",
     "default_config": "smista.defaults",
@@ -86,11 +91,16 @@ __all__ = [
     "TierRequest",
     "TierRouter",
     "TiersConfig",
+    "Turn",
+    "TurnError",
+    "TurnResult",
+    "TurnSettings",
     "UnknownIntentError",
     "Workspace",
     "__version__",
     "build_preview",
     "classify",
+    "classify_turn",
     "context_kinds",
     "default_classifier",
     "default_config",
@@ -107,7 +117,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from smista.api import classify
+    from smista.api import classify, classify_turn
     from smista.classifier import Classifier
     from smista.config import load_config, parse_config
     from smista.defaults import default_classifier, default_config
@@ -126,6 +136,9 @@ if TYPE_CHECKING:
     from smista.tiers.request import TierDecision, TierRequest
     from smista.tiers.router import TierRouter
     from smista.tokenizer import tokenize
+    from smista.turnclassify import TurnResult
+    from smista.turnrules import TurnSettings
+    from smista.turns import Turn, TurnError
     from smista.workspace import Workspace, context_kinds, touched_files
 
 

@@ -1,22 +1,39 @@
 /*
  * smista._speedups: the compiled hot path of the rule matcher.
  *
- * Owns one thing: a bounded table from lowercased ASCII token to the outcome
- * code the matcher computed for it (smista.engine), and a scan that tokenizes
- * a prompt whose letters and digits are all ASCII in one pass -- splitting and
- * lowercasing exactly as smista.tokenizer does (any other character is a
- * separator there too) -- and folds the codes of its tokens without creating
- * a single Python object per token.
+ * Owns two tables and the scan that reads prompts against them:
+ *
+ * TokenCodes: a bounded table from token to the outcome code the matcher
+ * (smista.engine) computed for it, and a scan that tokenizes a prompt in one
+ * pass -- splitting exactly as smista.tokenizer does (Rust's
+ * char::is_alphanumeric, from the generated _speedups_alnum.h) -- and folds
+ * the codes of its tokens without creating a Python object per known token.
+ * Tokens the table does not know are handed back (the scan never restarts),
+ * for the engine to resolve just those and put() their codes.
+ *
+ *   A token's key is its text with ASCII letters lowercased and every other
+ *   character as UTF-8. Only ASCII lowercasing happens here: Rust's Unicode
+ *   lowercasing (final sigma, expansions) stays in Python, which resolves a
+ *   non-ASCII token from its raw text, so two spellings of one word are two
+ *   keys with the same code. Keys are hashed with a keyed hash whose key is
+ *   drawn from os.urandom when the module loads (a prompt cannot be crafted
+ *   to collide in every process). The table is bounded: when full, a CLOCK
+ *   hand evicts one token not looked up since its last sweep (never the
+ *   whole table at once).
+ *
+ *   Tokens that can never match a keyword are never stored or probed: longer
+ *   than `max_len` characters, or with more than `max_foreign` ASCII
+ *   characters outside the keywords' alphabet (each such character costs an
+ *   edit, and no typo allows more than max_foreign edits).
+ *
+ * VariantIndex: the typo index of a rule set, compactly. Every deletion
+ * variant of every keyword (up to the keyword's typo cap) is stored as a
+ * 32-bit hash and the keyword's position (8 bytes); candidates() returns the
+ * keywords sharing a variant with a token. A hash collision only adds a
+ * candidate, which the engine verifies like any other.
  *
  * It never decides anything itself: every code it returns was put there by
- * the Python engine (TokenCodes.remember), so its answers are the engine's.
- * A prompt it cannot answer (one holding a non-ASCII letter or digit, or a
- * token it has not been told about) gets a negative answer and the engine
- * takes its pure-Python path. No I/O.
- *
- * The same table also serves the typo index (deletion_hits: which deletion
- * variants of a token are keys of the index), so learning a new token does
- * not build a Python string per variant.
+ * the Python engine, so its answers are the engine's. No I/O.
  *
  * Also here: count_newlines, the memchr loop that bulk classification
  * (smista.batch) uses to number lines without touching them in Python.
@@ -32,13 +49,15 @@
 #include "_speedups_alnum.h"
 
 /* Lowercased byte for an ASCII letter or digit, 0 for a separator (every
- * other byte, like smista.tokenizer.ASCII_TABLE's spaces). */
-static unsigned char LOWER[256];
+ * other ASCII byte, like smista.tokenizer.ASCII_TABLE's spaces). */
+static unsigned char LOWER[128];
+/* One bit per BMP code point: whether it is a token character. */
+static uint8_t BMP_ALNUM[0x10000 / 8];
 
 static void
-init_lower(void)
+init_tables(void)
 {
-    for (int c = 0; c < 256; c++) {
+    for (int c = 0; c < 128; c++) {
         if (c >= 'a' && c <= 'z')
             LOWER[c] = (unsigned char)c;
         else if (c >= 'A' && c <= 'Z')
@@ -48,29 +67,323 @@ init_lower(void)
         else
             LOWER[c] = 0;
     }
+    memset(BMP_ALNUM, 0, sizeof(BMP_ALNUM));
+    for (int c = 0; c < 128; c++) {
+        if (LOWER[c])
+            BMP_ALNUM[c >> 3] |= (uint8_t)(1u << (c & 7));
+    }
+    for (int r = 0; r < ALNUM_RANGE_COUNT; r++) {
+        uint32_t a = ALNUM_RANGES[r][0], b = ALNUM_RANGES[r][1];
+        if (a > 0xFFFF)
+            break;
+        if (b > 0xFFFF)
+            b = 0xFFFF;
+        for (uint32_t c = a; c <= b; c++)
+            BMP_ALNUM[c >> 3] |= (uint8_t)(1u << (c & 7));
+    }
 }
 
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME 0x100000001b3ULL
-#define NO_HIT INT64_MAX /* a token that hits nothing never lowers the best code */
-#define MIN_SLOTS 64
+/* Whether the astral code point `ch` is a token character: binary search. */
+static int
+is_alnum_astral(Py_UCS4 ch)
+{
+    Py_ssize_t lo = 0, hi = ALNUM_RANGE_COUNT - 1;
+    while (lo <= hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (ch < ALNUM_RANGES[mid][0])
+            hi = mid - 1;
+        else if (ch > ALNUM_RANGES[mid][1])
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
 
-#define INLINE_KEY 16 /* keys this long or shorter live in the slot itself */
+static inline int
+is_token_char(Py_UCS4 ch)
+{
+    if (ch < 0x10000)
+        return (BMP_ALNUM[ch >> 3] >> (ch & 7)) & 1;
+    return is_alnum_astral(ch);
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+
+/* Rust's lowercase of the non-ASCII token character `ch` (not U+03A3, whose
+ * lowercase depends on its neighbours) into `out`; the number of code points. */
+static inline int
+lower_non_ascii(Py_UCS4 ch, uint32_t out[2])
+{
+    Py_ssize_t lo = 0, hi = LOWER_MAP_COUNT - 1;
+    while (lo <= hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (ch < LOWER_MAP[mid][0])
+            hi = mid - 1;
+        else if (ch > LOWER_MAP[mid][0])
+            lo = mid + 1;
+        else {
+            out[0] = LOWER_MAP[mid][1];
+            out[1] = LOWER_MAP[mid][2];
+            return out[1] ? 2 : 1;
+        }
+    }
+    out[0] = ch;
+    return 1;
+}
+
+#define CAPITAL_SIGMA 0x3A3
+
+/* -- the keyed hash -------------------------------------------------------------- */
+
+static uint64_t SEED0 = 0x243f6a8885a308d3ULL, SEED1 = 0x13198a2e03707344ULL;
+
+static inline uint64_t
+mum(uint64_t a, uint64_t b)
+{
+#if defined(__SIZEOF_INT128__)
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else
+    uint64_t ha = a >> 32, la = (uint32_t)a, hb = b >> 32, lb = (uint32_t)b;
+    uint64_t rh = ha * hb, rm0 = ha * lb, rm1 = hb * la, rl = la * lb;
+    uint64_t t = rl + (rm0 << 32), c = t < rl;
+    uint64_t lo = t + (rm1 << 32);
+    c += lo < t;
+    uint64_t hi = rh + (rm0 >> 32) + (rm1 >> 32) + c;
+    return lo ^ hi;
+#endif
+}
+
+static inline uint64_t
+read_word(const unsigned char *p, size_t n)
+{
+    uint64_t w = 0;
+    memcpy(&w, p, n < 8 ? n : 8);
+    return w;
+}
+
+static inline uint32_t
+fold_hash(uint64_t h)
+{
+    uint32_t folded = (uint32_t)(h ^ (h >> 32));
+    return folded ? folded : 1;
+}
+
+/* The keyed hash of a key of at most 16 bytes held zero-padded in `k[16]`
+ * (the scan's fast case: two word loads, two multiplications). */
+static inline uint32_t
+key_hash_short(const unsigned char *k, size_t n)
+{
+    uint64_t a, b;
+    memcpy(&a, k, 8);
+    memcpy(&b, k + 8, 8);
+    uint64_t h = mum(a ^ SEED0, b ^ SEED1 ^ (uint64_t)n);
+    return fold_hash(mum(h ^ SEED1, SEED0 ^ ((uint64_t)n << 32)));
+}
+
+/* wyhash-style keyed hash of `n` bytes, folded to 32 bits (never 0). */
+static inline uint32_t
+key_hash(const unsigned char *p, size_t n)
+{
+    if (n <= 16) {
+        unsigned char padded[16] = {0};
+        memcpy(padded, p, n);
+        return key_hash_short(padded, n);
+    }
+    uint64_t h = SEED0 ^ ((uint64_t)n * 0x9e3779b97f4a7c15ULL);
+    size_t left = n;
+    while (left > 16) {
+        h = mum(read_word(p, 8) ^ SEED1, read_word(p + 8, 8) ^ h);
+        p += 16;
+        left -= 16;
+    }
+    uint64_t a = left > 8 ? read_word(p, 8) : read_word(p, left);
+    uint64_t b = left > 8 ? read_word(p + 8, left - 8) : 0;
+    h = mum(a ^ SEED1, b ^ h ^ SEED0);
+    return fold_hash(mum(h ^ SEED0, (uint64_t)n ^ SEED1));
+}
+
+/* UTF-8 bytes of one character of a key (ASCII lowered); returns the count. */
+static inline int
+put_key_char(unsigned char *out, Py_UCS4 ch)
+{
+    if (ch < 0x80) {
+        out[0] = LOWER[ch] ? LOWER[ch] : (unsigned char)ch;
+        return 1;
+    }
+    if (ch < 0x800) {
+        out[0] = (unsigned char)(0xC0 | (ch >> 6));
+        out[1] = (unsigned char)(0x80 | (ch & 0x3F));
+        return 2;
+    }
+    if (ch < 0x10000) {
+        out[0] = (unsigned char)(0xE0 | (ch >> 12));
+        out[1] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
+        out[2] = (unsigned char)(0x80 | (ch & 0x3F));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xF0 | (ch >> 18));
+    out[1] = (unsigned char)(0x80 | ((ch >> 12) & 0x3F));
+    out[2] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
+    out[3] = (unsigned char)(0x80 | (ch & 0x3F));
+    return 4;
+}
+
+/* -- VariantIndex storage (the type itself is further down) ----------------------- */
+
+/* Deletion variants are hashed with a keyed polynomial hash, so the hash of
+ * a string with one or two characters deleted comes from the string's prefix
+ * sums in O(1): H(s) = sum c_m R^m (mod 2^64), R odd and secret, then mixed
+ * with the seed. A collision only adds a candidate (verified afterwards). */
+static uint64_t POLY_R = 0x9e3779b97f4a7c15ULL, POLY_RINV = 0;
 
 typedef struct {
-    uint32_t hash; /* 0 = empty slot */
-    uint32_t len;
+    uint32_t hash; /* 0 = empty */
+    uint32_t id;   /* the keyword's position */
+} Variant;
+
+typedef struct {
+    PyObject_HEAD
+    Variant *slots;
+    size_t mask;
+    size_t used;
+    uint64_t *bloom; /* two bits per variant, 16 bits of filter per variant */
+    size_t bloom_mask; /* bits - 1 */
+} VariantIndex;
+
+static PyTypeObject VariantIndexType;
+
+static inline uint64_t
+variant_hash(uint64_t poly, size_t len)
+{
+    return mum(poly ^ SEED0, (uint64_t)len ^ SEED1);
+}
+
+static inline uint32_t
+variant_tag(uint64_t h)
+{
+    uint32_t folded = (uint32_t)(h ^ (h >> 32));
+    return folded ? folded : 1;
+}
+
+static inline int
+bloom_has(const VariantIndex *vi, uint64_t h)
+{
+    size_t a = (size_t)(h >> 40) & vi->bloom_mask;
+    size_t b = (size_t)((h >> 17) ^ (h << 5)) & vi->bloom_mask;
+    return ((vi->bloom[a >> 6] >> (a & 63)) & (vi->bloom[b >> 6] >> (b & 63)) & 1) != 0;
+}
+
+static inline void
+bloom_add(VariantIndex *vi, uint64_t h)
+{
+    size_t a = (size_t)(h >> 40) & vi->bloom_mask;
+    size_t b = (size_t)((h >> 17) ^ (h << 5)) & vi->bloom_mask;
+    vi->bloom[a >> 6] |= 1ULL << (a & 63);
+    vi->bloom[b >> 6] |= 1ULL << (b & 63);
+}
+
+/* Whether some keyword has the variant with hash `h`. */
+static inline int
+variant_present(const VariantIndex *vi, uint64_t h)
+{
+    if (!bloom_has(vi, h))
+        return 0;
+    const uint32_t tag = variant_tag(h);
+    size_t i = (size_t)tag & vi->mask;
+    while (vi->slots[i].hash) {
+        if (vi->slots[i].hash == tag)
+            return 1;
+        i = (i + 1) & vi->mask;
+    }
+    return 0;
+}
+
+/* Prefix sums P[0..n] of c_m R^m for the characters `c[0:n]`. */
+#define PREFIX_OF(P, c, n)                                                           \
+    do {                                                                             \
+        uint64_t pw_ = 1;                                                            \
+        (P)[0] = 0;                                                                  \
+        for (Py_ssize_t m_ = 0; m_ < (n); m_++) {                                    \
+            (P)[m_ + 1] = (P)[m_] + ((uint64_t)(c)[m_] + 1) * pw_;                   \
+            pw_ *= POLY_R;                                                           \
+        }                                                                            \
+    } while (0)
+
+/* The polynomial of the string minus character i (j < 0), or minus i < j. */
+static inline uint64_t
+poly_without(const uint64_t *P, Py_ssize_t n, Py_ssize_t i, Py_ssize_t j)
+{
+    if (j < 0)
+        return P[i] + (P[n] - P[i + 1]) * POLY_RINV;
+    return P[i] + (P[j] - P[i + 1]) * POLY_RINV + (P[n] - P[j + 1]) * POLY_RINV * POLY_RINV;
+}
+
+#define MAX_VARIANT_TOKEN 256
+
+/* Whether the lowercased token `t[0:n]` (code points) shares a deletion
+ * variant with some keyword at the depths `depths` allows (itself always:
+ * exact matches). The Bloom filter answers most probes from cache. */
+static int
+any_variant(const VariantIndex *vi, const uint32_t *t, Py_ssize_t n, int depths)
+{
+    uint64_t P[MAX_VARIANT_TOKEN + 1];
+    if (n > MAX_VARIANT_TOKEN)
+        return 1; /* (never: such tokens are filtered first) let Python decide */
+    PREFIX_OF(P, t, n);
+    if (variant_present(vi, variant_hash(P[n], (size_t)n)))
+        return 1;
+    if (depths & 2) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (variant_present(vi, variant_hash(poly_without(P, n, i, -1), (size_t)n - 1)))
+                return 1;
+        }
+    }
+    if (depths & 4) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            for (Py_ssize_t j = i + 1; j < n; j++) {
+                if (variant_present(vi, variant_hash(poly_without(P, n, i, j), (size_t)n - 2)))
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* -- TokenCodes ---------------------------------------------------------------- */
+
+#define NO_HIT INT64_MAX /* a token that hits nothing never lowers the best code */
+#define MIN_SLOTS 64
+#define INLINE_KEY 16     /* keys this long or shorter live in the slot itself */
+#define REF 0x80000000u   /* CLOCK reference bit, in Slot.lenref */
+#define LEN_MASK 0x7fffffffu
+#define MAX_KEY ((Py_ssize_t)LEN_MASK)
+
+typedef struct {
+    uint32_t hash;   /* 0 = empty slot */
+    uint32_t lenref; /* key length, and the CLOCK reference bit */
     int64_t code;
     union {
         unsigned char small[INLINE_KEY];
-        unsigned char *big; /* owned; when len > INLINE_KEY */
-    } key;                  /* the lowercased token */
+        unsigned char *big; /* owned; when the key is longer than INLINE_KEY */
+    } key;
 } Slot;
+
+static inline uint32_t
+slot_len(const Slot *s)
+{
+    return s->lenref & LEN_MASK;
+}
 
 static inline const unsigned char *
 slot_key(const Slot *s)
 {
-    return s->len <= INLINE_KEY ? s->key.small : s->key.big;
+    return slot_len(s) <= INLINE_KEY ? s->key.small : s->key.big;
 }
 
 typedef struct {
@@ -78,23 +391,33 @@ typedef struct {
     Slot *slots;
     size_t mask;  /* number of slots - 1 (a power of two) */
     size_t used;  /* tokens held */
-    size_t limit; /* most tokens held; the table empties when it is reached */
+    size_t limit; /* most tokens held; past it the CLOCK hand evicts one */
+    size_t hand;  /* the CLOCK hand */
+    Py_ssize_t max_len;    /* longer tokens never match (0: no bound) */
+    int max_foreign;       /* more foreign ASCII characters never match (-1: no bound) */
+    uint8_t foreign[128];  /* 1 for an ASCII token character no keyword holds */
+    int collide;           /* tests: every key hashes alike */
+    size_t evictions;
+    VariantIndex *variants; /* attached: unknown tokens without a candidate */
+    unsigned char depths[256]; /* ...are settled here, per token length */
+    Py_ssize_t settled;     /* tokens settled in C as hitting nothing */
+    uint32_t *alpha_na;     /* the alphabet's non-ASCII characters, sorted */
+    Py_ssize_t alpha_na_count;
 } TokenCodes;
 
 static inline uint32_t
-finish_hash(uint64_t h)
+table_hash_padded(const TokenCodes *self, const unsigned char *key, size_t n)
 {
-    uint32_t folded = (uint32_t)(h ^ (h >> 32));
-    return folded ? folded : 1;
+    /* `key` holds at least 16 bytes, zero past `n` when n <= 16 */
+    if (self->collide)
+        return 1u;
+    return n <= 16 ? key_hash_short(key, n) : key_hash(key, n);
 }
 
-static uint32_t
-hash_bytes(const unsigned char *s, Py_ssize_t n)
+static inline uint32_t
+table_hash(const TokenCodes *self, const unsigned char *key, size_t n)
 {
-    uint64_t h = FNV_OFFSET;
-    for (Py_ssize_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * FNV_PRIME;
-    return finish_hash(h);
+    return self->collide ? 1u : key_hash(key, n);
 }
 
 static void
@@ -103,7 +426,7 @@ free_keys(TokenCodes *self)
     if (self->slots == NULL)
         return;
     for (size_t i = 0; i <= self->mask; i++) {
-        if (self->slots[i].hash && self->slots[i].len > INLINE_KEY)
+        if (self->slots[i].hash && slot_len(&self->slots[i]) > INLINE_KEY)
             PyMem_Free(self->slots[i].key.big);
     }
 }
@@ -125,31 +448,30 @@ static void
 clear_table(TokenCodes *self)
 {
     free_keys(self);
+    self->used = 0;
+    self->hand = 0;
     if (self->mask + 1 > MIN_SLOTS) {
         Slot *small = PyMem_Calloc(MIN_SLOTS, sizeof(Slot));
         if (small != NULL) {
             PyMem_Free(self->slots);
             self->slots = small;
             self->mask = MIN_SLOTS - 1;
-            self->used = 0;
             return;
         }
     }
     memset(self->slots, 0, (self->mask + 1) * sizeof(Slot));
-    self->used = 0;
 }
 
-/* The slot holding `key` (already lowercased), or the empty slot where it
- * would go. */
-static Slot *
-find_slot(Slot *slots, size_t mask, uint32_t h, const unsigned char *key, Py_ssize_t len)
+/* The slot holding `key`, or the empty slot where it would go. */
+static inline Slot *
+find_slot(Slot *slots, size_t mask, uint32_t h, const unsigned char *key, size_t len)
 {
     size_t i = (size_t)h & mask;
     for (;;) {
         Slot *s = &slots[i];
         if (s->hash == 0)
             return s;
-        if (s->hash == h && s->len == len && memcmp(slot_key(s), key, (size_t)len) == 0)
+        if (s->hash == h && slot_len(s) == len && memcmp(slot_key(s), key, len) == 0)
             return s;
         i = (i + 1) & mask;
     }
@@ -166,45 +488,96 @@ grow(TokenCodes *self)
     }
     for (size_t i = 0; i < old_count; i++) {
         if (old[i].hash) {
-            Slot *s = find_slot(self->slots, self->mask, old[i].hash, slot_key(&old[i]),
-                                old[i].len);
-            *s = old[i];
+            size_t j = (size_t)old[i].hash & self->mask;
+            while (self->slots[j].hash)
+                j = (j + 1) & self->mask;
+            self->slots[j] = old[i];
         }
     }
     PyMem_Free(old);
+    self->hand &= self->mask;
     return 0;
 }
 
-/* Store `code` for the lowercased ASCII token `key`. */
-static int
-put(TokenCodes *self, const unsigned char *key, Py_ssize_t len, int64_t code)
+/* Remove the token in slot `i`, shifting later slots of its probe run back
+ * (linear probing without tombstones). */
+static void
+delete_slot(TokenCodes *self, size_t i)
 {
-    if (len > (Py_ssize_t)UINT32_MAX)
-        return 0; /* never looked up either: scan() treats it as unknown */
-    uint32_t h = hash_bytes(key, len);
+    Slot *slots = self->slots;
+    const size_t mask = self->mask;
+    if (slot_len(&slots[i]) > INLINE_KEY)
+        PyMem_Free(slots[i].key.big);
+    size_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (slots[j].hash == 0)
+            break;
+        size_t home = (size_t)slots[j].hash & mask;
+        /* slot j may move to i unless its home lies cyclically in (i, j] */
+        int stays = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
+        if (!stays) {
+            slots[i] = slots[j];
+            i = j;
+        }
+    }
+    memset(&slots[i], 0, sizeof(Slot));
+    self->used--;
+}
+
+/* One CLOCK step past the full mark: evict the first token not referenced
+ * since the hand last passed it (clearing references on the way). */
+static void
+evict_one(TokenCodes *self)
+{
+    for (;;) {
+        Slot *s = &self->slots[self->hand];
+        if (s->hash) {
+            if (s->lenref & REF) {
+                s->lenref &= ~REF;
+            }
+            else {
+                delete_slot(self, self->hand);
+                self->evictions++;
+                return; /* the hand stays: a shifted slot may now be here */
+            }
+        }
+        self->hand = (self->hand + 1) & self->mask;
+    }
+}
+
+/* Store `code` under `key`. */
+static int
+put_key(TokenCodes *self, const unsigned char *key, size_t len, int64_t code)
+{
+    if (len > (size_t)MAX_KEY)
+        return 0; /* never looked up either */
+    uint32_t h = table_hash(self, key, len);
     Slot *s = find_slot(self->slots, self->mask, h, key, len);
     if (s->hash) {
         s->code = code;
         return 0;
     }
     if (self->used >= self->limit) {
-        clear_table(self); /* bounded, like the engine's memo: start over */
+        evict_one(self);
         s = find_slot(self->slots, self->mask, h, key, len);
     }
+    unsigned char *copy = NULL;
     if (len > INLINE_KEY) {
-        unsigned char *copy = PyMem_Malloc((size_t)len);
+        copy = PyMem_Malloc(len);
         if (copy == NULL) {
             PyErr_NoMemory();
             return -1;
         }
-        memcpy(copy, key, (size_t)len);
+        memcpy(copy, key, len);
         s->key.big = copy;
     }
     else {
-        memcpy(s->key.small, key, (size_t)len);
+        memset(s->key.small, 0, INLINE_KEY);
+        memcpy(s->key.small, key, len);
     }
     s->hash = h;
-    s->len = (uint32_t)len;
+    s->lenref = (uint32_t)len;
     s->code = code;
     self->used++;
     if (self->used * 2 > self->mask + 1)
@@ -212,21 +585,87 @@ put(TokenCodes *self, const unsigned char *key, Py_ssize_t len, int64_t code)
     return 0;
 }
 
+/* The key of str `token` (every character taken as a token character). */
+static unsigned char *
+key_of(PyObject *token, size_t *len, unsigned char *small, size_t small_size)
+{
+    const int kind = PyUnicode_KIND(token);
+    const void *data = PyUnicode_DATA(token);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(token);
+    unsigned char *buf = small;
+    if ((size_t)n * 4 > small_size) {
+        buf = PyMem_Malloc((size_t)n * 4);
+        if (buf == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+    }
+    size_t k = 0;
+    for (Py_ssize_t m = 0; m < n; m++)
+        k += (size_t)put_key_char(buf + k, PyUnicode_READ(kind, data, m));
+    *len = k;
+    return buf;
+}
+
 static PyObject *
 TokenCodes_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"limit", NULL};
-    Py_ssize_t limit;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n", kwlist, &limit))
+    static char *kwlist[] = {"limit", "max_len", "alphabet", "max_foreign", "collide", NULL};
+    Py_ssize_t limit, max_len = 0;
+    PyObject *alphabet = Py_None;
+    int max_foreign = -1, collide = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n|$nOip", kwlist, &limit, &max_len,
+                                     &alphabet, &max_foreign, &collide))
         return NULL;
     if (limit < 1) {
         PyErr_SetString(PyExc_ValueError, "limit must be at least 1");
+        return NULL;
+    }
+    if (max_len < 0) {
+        PyErr_SetString(PyExc_ValueError, "max_len must be non-negative");
+        return NULL;
+    }
+    if (alphabet != Py_None && !PyUnicode_Check(alphabet)) {
+        PyErr_SetString(PyExc_TypeError, "alphabet must be str or None");
         return NULL;
     }
     TokenCodes *self = (TokenCodes *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
     self->limit = (size_t)limit;
+    self->max_len = max_len;
+    self->collide = collide;
+    self->max_foreign = alphabet == Py_None ? -1 : max_foreign;
+    memset(self->foreign, 0, sizeof(self->foreign));
+    if (alphabet != Py_None) {
+        for (int c = 0; c < 128; c++)
+            self->foreign[c] = LOWER[c] != 0;
+        const Py_ssize_t n = PyUnicode_GET_LENGTH(alphabet);
+        self->alpha_na = PyMem_Malloc(((size_t)n + 1) * sizeof(uint32_t));
+        if (self->alpha_na == NULL) {
+            Py_DECREF(self);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t m = 0; m < n; m++) {
+            Py_UCS4 ch = PyUnicode_READ_CHAR(alphabet, m);
+            if (ch < 128 && LOWER[ch])
+                self->foreign[LOWER[ch]] = 0;
+            else if (ch >= 128)
+                self->alpha_na[self->alpha_na_count++] = ch;
+        }
+        /* insertion sort: alphabets are small */
+        for (Py_ssize_t a = 1; a < self->alpha_na_count; a++) {
+            uint32_t v = self->alpha_na[a];
+            Py_ssize_t b = a - 1;
+            while (b >= 0 && self->alpha_na[b] > v) {
+                self->alpha_na[b + 1] = self->alpha_na[b];
+                b--;
+            }
+            self->alpha_na[b + 1] = v;
+        }
+        for (int c = 'A'; c <= 'Z'; c++)
+            self->foreign[c] = self->foreign[c - 'A' + 'a'];
+    }
     if (alloc_slots(self, MIN_SLOTS) < 0) {
         Py_DECREF(self);
         return NULL;
@@ -237,22 +676,71 @@ TokenCodes_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static void
 TokenCodes_dealloc(TokenCodes *self)
 {
+    Py_XDECREF(self->variants);
+    PyMem_Free(self->alpha_na);
     free_keys(self);
     PyMem_Free(self->slots);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Whether the non-ASCII code point `ch` is a token character (Rust's
- * char::is_alphanumeric): binary search of the generated ranges. */
-static int
-is_alnum_non_ascii(Py_UCS4 ch)
+/* -- the scan ---------------------------------------------------------------------- */
+
+#define SCAN_BATCH 16 /* tokens whose slots are prefetched before any is probed */
+#define BATCH_KEY 64  /* longer keys are probed on their own, from the heap */
+
+typedef struct {
+    Py_ssize_t start, end; /* the token's characters in the text */
+    uint32_t hash;
+    uint32_t len;          /* key bytes */
+    int ascii;
+    unsigned char key[BATCH_KEY];
+} Pending;
+
+typedef struct {
+    int64_t best;
+    PyObject *hits;    /* NULL: fold codes into best; else append hit tokens */
+    PyObject *unknown; /* created on the first unknown token */
+} ScanState;
+
+/* The token as a str: lowercased when ASCII, as written otherwise. */
+static PyObject *
+token_object(PyObject *text, const Pending *t, const unsigned char *key)
 {
-    Py_ssize_t lo = 0, hi = ALNUM_RANGE_COUNT - 1;
+    if (t->ascii) {
+        PyObject *token = PyUnicode_New(t->len, 127);
+        if (token != NULL)
+            memcpy(PyUnicode_1BYTE_DATA(token), key, t->len);
+        return token;
+    }
+    return PyUnicode_Substring(text, t->start, t->end);
+}
+
+static int
+append_new(PyObject **list, PyObject *item)
+{
+    if (item == NULL)
+        return -1;
+    if (*list == NULL) {
+        *list = PyList_New(0);
+        if (*list == NULL) {
+            Py_DECREF(item);
+            return -1;
+        }
+    }
+    int rc = PyList_Append(*list, item);
+    Py_DECREF(item);
+    return rc;
+}
+
+static int
+in_alphabet_na(const TokenCodes *self, uint32_t ch)
+{
+    Py_ssize_t lo = 0, hi = self->alpha_na_count - 1;
     while (lo <= hi) {
         Py_ssize_t mid = (lo + hi) / 2;
-        if (ch < ALNUM_RANGES[mid][0])
+        if (ch < self->alpha_na[mid])
             hi = mid - 1;
-        else if (ch > ALNUM_RANGES[mid][1])
+        else if (ch > self->alpha_na[mid])
             lo = mid + 1;
         else
             return 1;
@@ -260,176 +748,241 @@ is_alnum_non_ascii(Py_UCS4 ch)
     return 0;
 }
 
-#define SCAN_UNKNOWN (-1) /* a token the table does not know */
-#define SCAN_UNSUPPORTED (-2) /* a non-ASCII token character: Python's tokenizer decides */
-
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(p) __builtin_prefetch(p)
-#else
-#define PREFETCH(p) ((void)0)
-#endif
-
-#define SCAN_BATCH 16 /* tokens whose slots are prefetched before any is probed */
-
-typedef struct {
-    Py_ssize_t start;
-    Py_ssize_t len;
-    uint64_t head[2]; /* the lowercased token's first 16 bytes, zero-padded */
-    uint32_t hash;
-} Pending;
-
-/* Whether the slot holds the pending token: short keys (zero-padded in the
- * slot) compare as two words, without a data-dependent loop. */
-static inline int
-slot_matches(const Slot *s, const Pending *t, int kind, const void *data)
+/* The token text[start:end] lowercased as Rust does, into `out` (room for
+ * 2 * (end - start) code points); its length, or -1 when it holds U+03A3
+ * (whose lowercase only Python decides). */
+static Py_ssize_t
+lower_token(PyObject *text, Py_ssize_t start, Py_ssize_t end, uint32_t *out)
 {
-    if (s->hash != t->hash || s->len != t->len)
-        return 0;
-    if (t->len <= INLINE_KEY) {
-        uint64_t k[2];
-        memcpy(k, s->key.small, sizeof(k));
-        return ((k[0] ^ t->head[0]) | (k[1] ^ t->head[1])) == 0;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t m = start; m < end; m++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, m);
+        if (ch < 128)
+            out[k++] = LOWER[ch];
+        else if (ch == CAPITAL_SIGMA)
+            return -1;
+        else
+            k += lower_non_ascii(ch, out + k);
     }
-    const unsigned char *k = s->key.big;
-    for (Py_ssize_t m = 0; m < t->len; m++) {
-        if (k[m] != LOWER[PyUnicode_READ(kind, data, t->start + m)])
+    return k;
+}
+
+/* Whether an unknown token is sure to hit nothing: it shares no deletion
+ * variant with any keyword (or is too long or too foreign once lowercased). */
+static int
+near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key)
+{
+    uint32_t cps[2 * MAX_VARIANT_TOKEN];
+    Py_ssize_t n;
+    if (t->ascii) {
+        n = (Py_ssize_t)t->len;
+        if (n > MAX_VARIANT_TOKEN)
+            return 0;
+        for (Py_ssize_t m = 0; m < n; m++)
+            cps[m] = key[m];
+    }
+    else {
+        if (t->end - t->start > MAX_VARIANT_TOKEN)
+            return 0;
+        n = lower_token(text, t->start, t->end, cps);
+        if (n < 0)
+            return 0;
+        if (self->max_len > 0 && n > self->max_len)
+            return 1;
+        if (self->max_foreign >= 0) {
+            int foreign = 0;
+            for (Py_ssize_t m = 0; m < n; m++)
+                foreign += cps[m] < 128 ? self->foreign[cps[m]] : !in_alphabet_na(self, cps[m]);
+            if (foreign > self->max_foreign)
+                return 1;
+        }
+        if (n > MAX_VARIANT_TOKEN)
             return 0;
     }
-    return 1;
+    if ((size_t)n >= sizeof(self->depths))
+        return 0; /* past the depth table (keywords of 250+ characters): Python decides */
+    return !any_variant(self->variants, cps, n, self->depths[n]);
 }
 
-/* Scan text of any kind. Tokens are runs of ASCII letters and digits; a
- * non-ASCII character ends a token when it is not alphanumeric (quotes,
- * dashes, emoji...), and stops the scan when it is. Tokens are probed in
- * batches whose slots were prefetched first, so a prompt of many distinct
- * tokens waits for memory once per batch rather than once per token.
- * Inlined per kind. */
-#define SCAN_ERROR (-3) /* a Python exception is set */
-
-/* The lowercased token text[start:start+len] as a new str (ASCII). */
-static PyObject *
-token_str(int kind, const void *data, Py_ssize_t start, Py_ssize_t len)
+/* Whether two zero-padded 16-byte keys are equal (two word compares). */
+static inline int
+same16(const unsigned char *a, const unsigned char *b)
 {
-    PyObject *token = PyUnicode_New(len, 127);
-    if (token == NULL)
-        return NULL;
-    Py_UCS1 *out = PyUnicode_1BYTE_DATA(token);
-    for (Py_ssize_t m = 0; m < len; m++)
-        out[m] = LOWER[PyUnicode_READ(kind, data, start + m)];
-    return token;
+    uint64_t a0, a1, b0, b1;
+    memcpy(&a0, a, 8);
+    memcpy(&a1, a + 8, 8);
+    memcpy(&b0, b, 8);
+    memcpy(&b1, b + 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
 }
 
-/* With `hits` NULL: the smallest of `best` and the codes of the tokens.
- * Otherwise: append to `hits` every token whose code is not NO_HIT, and
- * return `best` unchanged. */
-static inline int64_t
-scan_text(const TokenCodes *self, int kind, int ascii, const void *data, Py_ssize_t n,
-          int64_t best, PyObject *hits)
+/* Probe one token (its slot prefetched earlier, ideally). */
+static inline int
+probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key,
+      ScanState *st)
 {
-    const Slot *slots = self->slots;
+    Slot *slots = self->slots;
     const size_t mask = self->mask;
-    Pending batch[SCAN_BATCH];
-    int pending = 0;
-    Py_ssize_t i = 0;
+    size_t j = (size_t)t->hash & mask;
     for (;;) {
-        Py_UCS4 ch = 0;
-        while (i < n) {
-            ch = PyUnicode_READ(kind, data, i);
-            if (ascii || ch < 128) {
-                if (LOWER[ch])
-                    break;
+        Slot *s = &slots[j];
+        if (s->hash == 0) {
+            if (self->variants != NULL && near_nothing(self, text, t, key)) {
+                self->settled++; /* no keyword near it: hits nothing */
+                return put_key(self, key, t->len, NO_HIT);
             }
-            else if (is_alnum_non_ascii(ch))
-                return SCAN_UNSUPPORTED;
-            i++;
+            return append_new(&st->unknown, token_object(text, t, key));
         }
-        if (i < n) {
-            const Py_ssize_t start = i;
-            uint64_t h = FNV_OFFSET;
-            Pending *t = &batch[pending];
-            unsigned char head[2 * sizeof(uint64_t)] = {0};
-            for (;;) {
-                const unsigned char c = LOWER[ch];
-                h = (h ^ c) * FNV_PRIME;
-                if (i - start < (Py_ssize_t)sizeof(head))
-                    head[i - start] = c;
-                if (++i >= n)
-                    break;
-                ch = PyUnicode_READ(kind, data, i);
-                if (!ascii && ch >= 128) {
-                    if (is_alnum_non_ascii(ch))
-                        return SCAN_UNSUPPORTED; /* the token goes on past ASCII */
-                    break;
-                }
-                if (!LOWER[ch])
-                    break;
+        if (s->hash == t->hash && slot_len(s) == t->len &&
+            (t->len <= INLINE_KEY ? same16(s->key.small, key)
+                                  : memcmp(s->key.big, key, t->len) == 0)) {
+            if (!(s->lenref & REF))
+                s->lenref |= REF;
+            if (st->hits == NULL) {
+                if (s->code < st->best)
+                    st->best = s->code;
             }
-            t->hash = finish_hash(h);
-            PREFETCH(&slots[t->hash & mask]);
-            t->start = start;
-            t->len = i - start;
-            memcpy(t->head, head, sizeof(head));
-            if (++pending < SCAN_BATCH)
-                continue;
+            else if (s->code != NO_HIT) {
+                return append_new(&st->hits, token_object(text, t, key));
+            }
+            return 0;
         }
-        for (int b = 0; b < pending; b++) {
-            const Pending *t = &batch[b];
-            size_t j = (size_t)t->hash & mask;
-            while (!slot_matches(&slots[j], t, kind, data)) {
-                if (slots[j].hash == 0)
-                    return SCAN_UNKNOWN; /* unknown token: the engine learns it */
-                j = (j + 1) & mask;
-            }
-            if (hits == NULL) {
-                if (slots[j].code < best)
-                    best = slots[j].code;
-            }
-            else if (slots[j].code != NO_HIT) {
-                PyObject *token = token_str(kind, data, t->start, t->len);
-                if (token == NULL || PyList_Append(hits, token) < 0) {
-                    Py_XDECREF(token);
-                    return SCAN_ERROR;
-                }
-                Py_DECREF(token);
-            }
-        }
-        pending = 0;
-        if (i >= n)
-            return best;
+        j = (j + 1) & mask;
     }
 }
 
-static int64_t
-scan_any(const TokenCodes *self, PyObject *text, int64_t best, PyObject *hits)
+static inline int
+flush(TokenCodes *self, PyObject *text, Pending *batch, int pending, ScanState *st)
+{
+    for (int b = 0; b < pending; b++) {
+        if (probe(self, text, &batch[b], batch[b].key, st) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Scan text of one kind: every token once, known ones folded, unknown ones
+ * collected. Inlined per kind. */
+static inline int
+scan_text(TokenCodes *self, PyObject *text, int kind, int ascii, const void *data,
+          Py_ssize_t n, ScanState *st)
+{
+    Pending batch[SCAN_BATCH];
+    int pending = 0;
+    const Py_ssize_t max_len = self->max_len;
+    const int max_foreign = self->max_foreign;
+    const uint8_t *foreign = self->foreign;
+    Py_ssize_t i = 0;
+    while (i < n) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (ascii ? !LOWER[ch] : !is_token_char(ch)) {
+            i++;
+            continue;
+        }
+        const Py_ssize_t start = i;
+        Pending *t = &batch[pending];
+        unsigned char *key = t->key;
+        memset(key, 0, 16); /* short keys are compared and hashed as two words */
+        unsigned char *heap = NULL;
+        size_t cap = BATCH_KEY, len = 0;
+        int foreign_count = 0, all_ascii = 1, hopeless = 0;
+        for (;;) {
+            if (ch < 128) {
+                foreign_count += foreign[ch];
+                if (len + 1 > cap)
+                    goto spill;
+                key[len++] = LOWER[ch];
+            }
+            else {
+                all_ascii = 0;
+                if (len + 4 > cap)
+                    goto spill;
+                len += (size_t)put_key_char(key + len, ch);
+            }
+            goto next;
+        spill:
+            if (max_len > 0) { /* past BATCH_KEY bytes is past max_len only if it is small */
+                if (i - start >= max_len) {
+                    hopeless = 1;
+                    goto next;
+                }
+            }
+            if (heap == NULL) {
+                size_t want = (size_t)(n - start) * 4 + 4;
+                heap = PyMem_Malloc(want);
+                if (heap == NULL) {
+                    PyErr_NoMemory();
+                    return -1;
+                }
+                memcpy(heap, key, len);
+                key = heap;
+                cap = want;
+            }
+            if (ch < 128)
+                key[len++] = LOWER[ch];
+            else
+                len += (size_t)put_key_char(key + len, ch);
+        next:
+            if (++i >= n)
+                break;
+            ch = PyUnicode_READ(kind, data, i);
+            if (ascii ? !LOWER[ch] : !is_token_char(ch))
+                break;
+        }
+        if (hopeless || (max_len > 0 && i - start > max_len) ||
+            (max_foreign >= 0 && foreign_count > max_foreign)) {
+            if (heap != NULL)
+                PyMem_Free(heap);
+            continue; /* can never match: no hit, nothing stored */
+        }
+        t->start = start;
+        t->end = i;
+        t->len = (uint32_t)len;
+        t->ascii = all_ascii;
+        t->hash = heap != NULL ? table_hash(self, key, len) : table_hash_padded(self, key, len);
+        if (heap != NULL) { /* a long key: probe now, in order */
+            int rc = flush(self, text, batch, pending, st);
+            pending = 0;
+            if (rc == 0)
+                rc = probe(self, text, t, heap, st);
+            PyMem_Free(heap);
+            if (rc < 0)
+                return -1;
+            continue;
+        }
+        PREFETCH(&self->slots[t->hash & self->mask]);
+        if (++pending == SCAN_BATCH) {
+            if (flush(self, text, batch, pending, st) < 0)
+                return -1;
+            pending = 0;
+        }
+    }
+    return flush(self, text, batch, pending, st);
+}
+
+static int
+scan_any(TokenCodes *self, PyObject *text, ScanState *st)
 {
     const void *data = PyUnicode_DATA(text);
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    /* Each call has constant kind and ascii arguments, so the compiler
-     * specializes the inlined loop for each (and for hits NULL or not). */
-    if (hits == NULL) {
-        if (PyUnicode_IS_ASCII(text))
-            return scan_text(self, PyUnicode_1BYTE_KIND, 1, data, n, best, NULL);
-        if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND)
-            return scan_text(self, PyUnicode_1BYTE_KIND, 0, data, n, best, NULL);
-        if (PyUnicode_KIND(text) == PyUnicode_2BYTE_KIND)
-            return scan_text(self, PyUnicode_2BYTE_KIND, 0, data, n, best, NULL);
-        return scan_text(self, PyUnicode_4BYTE_KIND, 0, data, n, best, NULL);
-    }
     if (PyUnicode_IS_ASCII(text))
-        return scan_text(self, PyUnicode_1BYTE_KIND, 1, data, n, best, hits);
+        return scan_text(self, text, PyUnicode_1BYTE_KIND, 1, data, n, st);
     if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND)
-        return scan_text(self, PyUnicode_1BYTE_KIND, 0, data, n, best, hits);
+        return scan_text(self, text, PyUnicode_1BYTE_KIND, 0, data, n, st);
     if (PyUnicode_KIND(text) == PyUnicode_2BYTE_KIND)
-        return scan_text(self, PyUnicode_2BYTE_KIND, 0, data, n, best, hits);
-    return scan_text(self, PyUnicode_4BYTE_KIND, 0, data, n, best, hits);
+        return scan_text(self, text, PyUnicode_2BYTE_KIND, 0, data, n, st);
+    return scan_text(self, text, PyUnicode_4BYTE_KIND, 0, data, n, st);
 }
 
 PyDoc_STRVAR(scan_doc,
-"scan(text, best, /) -> int\n--\n\n"
-"The smallest of ``best`` and the codes of the tokens of ``text``; -1 when a\n"
-"token is unknown to the table, -2 when ``text`` holds a non-ASCII letter or\n"
-"digit (the caller's tokenizer must decide), whichever the scan meets first.\n"
-"``best`` must be non-negative.");
+"scan(text, best, /) -> int | tuple[int, list[str]]\n--\n\n"
+"The smallest of ``best`` and the codes of the tokens of ``text`` when the\n"
+"table knows every token; otherwise ``(that smallest over the known tokens,\n"
+"the unknown tokens)`` -- ASCII ones lowercased, others as written, repeats\n"
+"possible. Tokens that can never match count as no hit. ``best`` must be\n"
+"non-negative.");
 
 static PyObject *
 TokenCodes_scan(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
@@ -450,13 +1003,21 @@ TokenCodes_scan(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_ValueError, "scan() best must be non-negative");
         return NULL;
     }
-    return PyLong_FromLongLong(scan_any(self, text, best, NULL));
+    ScanState st = {best, NULL, NULL};
+    if (scan_any(self, text, &st) < 0) {
+        Py_XDECREF(st.unknown);
+        return NULL;
+    }
+    if (st.unknown == NULL)
+        return PyLong_FromLongLong(st.best);
+    PyObject *out = Py_BuildValue("(LN)", (long long)st.best, st.unknown);
+    return out;
 }
 
 PyDoc_STRVAR(hits_doc,
-"hits(text, /) -> list[str] | int\n--\n\n"
-"The tokens of ``text`` (lowercased, repeats kept) that hit some rule; -1 or\n"
-"-2 as for :meth:`scan` when the table cannot answer.");
+"hits(text, /) -> tuple[list[str], list[str]]\n--\n\n"
+"``(the known tokens of text that hit some rule, the unknown tokens)``, in\n"
+"order, repeats kept; tokens as :meth:`scan` gives them.");
 
 static PyObject *
 TokenCodes_hits(TokenCodes *self, PyObject *text)
@@ -465,18 +1026,62 @@ TokenCodes_hits(TokenCodes *self, PyObject *text)
         PyErr_SetString(PyExc_TypeError, "hits() text must be str");
         return NULL;
     }
-    PyObject *out = PyList_New(0);
-    if (out == NULL)
+    PyObject *found = PyList_New(0);
+    if (found == NULL)
         return NULL;
-    int64_t result = scan_any(self, text, 0, out);
-    if (result >= 0)
-        return out;
-    Py_DECREF(out);
-    return result == SCAN_ERROR ? NULL : PyLong_FromLongLong(result);
+    ScanState st = {0, found, NULL};
+    if (scan_any(self, text, &st) < 0) {
+        Py_DECREF(st.hits);
+        Py_XDECREF(st.unknown);
+        return NULL;
+    }
+    if (st.unknown == NULL) {
+        st.unknown = PyList_New(0);
+        if (st.unknown == NULL) {
+            Py_DECREF(st.hits);
+            return NULL;
+        }
+    }
+    return Py_BuildValue("(NN)", st.hits, st.unknown);
 }
 
-/* Whether `token` is a non-empty str of lowercase ASCII letters and digits:
- * the only tokens the table stores (what the tokenizer makes of ASCII). */
+PyDoc_STRVAR(put_doc,
+"put(token, code, /) -> None\n--\n\n"
+"Record the engine's code for ``token`` (as :meth:`scan` handed it back, or\n"
+"any spelling of it); ``None`` means it hits nothing.");
+
+static PyObject *
+TokenCodes_put(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "put() takes a str and an int or None");
+        return NULL;
+    }
+    int64_t code = NO_HIT;
+    if (args[1] != Py_None) {
+        long long v = PyLong_AsLongLong(args[1]);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        if (v < 0) {
+            PyErr_SetString(PyExc_ValueError, "put() code must be non-negative");
+            return NULL;
+        }
+        code = v;
+    }
+    unsigned char small[256];
+    size_t len;
+    unsigned char *key = key_of(args[0], &len, small, sizeof(small));
+    if (key == NULL)
+        return NULL;
+    int rc = len ? put_key(self, key, len, code) : 0;
+    if (key != small)
+        PyMem_Free(key);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* Whether `token` is a non-empty str of lowercase ASCII letters and digits. */
 static int
 is_token_text(PyObject *token)
 {
@@ -547,8 +1152,8 @@ TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
             }
             code = NO_HIT;
         }
-        int rc = put(self, PyUnicode_1BYTE_DATA(token),
-                     PyUnicode_GET_LENGTH(token), code);
+        int rc = put_key(self, PyUnicode_1BYTE_DATA(token),
+                         (size_t)PyUnicode_GET_LENGTH(token), code);
         Py_DECREF(token);
         if (rc < 0) {
             Py_DECREF(it);
@@ -561,109 +1166,6 @@ TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(index_doc,
-"index(keys, /) -> None\n--\n\n"
-"Record each of ``keys`` (a sequence of str) with its position as its code;\n"
-"keys that are not lowercase ASCII letters and digits are skipped.");
-
-static PyObject *
-TokenCodes_index(TokenCodes *self, PyObject *keys)
-{
-    PyObject *seq = PySequence_Fast(keys, "index() keys must be a sequence");
-    if (seq == NULL)
-        return NULL;
-    const Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
-    PyObject **items = PySequence_Fast_ITEMS(seq);
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *key = items[i];
-        if (is_token_text(key) &&
-            put(self, PyUnicode_1BYTE_DATA(key), PyUnicode_GET_LENGTH(key), i) < 0) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-    }
-    Py_DECREF(seq);
-    Py_RETURN_NONE;
-}
-
-PyDoc_STRVAR(deletion_hits_doc,
-"deletion_hits(token, depths, /) -> list[int] | None\n--\n\n"
-"The codes of the table's tokens that equal a deletion variant of ``token``:\n"
-"``token`` itself (``depths & 1``), with one character deleted (``& 2``), with\n"
-"two deleted (``& 4``); repeats possible. ``None`` unless ``token`` is all\n"
-"lowercase ASCII letters and digits (the caller then computes the variants).");
-
-static int
-append_hit(TokenCodes *self, PyObject *out, const unsigned char *key, Py_ssize_t len)
-{
-    uint32_t h = hash_bytes(key, len);
-    Slot *s = find_slot(self->slots, self->mask, h, key, len);
-    if (s->hash == 0)
-        return 0;
-    PyObject *code = PyLong_FromLongLong(s->code);
-    if (code == NULL)
-        return -1;
-    int rc = PyList_Append(out, code);
-    Py_DECREF(code);
-    return rc;
-}
-
-static PyObject *
-TokenCodes_deletion_hits(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 2 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "deletion_hits() takes a str and an int");
-        return NULL;
-    }
-    long depths = PyLong_AsLong(args[1]);
-    if (depths == -1 && PyErr_Occurred())
-        return NULL;
-    PyObject *token = args[0];
-    if (!is_token_text(token))
-        Py_RETURN_NONE;
-    const unsigned char *t = PyUnicode_1BYTE_DATA(token);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(token);
-    unsigned char small[256];
-    unsigned char *buf = small;
-    if (n > (Py_ssize_t)sizeof(small)) {
-        buf = PyMem_Malloc((size_t)n);
-        if (buf == NULL)
-            return PyErr_NoMemory();
-    }
-    PyObject *out = PyList_New(0);
-    if (out == NULL)
-        goto fail;
-    if ((depths & 1) && append_hit(self, out, t, n) < 0)
-        goto fail;
-    if (depths & 2) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            memcpy(buf, t, (size_t)i);
-            memcpy(buf + i, t + i + 1, (size_t)(n - i - 1));
-            if (append_hit(self, out, buf, n - 1) < 0)
-                goto fail;
-        }
-    }
-    if (depths & 4) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            for (Py_ssize_t j = i + 1; j < n; j++) {
-                memcpy(buf, t, (size_t)i);
-                memcpy(buf + i, t + i + 1, (size_t)(j - i - 1));
-                memcpy(buf + j - 1, t + j + 1, (size_t)(n - j - 1));
-                if (append_hit(self, out, buf, n - 2) < 0)
-                    goto fail;
-            }
-        }
-    }
-    if (buf != small)
-        PyMem_Free(buf);
-    return out;
-fail:
-    Py_XDECREF(out);
-    if (buf != small)
-        PyMem_Free(buf);
-    return NULL;
-}
-
 PyDoc_STRVAR(get_doc,
 "get(token, /) -> int | None\n--\n\n"
 "The code recorded for ``token``; ``None`` if unknown (no hit reads as -1).");
@@ -671,16 +1173,80 @@ PyDoc_STRVAR(get_doc,
 static PyObject *
 TokenCodes_get(TokenCodes *self, PyObject *token)
 {
-    if (!PyUnicode_Check(token) || !PyUnicode_IS_ASCII(token))
+    if (!PyUnicode_Check(token))
         Py_RETURN_NONE;
-    const unsigned char *key = PyUnicode_1BYTE_DATA(token);
-    Py_ssize_t len = PyUnicode_GET_LENGTH(token);
-    if (len > (Py_ssize_t)UINT32_MAX)
-        Py_RETURN_NONE;
-    Slot *s = find_slot(self->slots, self->mask, hash_bytes(key, len), key, len);
-    if (s->hash == 0)
+    unsigned char small[256];
+    size_t len;
+    unsigned char *key = key_of(token, &len, small, sizeof(small));
+    if (key == NULL)
+        return NULL;
+    Slot *s = find_slot(self->slots, self->mask, table_hash(self, key, len), key, len);
+    if (key != small)
+        PyMem_Free(key);
+    if (s->hash == 0 || len == 0)
         Py_RETURN_NONE;
     return PyLong_FromLongLong(s->code == NO_HIT ? -1 : s->code);
+}
+
+PyDoc_STRVAR(lower_doc,
+"lower(token, /) -> str | None\n--\n\n"
+"``token`` lowercased as the scan lowercases the tokens it settles (Rust's\n"
+"lowercasing, from the generated table); ``None`` if it holds U+03A3.");
+
+static PyObject *
+TokenCodes_lower(TokenCodes *self, PyObject *token)
+{
+    if (!PyUnicode_Check(token)) {
+        PyErr_SetString(PyExc_TypeError, "lower() token must be str");
+        return NULL;
+    }
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(token);
+    uint32_t *out = PyMem_Malloc(((size_t)n * 2 + 1) * sizeof(uint32_t));
+    if (out == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t k = lower_token(token, 0, n, out);
+    PyObject *result;
+    if (k < 0) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    else {
+        result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, k);
+    }
+    PyMem_Free(out);
+    return result;
+}
+
+PyDoc_STRVAR(attach_doc,
+"attach(variants, depths, /) -> None\n--\n\n"
+"Settle unknown tokens in the scan itself: one sharing no deletion\n"
+"variant with a keyword of the VariantIndex ``variants`` (at the depths\n"
+"``depths[len(token)]`` allows, bits as for candidates(); 0 past its end) is\n"
+"recorded as hitting nothing instead of being handed back. ``variants`` must\n"
+"index every keyword (caps 0 included), so that exact matches are found too.");
+
+static PyObject *
+TokenCodes_attach(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyObject_TypeCheck(args[0], &VariantIndexType) ||
+        !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "attach() takes a VariantIndex and bytes");
+        return NULL;
+    }
+    memset(self->depths, 0, sizeof(self->depths));
+    Py_ssize_t n = PyBytes_GET_SIZE(args[1]);
+    if (n > (Py_ssize_t)sizeof(self->depths))
+        n = (Py_ssize_t)sizeof(self->depths);
+    memcpy(self->depths, PyBytes_AS_STRING(args[1]), (size_t)n);
+    Py_INCREF(args[0]);
+    Py_XSETREF(self->variants, (VariantIndex *)args[0]);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+TokenCodes_get_settled(TokenCodes *self, void *Py_UNUSED(closure))
+{
+    return PyLong_FromSsize_t(self->settled);
 }
 
 static PyObject *
@@ -702,20 +1268,29 @@ TokenCodes_get_limit(TokenCodes *self, void *Py_UNUSED(closure))
     return PyLong_FromSize_t(self->limit);
 }
 
+static PyObject *
+TokenCodes_get_evictions(TokenCodes *self, void *Py_UNUSED(closure))
+{
+    return PyLong_FromSize_t(self->evictions);
+}
+
 static PyMethodDef TokenCodes_methods[] = {
     {"scan", (PyCFunction)(void (*)(void))TokenCodes_scan, METH_FASTCALL, scan_doc},
     {"hits", (PyCFunction)TokenCodes_hits, METH_O, hits_doc},
+    {"put", (PyCFunction)(void (*)(void))TokenCodes_put, METH_FASTCALL, put_doc},
     {"remember", (PyCFunction)(void (*)(void))TokenCodes_remember, METH_FASTCALL, remember_doc},
     {"get", (PyCFunction)TokenCodes_get, METH_O, get_doc},
-    {"deletion_hits", (PyCFunction)(void (*)(void))TokenCodes_deletion_hits, METH_FASTCALL,
-     deletion_hits_doc},
-    {"index", (PyCFunction)TokenCodes_index, METH_O, index_doc},
+    {"attach", (PyCFunction)(void (*)(void))TokenCodes_attach, METH_FASTCALL, attach_doc},
+    {"lower", (PyCFunction)TokenCodes_lower, METH_O, lower_doc},
     {"clear", (PyCFunction)TokenCodes_clear, METH_NOARGS, "clear() -> None\n--\n\nForget every token."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef TokenCodes_getset[] = {
-    {"limit", (getter)TokenCodes_get_limit, NULL, "Most tokens held before the table empties.", NULL},
+    {"limit", (getter)TokenCodes_get_limit, NULL, "Most tokens held.", NULL},
+    {"evictions", (getter)TokenCodes_get_evictions, NULL, "Tokens evicted so far.", NULL},
+    {"settled", (getter)TokenCodes_get_settled, NULL,
+     "Unknown tokens settled in C (no keyword near them).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -724,8 +1299,11 @@ static PySequenceMethods TokenCodes_as_sequence = {
 };
 
 PyDoc_STRVAR(TokenCodes_doc,
-"TokenCodes(limit)\n--\n\n"
-"A bounded table from lowercased ASCII token to the matcher's outcome code.");
+"TokenCodes(limit, *, max_len=0, alphabet=None, max_foreign=-1, collide=False)\n--\n\n"
+"A bounded table from token to the matcher's outcome code. Tokens longer than\n"
+"``max_len`` characters (0: no bound), or with more than ``max_foreign`` ASCII\n"
+"letters and digits outside ``alphabet``, count as no hit and are never\n"
+"stored. ``collide`` (tests only) makes every key hash alike.");
 
 static PyTypeObject TokenCodesType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -739,6 +1317,303 @@ static PyTypeObject TokenCodesType = {
     .tp_getset = TokenCodes_getset,
     .tp_new = TokenCodes_new,
 };
+
+/* -- VariantIndex ------------------------------------------------------------------ */
+
+static void
+variant_add(VariantIndex *self, uint64_t h, uint32_t id)
+{
+    const uint32_t tag = variant_tag(h);
+    size_t i = (size_t)tag & self->mask;
+    while (self->slots[i].hash) {
+        if (self->slots[i].hash == tag && self->slots[i].id == id)
+            return; /* this keyword already has this variant */
+        i = (i + 1) & self->mask;
+    }
+    self->slots[i].hash = tag;
+    self->slots[i].id = id;
+    self->used++;
+    bloom_add(self, h);
+}
+
+static Py_UCS4 *
+code_points(PyObject *s, Py_ssize_t *n, Py_UCS4 *small, Py_ssize_t small_n)
+{
+    *n = PyUnicode_GET_LENGTH(s);
+    Py_UCS4 *cps = small;
+    if (*n > small_n) {
+        cps = PyMem_Malloc((size_t)*n * sizeof(Py_UCS4));
+        if (cps == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+    }
+    const int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    for (Py_ssize_t m = 0; m < *n; m++)
+        cps[m] = PyUnicode_READ(kind, data, m);
+    return cps;
+}
+
+#define SMALL_CPS 64
+
+static PyObject *
+VariantIndex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"keywords", "caps", NULL};
+    PyObject *keywords_arg, *caps_arg;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO", kwlist, &keywords_arg, &caps_arg))
+        return NULL;
+    PyObject *keywords = PySequence_Fast(keywords_arg, "keywords must be a sequence");
+    if (keywords == NULL)
+        return NULL;
+    PyObject *caps = PySequence_Fast(caps_arg, "caps must be a sequence");
+    if (caps == NULL) {
+        Py_DECREF(keywords);
+        return NULL;
+    }
+    VariantIndex *self = NULL;
+    const Py_ssize_t count = PySequence_Fast_GET_SIZE(keywords);
+    if (PySequence_Fast_GET_SIZE(caps) != count) {
+        PyErr_SetString(PyExc_ValueError, "keywords and caps differ in length");
+        goto fail;
+    }
+    /* an upper bound of the number of variants, for the table size */
+    size_t total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *k = PySequence_Fast_GET_ITEM(keywords, i);
+        long cap = PyLong_AsLong(PySequence_Fast_GET_ITEM(caps, i));
+        if (cap == -1 && PyErr_Occurred())
+            goto fail;
+        if (!PyUnicode_Check(k) || cap < 0 || cap > 2) {
+            PyErr_SetString(PyExc_ValueError, "keywords must be str, caps 0, 1 or 2");
+            goto fail;
+        }
+        size_t n = (size_t)PyUnicode_GET_LENGTH(k);
+        total += 1 + (cap >= 1 ? n : 0) + (cap >= 2 ? n * (n - (n > 0)) / 2 : 0);
+    }
+    size_t slots = 16;
+    while (slots < total + total / 2)
+        slots <<= 1;
+    size_t bloom_bits = 64;
+    while (bloom_bits < total * 16)
+        bloom_bits <<= 1;
+    self = (VariantIndex *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        goto fail;
+    self->slots = PyMem_Calloc(slots, sizeof(Variant));
+    self->bloom = PyMem_Calloc(bloom_bits / 64, sizeof(uint64_t));
+    if (self->slots == NULL || self->bloom == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    self->mask = slots - 1;
+    self->bloom_mask = bloom_bits - 1;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *k = PySequence_Fast_GET_ITEM(keywords, i);
+        long cap = PyLong_AsLong(PySequence_Fast_GET_ITEM(caps, i));
+        Py_UCS4 small_cps[SMALL_CPS];
+        uint64_t small_p[SMALL_CPS + 1];
+        Py_ssize_t n;
+        Py_UCS4 *cps = code_points(k, &n, small_cps, SMALL_CPS);
+        if (cps == NULL)
+            goto fail;
+        uint64_t *P = small_p;
+        if (n > SMALL_CPS) {
+            P = PyMem_Malloc(((size_t)n + 1) * sizeof(uint64_t));
+            if (P == NULL) {
+                if (cps != small_cps)
+                    PyMem_Free(cps);
+                PyErr_NoMemory();
+                goto fail;
+            }
+        }
+        PREFIX_OF(P, cps, n);
+        variant_add(self, variant_hash(P[n], (size_t)n), (uint32_t)i);
+        if (cap >= 1) {
+            for (Py_ssize_t a = 0; a < n; a++) {
+                variant_add(self, variant_hash(poly_without(P, n, a, -1), (size_t)n - 1),
+                            (uint32_t)i);
+                if (cap >= 2) {
+                    for (Py_ssize_t b = a + 1; b < n; b++)
+                        variant_add(self,
+                                    variant_hash(poly_without(P, n, a, b), (size_t)n - 2),
+                                    (uint32_t)i);
+                }
+            }
+        }
+        if (cps != small_cps)
+            PyMem_Free(cps);
+        if (P != small_p)
+            PyMem_Free(P);
+    }
+    Py_DECREF(keywords);
+    Py_DECREF(caps);
+    return (PyObject *)self;
+fail:
+    Py_DECREF(keywords);
+    Py_DECREF(caps);
+    Py_XDECREF(self);
+    return NULL;
+}
+
+static void
+VariantIndex_dealloc(VariantIndex *self)
+{
+    PyMem_Free(self->slots);
+    PyMem_Free(self->bloom);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+collect(const VariantIndex *self, uint64_t h, PyObject *out)
+{
+    if (!bloom_has(self, h))
+        return 0;
+    const uint32_t tag = variant_tag(h);
+    size_t i = (size_t)tag & self->mask;
+    while (self->slots[i].hash) {
+        if (self->slots[i].hash == tag) {
+            PyObject *id = PyLong_FromUnsignedLong(self->slots[i].id);
+            if (id == NULL || PyList_Append(out, id) < 0) {
+                Py_XDECREF(id);
+                return -1;
+            }
+            Py_DECREF(id);
+        }
+        i = (i + 1) & self->mask;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(candidates_doc,
+"candidates(token, depths, /) -> list[int]\n--\n\n"
+"Positions of the keywords sharing a deletion variant with ``token``: the\n"
+"token itself (``depths & 1``), with one character deleted (``& 2``), with two\n"
+"deleted (``& 4``). Repeats possible; a hash collision may add a keyword\n"
+"(candidates are to be verified).");
+
+static PyObject *
+VariantIndex_candidates(VariantIndex *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "candidates() takes a str and an int");
+        return NULL;
+    }
+    long depths = PyLong_AsLong(args[1]);
+    if (depths == -1 && PyErr_Occurred())
+        return NULL;
+    Py_UCS4 small_cps[SMALL_CPS];
+    uint64_t small_p[SMALL_CPS + 1];
+    Py_ssize_t n;
+    Py_UCS4 *cps = code_points(args[0], &n, small_cps, SMALL_CPS);
+    if (cps == NULL)
+        return NULL;
+    uint64_t *P = small_p;
+    PyObject *out = NULL;
+    if (n > SMALL_CPS) {
+        P = PyMem_Malloc(((size_t)n + 1) * sizeof(uint64_t));
+        if (P == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    PREFIX_OF(P, cps, n);
+    out = PyList_New(0);
+    if (out == NULL)
+        goto done;
+    if ((depths & 1) && collect(self, variant_hash(P[n], (size_t)n), out) < 0)
+        goto fail;
+    if (depths & 2) {
+        for (Py_ssize_t a = 0; a < n; a++) {
+            if (collect(self, variant_hash(poly_without(P, n, a, -1), (size_t)n - 1), out) < 0)
+                goto fail;
+        }
+    }
+    if (depths & 4) {
+        for (Py_ssize_t a = 0; a < n; a++) {
+            for (Py_ssize_t b = a + 1; b < n; b++) {
+                if (collect(self, variant_hash(poly_without(P, n, a, b), (size_t)n - 2), out) <
+                    0)
+                    goto fail;
+            }
+        }
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    if (cps != small_cps)
+        PyMem_Free(cps);
+    if (P != small_p && P != NULL)
+        PyMem_Free(P);
+    return out;
+}
+
+static Py_ssize_t
+VariantIndex_len(VariantIndex *self)
+{
+    return (Py_ssize_t)self->used;
+}
+
+static PyObject *
+VariantIndex_sizeof(VariantIndex *self, PyObject *Py_UNUSED(ignored))
+{
+    return PyLong_FromSize_t(sizeof(VariantIndex) + (self->mask + 1) * sizeof(Variant) +
+                             (self->bloom_mask + 1) / 8);
+}
+
+static PyMethodDef VariantIndex_methods[] = {
+    {"candidates", (PyCFunction)(void (*)(void))VariantIndex_candidates, METH_FASTCALL,
+     candidates_doc},
+    {"__sizeof__", (PyCFunction)VariantIndex_sizeof, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods VariantIndex_as_sequence = {
+    .sq_length = (lenfunc)VariantIndex_len,
+};
+
+PyDoc_STRVAR(VariantIndex_doc,
+"VariantIndex(keywords, caps)\n--\n\n"
+"The deletion variants of each of ``keywords`` (lowercased str) up to its\n"
+"typo cap (0, 1 or 2), 8 bytes each; ``len()`` counts them.");
+
+static PyTypeObject VariantIndexType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "smista._speedups.VariantIndex",
+    .tp_basicsize = sizeof(VariantIndex),
+    .tp_dealloc = (destructor)VariantIndex_dealloc,
+    .tp_as_sequence = &VariantIndex_as_sequence,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = VariantIndex_doc,
+    .tp_methods = VariantIndex_methods,
+    .tp_new = VariantIndex_new,
+};
+
+/* -- module functions -------------------------------------------------------------- */
+
+PyDoc_STRVAR(hash_token_doc,
+"hash_token(token, /) -> int\n--\n\n"
+"The table's keyed hash of ``token``'s key (differs between processes).");
+
+static PyObject *
+hash_token(PyObject *Py_UNUSED(module), PyObject *token)
+{
+    if (!PyUnicode_Check(token)) {
+        PyErr_SetString(PyExc_TypeError, "hash_token() token must be str");
+        return NULL;
+    }
+    unsigned char small[256];
+    size_t len;
+    unsigned char *key = key_of(token, &len, small, sizeof(small));
+    if (key == NULL)
+        return NULL;
+    uint32_t h = key_hash(key, len);
+    if (key != small)
+        PyMem_Free(key);
+    return PyLong_FromUnsignedLong(h);
+}
 
 PyDoc_STRVAR(split_count_doc,
 "split_count(text, /) -> int\n--\n\n"
@@ -759,7 +1634,7 @@ split_count(PyObject *Py_UNUSED(module), PyObject *text)
     Py_ssize_t count = 0;
     int inside = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        int alnum = LOWER[p[i]] != 0;
+        int alnum = p[i] < 128 && LOWER[p[i]] != 0;
         count += alnum & !inside;
         inside = alnum;
     }
@@ -788,6 +1663,7 @@ count_newlines(PyObject *Py_UNUSED(module), PyObject *arg)
 }
 
 static PyMethodDef module_methods[] = {
+    {"hash_token", (PyCFunction)hash_token, METH_O, hash_token_doc},
     {"split_count", (PyCFunction)split_count, METH_O, split_count_doc},
     {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
     {NULL, NULL, 0, NULL},
@@ -801,11 +1677,43 @@ static struct PyModuleDef speedups_module = {
     .m_methods = module_methods,
 };
 
+/* The hash key: 16 bytes from os.urandom, drawn once per process. */
+static int
+init_seed(void)
+{
+    PyObject *os = PyImport_ImportModule("os");
+    if (os == NULL)
+        return -1;
+    PyObject *bytes = PyObject_CallMethod(os, "urandom", "i", 16);
+    Py_DECREF(os);
+    if (bytes == NULL)
+        return -1;
+    if (!PyBytes_Check(bytes) || PyBytes_GET_SIZE(bytes) != 16) {
+        Py_DECREF(bytes);
+        PyErr_SetString(PyExc_RuntimeError, "os.urandom gave no seed");
+        return -1;
+    }
+    memcpy(&SEED0, PyBytes_AS_STRING(bytes), 8);
+    memcpy(&SEED1, PyBytes_AS_STRING(bytes) + 8, 8);
+    Py_DECREF(bytes);
+    SEED0 |= 1;
+    SEED1 |= 1;
+    POLY_R = (SEED0 * 0x9e3779b97f4a7c15ULL) | 1;
+    /* the inverse of an odd number mod 2^64, by Newton's iteration */
+    uint64_t inv = POLY_R;
+    for (int k = 0; k < 6; k++)
+        inv *= 2 - POLY_R * inv;
+    POLY_RINV = inv;
+    return 0;
+}
+
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
-    init_lower();
-    if (PyType_Ready(&TokenCodesType) < 0)
+    init_tables();
+    if (init_seed() < 0)
+        return NULL;
+    if (PyType_Ready(&TokenCodesType) < 0 || PyType_Ready(&VariantIndexType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&speedups_module);
     if (m == NULL)
@@ -813,6 +1721,12 @@ PyInit__speedups(void)
     Py_INCREF(&TokenCodesType);
     if (PyModule_AddObject(m, "TokenCodes", (PyObject *)&TokenCodesType) < 0) {
         Py_DECREF(&TokenCodesType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&VariantIndexType);
+    if (PyModule_AddObject(m, "VariantIndex", (PyObject *)&VariantIndexType) < 0) {
+        Py_DECREF(&VariantIndexType);
         Py_DECREF(m);
         return NULL;
     }

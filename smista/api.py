@@ -6,6 +6,7 @@ Edge module (reads the default pack on first use, then caches it).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from smista.classifier import Classifier
 from smista.defaults import default_classifier
@@ -14,7 +15,10 @@ from smista.result import Classification
 from smista.rules import ClassificationConfig
 from smista.workspace import Workspace
 
-__all__ = ["classify"]
+if TYPE_CHECKING:
+    from smista.turnclassify import TurnResult
+
+__all__ = ["classify", "classify_turn"]
 
 
 def classify(
@@ -30,10 +34,34 @@ def classify(
     Building a :class:`Classifier` compiles the rules; keep one around (or pass
     it here) when classifying many prompts.
     """
+    return _classifier(config).classify(
+        text, command=command, contexts=contexts, workspace=workspace
+    )
+
+
+def classify_turn(
+    payload: object,
+    config: ClassificationConfig | Classifier | None = None,
+    *,
+    command: TaskIntent | str | None = None,
+    contexts: Iterable[str] = (),
+    workspace: Workspace | None = None,
+) -> TurnResult:
+    """Classify a whole turn: OpenAI chat ``messages``, an Anthropic Messages body, an
+    OpenAI Responses ``input`` (or a body holding any of them), auto-detected.
+
+    The answer reads the current user text with harness noise stripped, reports
+    housekeeping calls, and applies the follow-up rule (docs/turns.md). Raises
+    :class:`smista.turns.TurnError` for a payload of no known shape.
+    """
+    return _classifier(config).classify_turn(
+        payload, command=command, contexts=contexts, workspace=workspace
+    )
+
+
+def _classifier(config: ClassificationConfig | Classifier | None) -> Classifier:
     if config is None:
-        classifier = default_classifier()
-    elif isinstance(config, Classifier):
-        classifier = config
-    else:
-        classifier = Classifier(config)
-    return classifier.classify(text, command=command, contexts=contexts, workspace=workspace)
+        return default_classifier()
+    if isinstance(config, Classifier):
+        return config
+    return Classifier(config)

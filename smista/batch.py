@@ -6,7 +6,11 @@ processes; it never opens files, reads the environment or imports pydantic
 
 Each input line is a JSON object ``{"text": ..., "command": ..., "contexts":
 [...], "workspace": {...}, "id": ...}`` (only ``text`` is required; ``id`` may
-be any JSON value and is echoed back first). Each output line is the
+be any JSON value and is echoed back first). A line may hold ``messages`` (a
+whole turn in any format :func:`smista.turns.parse_turn` reads) instead of
+``text``: its output is :meth:`smista.turnclassify.TurnResult.to_wire` (the
+wire JSON plus a ``turn`` object); such lines import the turn modules (and
+pydantic) on first use, plain text lines never do. Each output line is the
 classification's wire JSON, exactly as ``Classification.model_dump_json(
 exclude_none=True)`` renders it, preceded by the ``id`` when one was given. A
 line that cannot be classified gives ``{"id": ..., "line": N, "error": "..."}``
@@ -27,12 +31,16 @@ import json.scanner
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from itertools import chain
+from typing import IO, TYPE_CHECKING, Any
 
 from smista import wire
 from smista.engine import CompiledRules, RuleMatch, confidence_of, reason_of
 from smista.errors import SmistaError, UnknownIntentError
 from smista.intent import TaskIntent
+
+if TYPE_CHECKING:
+    from smista.turnrules import TurnSettings
 
 try:  # memchr, from the optional C extension; bytes.count otherwise
     from smista._speedups import count_newlines as _count_newlines
@@ -49,6 +57,7 @@ __all__ = [
     "BatchInputError",
     "BatchStats",
     "classify_block",
+    "classify_block_counted",
     "default_workers",
     "iter_blocks",
     "run_batch",
@@ -61,7 +70,7 @@ MAX_LINE_BYTES = 64 << 20
 """Longest input line (64 MiB): a longer one (a file of zeros, a binary file) stops
 the run with :class:`BatchInputError` instead of growing memory without bound."""
 
-RECORD_KEYS = ("text", "command", "contexts", "workspace", "id")
+RECORD_KEYS = ("text", "messages", "command", "contexts", "workspace", "id")
 """Keys an input record may have."""
 
 _WORKSPACE_KINDS = (
@@ -170,9 +179,14 @@ def _workspace_kinds(value: object) -> list[str]:
 class _Renderer:
     """Classifies records with one compiled rule set; caches rendered results."""
 
-    def __init__(self, rules: CompiledRules) -> None:
+    def __init__(self, rules: CompiledRules, turns: TurnSettings | None = None) -> None:
+        self.rules = rules
+        self.turns = turns
+        self.turn_rules: Any = None
         self.match_text = rules.match_text
         self.rendered: dict[RuleMatch, str] = {}
+        self.bad = 0  # error records written since the counters were last read
+        self.first_bad = 0  # input line number of the first of them
         self.explicit = {intent: _dump(wire.explicit(intent.value)) for intent in TaskIntent}
 
     def render(self, match: RuleMatch) -> str:
@@ -192,6 +206,10 @@ class _Renderer:
             key = next(k for k in obj if k not in _ALLOWED)
             raise _RecordError(f"{key}: unknown key; expected one of: {', '.join(RECORD_KEYS)}")
         text = obj.get("text")
+        if "messages" in obj:
+            if "text" in obj:
+                raise _RecordError("give exactly one of 'text' and 'messages'")
+            return self.turn(obj)
         if not isinstance(text, str):
             if "text" not in obj:
                 raise _RecordError("text: missing required key")
@@ -213,6 +231,32 @@ class _Renderer:
             contexts = contexts + _workspace_kinds(value)
         return self.render(self.match_text(text, frozenset(contexts) if contexts else ()))
 
+    def turn(self, obj: dict[str, Any]) -> str:
+        """The turn answer for a record with ``messages``."""
+        from smista.turns import TurnError
+
+        if self.turn_rules is None:
+            from smista.turnclassify import CompiledRulesClassifier
+
+            self.turn_rules = CompiledRulesClassifier(self.rules, self.turns)
+        command = obj.get("command")
+        if command is not None and not isinstance(command, str):
+            raise _RecordError(f"command: expected a string or null, got {_kind(command)}")
+        contexts: list[str] = []
+        if obj.get("contexts") is not None:
+            contexts = _strings(obj["contexts"], "contexts")
+        if obj.get("workspace") is not None:
+            contexts = contexts + _workspace_kinds(obj["workspace"])
+        try:
+            result = self.turn_rules.classify_turn(
+                obj["messages"], command=command, contexts=contexts
+            )
+        except TurnError as exc:
+            raise _RecordError(str(exc.under("messages"))) from None
+        except UnknownIntentError as exc:
+            raise _RecordError(f"command: {exc}") from None
+        return _dump(result.to_wire())
+
     def line(self, raw: bytes, number: int) -> str | None:
         """The output line for input line ``number`` (``None`` for a blank line)."""
         if not raw.strip():
@@ -231,6 +275,8 @@ class _Renderer:
         except (_RecordError, ValueError, RecursionError) as exc:
             message = str(exc) if isinstance(exc, _RecordError) else _json_error(exc)
             error = {"line": number, "error": message}
+            self.bad += 1
+            self.first_bad = self.first_bad or number
             if isinstance(obj, dict) and "id" in obj:
                 try:
                     return _dump({"id": obj["id"], **error})
@@ -263,29 +309,43 @@ def _json_error(exc: BaseException) -> str:
     return f"invalid JSON: {exc}"
 
 
-def classify_block(rules: CompiledRules, block: bytes, first_line: int) -> bytes:
-    """Output lines (UTF-8, newline-terminated) for a block of whole input lines."""
-    renderer = _renderer_for(rules)
+def classify_block(
+    rules: CompiledRules, block: bytes, first_line: int, turns: TurnSettings | None = None
+) -> bytes:
+    """Output lines (UTF-8, newline-terminated) for a block of whole input lines.
+
+    ``turns`` is the ``[classification.turns]`` table for lines with ``messages``.
+    """
+    return classify_block_counted(rules, block, first_line, turns)[0]
+
+
+def classify_block_counted(
+    rules: CompiledRules, block: bytes, first_line: int, turns: TurnSettings | None = None
+) -> tuple[bytes, int, int]:
+    """:func:`classify_block`, with the number of bad lines and the first one's number
+    (0 when none is bad)."""
+    renderer = _renderer_for(rules, turns)
+    renderer.bad = renderer.first_bad = 0
     out: list[str] = []
     for offset, raw in enumerate(block.split(b"\n")):
         line = renderer.line(raw, first_line + offset)
         if line is not None:
             out.append(line)
     if not out:
-        return b""
+        return b"", 0, 0
     out.append("")
     # Lines with lone surrogates are refused (LONE_SURROGATE), so the output is
     # valid UTF-8; "backslashreplace" stays as a guard that never fires.
-    return "\n".join(out).encode("utf-8", "backslashreplace")
+    return "\n".join(out).encode("utf-8", "backslashreplace"), renderer.bad, renderer.first_bad
 
 
 _RENDERERS: dict[int, tuple[CompiledRules, _Renderer]] = {}
 
 
-def _renderer_for(rules: CompiledRules) -> _Renderer:
+def _renderer_for(rules: CompiledRules, turns: TurnSettings | None = None) -> _Renderer:
     found = _RENDERERS.get(id(rules))
-    if found is None or found[0] is not rules:
-        found = (rules, _Renderer(rules))
+    if found is None or found[0] is not rules or found[1].turns is not turns:
+        found = (rules, _Renderer(rules, turns))
         _RENDERERS.clear()
         _RENDERERS[id(rules)] = found
     return found[1]
@@ -387,14 +447,17 @@ def iter_spans(
 
 class BatchStats:
     """Counters of a run (updated as output is written): input lines, output
-    records and input bytes."""
+    records, input bytes, bad lines (error records) and the first bad line's
+    number (0 while none is bad)."""
 
-    __slots__ = ("bytes_in", "lines", "records")
+    __slots__ = ("bad", "bytes_in", "first_bad", "lines", "records")
 
     def __init__(self) -> None:
         self.lines = 0
         self.records = 0
         self.bytes_in = 0
+        self.bad = 0
+        self.first_bad = 0
 
 
 # -- worker processes ----------------------------------------------------------
@@ -412,6 +475,7 @@ def _worker_main(
     data: tuple[object, ...] | None,
     rules: CompiledRules | None,
     fd: int | None = None,
+    turns: TurnSettings | None = None,
 ) -> None:
     compiled = rules if rules is not None else CompiledRules.from_data(data)
     try:
@@ -425,7 +489,9 @@ def _worker_main(
                 block = _pread(fd, int.from_bytes(header[16:], "little"), offset)
             else:
                 block = conn.recv_bytes()
-            conn.send_bytes(classify_block(compiled, block, first))
+            out, bad, first_bad = classify_block_counted(compiled, block, first, turns)
+            conn.send_bytes(bad.to_bytes(8, "little") + first_bad.to_bytes(8, "little"))
+            conn.send_bytes(out)
     except (EOFError, OSError, KeyboardInterrupt):
         pass
     finally:
@@ -454,13 +520,21 @@ def run_batch(
     workers: int = 1,
     progress: Callable[[BatchStats], None] | None = None,
     block_bytes: int = BLOCK_BYTES,
+    turns: TurnSettings | None = None,
 ) -> BatchStats:
-    """Classify every line of ``source`` into ``sink``; returns the final counters."""
+    """Classify every line of ``source`` into ``sink``; returns the final counters.
+
+    ``turns`` is the rules' ``[classification.turns]`` table (for ``messages`` lines).
+    """
     stats = BatchStats()
     blocks = iter_blocks(source, block_bytes)
 
-    def emit(out: bytes, lines: int, size: int) -> None:
+    def emit(counted: tuple[bytes, int, int], lines: int, size: int) -> None:
+        out, bad, first_bad = counted
         sink.write(out)
+        if bad:
+            stats.bad += bad
+            stats.first_bad = stats.first_bad or first_bad
         stats.lines += lines
         stats.records += _count_newlines(out)
         stats.bytes_in += size
@@ -469,7 +543,7 @@ def run_batch(
 
     if workers <= 1:
         for block, first, lines in blocks:
-            emit(classify_block(rules, block, first), lines, len(block) + 1)
+            emit(classify_block_counted(rules, block, first, turns), lines, len(block) + 1)
         return stats
 
     import multiprocessing
@@ -489,6 +563,23 @@ def run_batch(
         )
     else:
         units = ((block, first, lines, -1, len(block)) for block, first, lines in blocks)
+    # The first block is classified here, before any worker starts: the
+    # workers inherit (forked) or are sent a plan that has already learned
+    # the commonest tokens and imported what classifying needs, instead of
+    # each learning them again.
+    head = next(units, None)
+    if head is not None:
+        block, first, lines, offset, length = head
+        if offset >= 0 and regular is not None:
+            block = _pread(regular[0], length, offset)
+        emit(classify_block_counted(rules, block, first, turns), lines, length + 1)
+        del block
+    second = next(units, None)
+    if second is None:  # nothing left for a worker
+        if regular is not None:
+            source.seek(regular[2])  # consumed, as if it had been read
+        return stats
+    units = chain((second,), units)
     conns: list[Any] = []
     procs: list[Any] = []
     try:
@@ -501,6 +592,7 @@ def run_batch(
                     None if fork else rules.to_data(),
                     rules if fork else None,
                     regular[0] if regular is not None else None,
+                    turns,
                 ),
                 daemon=True,
             )
@@ -510,7 +602,7 @@ def run_batch(
             procs.append(proc)
         limit = workers * _AHEAD_PER_WORKER
         sizes: dict[int, tuple[int, int]] = {}  # block number -> (lines, bytes)
-        held: dict[int, bytes] = {}  # results that came before their turn
+        held: dict[int, tuple[bytes, int, int]] = {}  # results that came before their turn
         holding: dict[Any, int] = {}  # worker conn -> block number it holds
         waiting: list[Any] = []  # idle workers (only while too far ahead)
         sent = written = 0
@@ -571,11 +663,12 @@ def run_batch(
     return stats
 
 
-def _receive(conn: Any) -> bytes:
+def _receive(conn: Any) -> tuple[bytes, int, int]:
     try:
+        counts: bytes = conn.recv_bytes()
         data: bytes = conn.recv_bytes()
     except (EOFError, OSError):
         from smista.errors import SmistaError
 
         raise SmistaError("a worker process stopped unexpectedly") from None
-    return data
+    return data, int.from_bytes(counts[:8], "little"), int.from_bytes(counts[8:], "little")

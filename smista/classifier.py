@@ -10,6 +10,7 @@ decision trace.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
+from typing import TYPE_CHECKING
 
 from smista.conditions.compile import plan_options, rule_spec
 from smista.conditions.view import visible_text
@@ -21,6 +22,9 @@ from smista.rules import ClassificationConfig
 from smista.tokenizer import tokenize
 from smista.wire import explicit_reason
 from smista.workspace import Workspace, context_kinds
+
+if TYPE_CHECKING:
+    from smista.turnclassify import TurnExplanation, TurnResult
 
 __all__ = ["Classifier", "compile_rules"]
 
@@ -147,6 +151,32 @@ class Classifier:
         return explain_rules(
             self.rules, tokens, kinds, result, explicit=command is not None, text=text
         )
+
+    def classify_turn(
+        self,
+        payload: object,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+        workspace: Workspace | None = None,
+    ) -> TurnResult:
+        """Classify a whole turn (messages or a request body): :mod:`smista.turnclassify`."""
+        from smista.turnclassify import classify_turn
+
+        return classify_turn(self, payload, command=command, contexts=contexts, workspace=workspace)
+
+    def explain_turn(
+        self,
+        payload: object,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+        workspace: Workspace | None = None,
+    ) -> TurnExplanation:
+        """The trace behind :meth:`classify_turn`: stripped spans, follow-up, rule traces."""
+        from smista.turnclassify import explain_turn
+
+        return explain_turn(self, payload, command=command, contexts=contexts, workspace=workspace)
 
 
 def explicit(command: TaskIntent | str) -> Classification:

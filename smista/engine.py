@@ -14,25 +14,31 @@ scanning rules or keywords:
   reached by at most ``d`` deletions from each, so a token's few deletion
   variants find every candidate whatever the number of keywords; each
   candidate is then verified with the exact rules (length cap, containment,
-  OSA distance). Once a rule set has learned a few hundred tokens, token
-  lengths where a rapidfuzz scan of the keywords of compatible length is
-  cheaper than generating deletion variants use that scan instead;
-* each distinct token is resolved once into its sorted entries
+  OSA distance). With the C extension the index is compact (8 bytes a
+  variant, built in one C pass); without it, a dict, and once a rule set has
+  learned a few hundred tokens, token lengths where a rapidfuzz scan of the
+  keywords of compatible length is cheaper than generating deletion variants
+  use that scan instead;
+* tokens that can match no keyword (longer than every keyword plus its typo
+  cap, or with more characters outside the keywords' alphabet than a typo
+  may edit: numbers, hashes) are never resolved nor remembered;
+* each other distinct token is resolved once into its sorted entries
   ``(rank, fuzzy, position, rule, match)`` and remembered in a bounded memo
-  (vocabulary repeats), so a prompt of known tokens costs a few set
-  operations in C plus work proportional to the tokens that hit a keyword;
+  that forgets gradually (vocabulary repeats), so a prompt of known tokens
+  costs a few set operations in C plus work proportional to the tokens that
+  hit a keyword; an unseen token costs its own resolution, never the
+  prompt's again;
 * the winner is the smallest entry whose rule's context condition holds,
   compared with the first keyword-less rule whose context condition holds;
 * a text longer than :data:`LARGE_TEXT` is matched piece by piece (cut at
   spaces and newlines), keeping only the best evidence per rule, so memory
   stays bounded by the piece size, the memo limit and the number of rules;
-* when the optional C extension :mod:`smista._speedups` is built, the codes
-  of learned ASCII tokens are also kept in its bounded table, and a prompt
-  whose letters and digits are ASCII and whose tokens are all known is
-  answered by one C pass over its characters (no token objects at all; with
-  contexts, the pass returns just the few tokens that hit a rule, for the
-  winner to be picked among their entries); anything else takes the Python
-  path, which records what it learns there.
+* when the optional C extension :mod:`smista._speedups` is built, token codes
+  live in its bounded table (CLOCK eviction, keyed hash), and every prompt is
+  one C pass over its characters, ASCII or not: known tokens are folded
+  without creating objects, unknown ones are handed back to be resolved here
+  and put in the table (with contexts, the pass returns just the few tokens
+  that hit a rule, for the winner to be picked among their entries).
   The table only holds codes this module computed, so the answers are the
   same with or without it.
 
@@ -43,7 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import fields, replace
-from itertools import chain, combinations
+from itertools import chain, combinations, islice
 from typing import Any, NamedTuple
 
 import smista._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read once, before the try below
@@ -58,8 +64,10 @@ from smista.tokenizer import ASCII_TABLE, rust_lower, tokenize
 
 try:  # the optional compiled hot path (see hatch_build.py); same answers without it
     from smista._speedups import TokenCodes as _TokenCodes
+    from smista._speedups import VariantIndex as _VariantIndex
 except ImportError:  # pragma: no cover - exercised on machines without a C compiler
     _TokenCodes = None  # type: ignore[assignment,misc]
+    _VariantIndex = None  # type: ignore[assignment,misc]
 
 __all__ = [
     "ACCELERATED",
@@ -77,14 +85,21 @@ __all__ = [
 ACCELERATED = _TokenCodes is not None
 """Whether the compiled hot path (:mod:`smista._speedups`) is available here."""
 
-MEMO_LIMIT = 1 << 16
-"""Most distinct tokens remembered per compiled rule set (then the memo restarts)."""
+MEMO_LIMIT = 1 << 17
+"""Most distinct tokens remembered per compiled rule set. Past it the memo
+forgets gradually: the C table evicts one token its CLOCK hand finds unused,
+the Python memo drops its oldest quarter (never everything at once). Only
+tokens that could match are held, so the C table stays under about 8 MB of
+slots plus its keys longer than 16 bytes (each at most four bytes a
+character of the longest keyword plus its typo cap)."""
 
 LARGE_TEXT = 1 << 20
 """Texts longer than this (characters) are matched piece by piece, in bounded memory."""
 
-FORMAT = 3
-"""Version of :meth:`CompiledRules.to_data`'s layout (bump on any change)."""
+FORMAT = 4
+"""Version of :meth:`CompiledRules.to_data`'s layout (bump on any change).
+Format 4 stores no typo index: it is rebuilt from the keywords (in C, in a
+fraction of a second for 10,000 rules)."""
 
 
 class RuleSpec(NamedTuple):
@@ -168,12 +183,6 @@ def confidence_of(match: RuleMatch) -> str:
     return "medium" if signals else "low"
 
 
-_VARIANTS_AFTER = 128
-"""Tokens a rule set learns before it builds the C table of its typo index (a
-one-shot command never pays for it). Building costs about 0.2 us per index
-key and saves about 2 us per learned token, so the table also waits until
-one token per 8 keys has been learned."""
-
 _BAND_AFTER = 256
 """Tokens a rule set learns before it may use rapidfuzz scans (imported then)."""
 
@@ -229,6 +238,7 @@ class CompiledRules:
 
     __slots__ = (
         "_accelerated",
+        "_alphabet",
         "_bands",
         "_by_code",
         "_codes",
@@ -239,18 +249,24 @@ class CompiledRules:
         "_free_rank",
         "_gate_keys",
         "_half",
+        "_has_typo",
         "_keywordless",
         "_learned",
         "_levels",
         "_matches",
+        "_max_cap",
+        "_max_len",
         "_needs_context",
         "_no_free",
         "_plan",
         "_state",
         "_stride",
         "_typo",
+        "_typo_keywords",
+        "_typo_ok",
         "_typo_places",
-        "_variants",
+        "_ungated",
+        "_vindex",
         "_word_hits",
         "_words",
         "conditions",
@@ -356,15 +372,46 @@ class CompiledRules:
         self._free_code = self._free_rank * self._stride
         self._no_free = (len(self.order) + 1) * self._stride
         self._by_code: dict[int, RuleMatch] = {self._free_code: self._free_default}
-        self._typo = typo_index if typo_index is not None else self._build_typo_index()
+        # What a token must be like to match some keyword: at most this long,
+        # with at most this many characters outside the keywords' alphabet
+        # (each costs an edit); other tokens are never resolved nor memoized.
+        typo_caps = {k: _cap(len(k)) for k in self._typo_places}
+        self._has_typo = any(typo_caps.values())
+        self._max_len = max((len(k) + typo_caps.get(k, 0) for k in self._exact), default=0)
+        self._max_cap = max(typo_caps.values(), default=0)
+        self._alphabet = frozenset(chain.from_iterable(self._exact))
         self._levels = self._depth_levels()
         self._bands: tuple[tuple[str, ...] | None, ...] | None = None
         self._learned = 0
         self._state: _State = ({}, {}, {})
-        fast_ok = accelerated and _TokenCodes is not None and not self.extended
-        self._fast = _TokenCodes(MEMO_LIMIT) if fast_ok else None
+        compiled = accelerated and _TokenCodes is not None
+        # The typo index: in C (8 bytes a variant, built in one pass) when the
+        # extension is there, holding every keyword (exact ones at depth 0,
+        # so the scan can tell a token near no keyword); else Python's dict.
+        self._typo_keywords = tuple(self._exact)  # the C index's keyword positions
+        self._typo_ok = tuple(k in typo_caps for k in self._typo_keywords)
+        self._vindex: Any = None
+        self._typo: dict[str, tuple[str, ...]] | None = typo_index
+        if compiled:
+            self._vindex = _VariantIndex(
+                self._typo_keywords, [typo_caps.get(k, 0) for k in self._typo_keywords]
+            )
+        elif typo_index is None:
+            self._typo = self._build_typo_index()
+        self._fast = (
+            _TokenCodes(
+                MEMO_LIMIT,
+                max_len=max(1, self._max_len),
+                alphabet="".join(sorted(self._alphabet)),
+                max_foreign=self._max_cap,
+            )
+            if compiled and not self.extended
+            else None
+        )
+        if self._fast is not None:
+            # Unknown tokens near no keyword are settled in the C scan itself.
+            self._fast.attach(self._vindex, self._depth_bits())
         self._accelerated = accelerated
-        self._variants: tuple[Any, tuple[tuple[str, ...], ...]] | None = None
 
     @property
     def accelerated(self) -> bool:
@@ -396,16 +443,27 @@ class CompiledRules:
             levels.append((meets[0], meets[1], meets[2]))
         return tuple(levels)
 
-    def _build_variant_table(self) -> tuple[Any, tuple[tuple[str, ...], ...]]:
-        """The typo index's keys in a C table (codes index its keyword lists)."""
-        assert _TokenCodes is not None
-        keys = tuple(self._typo)
-        table = _TokenCodes(len(keys) + 1)
-        table.index(keys)
-        self._variants = (table, tuple(self._typo.values()))  # same order as keys
-        if self._bands is not None:
-            self._enable_bands()  # deletion variants just got cheaper: choose again
-        return self._variants
+    def _depth_bits(self) -> bytes:
+        """``_levels`` as bit sets (1: the token itself, 2: one deletion, 4: two)."""
+        return bytes(a | b << 1 | c << 2 for a, b, c in self._levels)
+
+    def _typo_index(self) -> dict[str, tuple[str, ...]]:
+        """The Python typo index (built on first use when the C one serves matching)."""
+        typo = self._typo
+        if typo is None:
+            typo = self._typo = self._build_typo_index()
+        return typo
+
+    def _hopeless(self, token: str) -> bool:
+        """Whether ``token`` can match no keyword: too long, or too many foreign characters.
+
+        Exact matches need every character in a keyword; a typo allows at most
+        ``_max_cap`` edits and each character outside the keywords' alphabet
+        needs one of its own.
+        """
+        if len(token) > self._max_len:
+            return True
+        return len(set(token).difference(self._alphabet)) > self._max_cap
 
     def _enable_bands(self) -> None:
         """Switch token lengths where a C scan of same-length keywords is cheaper.
@@ -423,8 +481,8 @@ class CompiledRules:
             band = tuple(k for k, cap in typo_keywords if abs(len(k) - n) <= cap)
             variants = level[0] + level[1] * n + level[2] * n * (n - 1) // 2
             # nanoseconds, measured: Python builds a string per variant; the
-            # C table of the typo index (once built; ASCII tokens) probes a buffer
-            per_variant, fixed = (17, 100) if self._variants is not None else (110, 600)
+            # C typo index hashes a buffer
+            per_variant, fixed = (17, 100) if self._vindex is not None else (110, 600)
             deletion_cost = fixed + per_variant * variants
             band_cost = 1500 + 60 * len(band)
             bands.append(band if band and band_cost < deletion_cost else None)
@@ -452,9 +510,10 @@ class CompiledRules:
         return hash((self.specs, self.default_label, self.options))
 
     def to_data(self) -> tuple[object, ...]:
-        """Plain data (tuples, one dict; str/int only) for a marshal cache; see :meth:`from_data`.
+        """Plain data (tuples; str/int/bool only) for a cache; see :meth:`from_data`.
 
-        Deterministic: the same rules always give the same data.
+        Deterministic: the same rules always give the same data. The typo
+        index is derived from the keywords, so it is not stored.
         """
         specs = tuple(
             (
@@ -467,19 +526,17 @@ class CompiledRules:
             )
             for s in self.specs
         )
-        typo = {v: tuple(sorted(self._typo[v])) for v in sorted(self._typo)}
-        return (FORMAT, self.default_label, specs, typo, options_to_data(self.options))
+        return (FORMAT, self.default_label, specs, options_to_data(self.options))
 
     @classmethod
     def from_data(cls, data: object) -> CompiledRules:
         """Rebuild from :meth:`to_data` output; ``ValueError`` if its shape is wrong.
 
-        Every field is type-checked (with C-level passes over the typo index),
-        and every keyword the index names must be a keyword of these rules.
+        Every field is type-checked.
         """
-        if not (type(data) is tuple and len(data) == 5 and data[0] == FORMAT):
+        if not (type(data) is tuple and len(data) == 4 and data[0] == FORMAT):
             raise ValueError("not compiled rules data of this format")
-        _, default, raw_specs, typo, raw_options = data
+        _, default, raw_specs, raw_options = data
         if type(default) is not str or type(raw_specs) is not tuple:
             raise ValueError("bad compiled rules header")
         specs: list[RuleSpec] = []
@@ -509,19 +566,7 @@ class CompiledRules:
                     raise ValueError("bad rule condition")
                 conditions.append(Condition(*cond))
             specs.append(RuleSpec(label, priority, keywords, contexts, tuple(conditions), typo_on))
-        if type(typo) is not dict:
-            raise ValueError("bad typo index")
-        named = set(chain.from_iterable(typo.values())) if typo else set()
-        if not (
-            set(map(type, typo)) <= {str}
-            and set(map(type, typo.values())) <= {tuple}
-            and set(map(type, named)) <= {str}
-        ):
-            raise ValueError("bad typo index")
-        rules = cls(specs, default, typo_index=typo, options=options_from_data(raw_options))
-        if not named <= rules._exact.keys():
-            raise ValueError("typo index does not belong to these rules")
-        return rules
+        return cls(specs, default, options=options_from_data(raw_options))
 
     # -- matching ------------------------------------------------------------
 
@@ -532,24 +577,24 @@ class CompiledRules:
         if not contexts:
             return self._by_code[self.match_code(text)]
         fast = self._fast
-        learn_fast = False
         if fast is not None and len(text) <= LARGE_TEXT:  # (hits repeat: bound the list)
-            found = fast.hits(text)
-            if type(found) is list:
-                known = self._state[1]
-                entries = [known.get(token) for token in found]
-                if None not in entries:  # else the memo restarted: ask it again
-                    return self._decide(entries, contexts)  # type: ignore[arg-type]
-            else:
-                learn_fast = found == -1
+            found, unknown = fast.hits(text)
+            known = self._state[1]
+            entries: list[tuple[_Entry, ...]] = []
+            for token in found:
+                got = known.get(token)
+                if got is None:  # evicted from the Python memo, or not ASCII
+                    got = self._resolve(token, fast)
+                if got:
+                    entries.append(got)
+            for token in unknown:
+                got = self._resolve(token, fast)
+                if got:
+                    entries.append(got)
+            return self._decide(entries, contexts)
         if len(text) > LARGE_TEXT:
             return self._decide([self._large_entries(text)], contexts)
-        tokens = tokenize(text)
-        match = self.match(tokens, contexts)
-        if learn_fast and fast is not None:
-            plain, _, codes = self._state
-            fast.remember(tokens, plain, codes)
-        return match
+        return self.match(tokenize(text), contexts)
 
     def match(self, tokens: Iterable[str], contexts: Collection[str] = ()) -> RuleMatch:
         """The winning rule for a prompt's ``tokens`` given the available ``contexts``.
@@ -568,23 +613,30 @@ class CompiledRules:
     def match_code(self, text: str) -> int:
         """``match_text(text)`` with no context, as an int; :meth:`match_of_code` reads it.
 
-        This is the hot path of classification. With the C extension, a
-        prompt of known tokens is one compiled pass over its characters.
-        Otherwise: one tokenizing pass, one set built, one set difference
-        against the tokens known to hit nothing (all in C), then a loop over
-        the codes of the few tokens left.
+        This is the hot path of classification. With the C extension: one
+        compiled pass over the prompt's characters folds the codes of the
+        tokens it knows and hands back the ones it does not; only those are
+        resolved (in Python) and put in its table. Otherwise: one tokenizing
+        pass, one set built, one set difference against the tokens known to
+        hit nothing (all in C), then a loop over the codes of the few tokens
+        left, resolving the unknown ones.
         """
         if self.extended:
             return self._code_of_match(self._match_view(text, ()))
         fast = self._fast
-        learn_fast = False
-        if fast is not None:
-            code: int = fast.scan(text, self._free_code)
-            if code >= 0:
-                return code
-            # -1: an unknown token (remember what is learned below); -2: a
-            # non-ASCII letter or digit, which the C scan never handles.
-            learn_fast = code == -1
+        if fast is not None and len(text) <= LARGE_TEXT:
+            got = fast.scan(text, self._free_code)
+            if isinstance(got, int):
+                return got
+            best, unknown = got
+            resolve = self._resolve
+            for token in unknown if len(unknown) < 2 else dict.fromkeys(unknown):
+                entries = resolve(token, fast)
+                if entries:
+                    code = self._code_of_entries(entries)
+                    if code < best:
+                        best = code
+            return best
         if len(text) > LARGE_TEXT:
             return min(self._code_of_entries(self._large_entries(text)), self._free_code)
         if text.isascii():  # tokenize() inlined
@@ -592,11 +644,32 @@ class CompiledRules:
         else:
             distinct = set(tokenize(text))
         rest = distinct.difference(self._state[0])
-        code = self._code_of_rest(rest) if rest else self._free_code
-        if learn_fast and fast is not None:
-            plain, _, codes = self._state
-            fast.remember(distinct, plain, codes)
-        return code
+        return self._code_of_rest(rest) if rest else self._free_code
+
+    def _resolve(self, raw: str, fast: Any) -> tuple[_Entry, ...]:
+        """The entries of a token the C scan handed back, recorded in its table.
+
+        ``raw`` is lowercased when ASCII, as written otherwise (Rust's
+        lowercasing happens here); the table keys it as the scan does.
+        """
+        if raw.isascii():
+            token = raw
+        else:
+            token = rust_lower(raw)
+            if self._hopeless(token):  # (the scan's own lowercasing leaves final sigma here)
+                fast.put(raw, None)
+                return ()
+        hits = self._state[1]
+        entries = hits.get(token)
+        if entries is None:
+            entries = self._entries(token)
+            if entries:
+                self._remember(token, entries)
+        if entries:
+            fast.put(raw, self._code_of_entries(entries))
+        else:
+            fast.put(raw, None)
+        return entries
 
     def _code_of_match(self, match: RuleMatch) -> int:
         """A code standing for ``match`` (extended rule sets), past every entry code."""
@@ -694,15 +767,21 @@ class CompiledRules:
         return self._by_code[code]
 
     def _code_of_rest(self, rest: set[str] | frozenset[str]) -> int:
-        """The outcome code given the tokens not known to hit nothing."""
+        """The outcome code given the tokens not known to hit nothing.
+
+        Only tokens never seen are resolved (the rest of the prompt is not
+        looked at again).
+        """
         codes = self._state[2]
         best = self._free_code
         for token in rest:
             code = codes.get(token, -1)
+            if code < 0:  # a token never seen (or one that can never match)
+                found = self._learn((token,))
+                if not found:
+                    continue
+                code = self._code_of_entries(found[0])
             if code < best:
-                if code < 0:  # a token never seen: resolve the lot
-                    found = map(self._code_of_entries, self._learn(rest))
-                    return min(min(found, default=best), self._free_code)
                 best = code
         return best
 
@@ -780,32 +859,42 @@ class CompiledRules:
     def _learn(self, tokens: Iterable[str]) -> list[tuple[_Entry, ...]]:
         """The non-empty entries of ``tokens``, resolving (and remembering) unseen ones.
 
-        A hit token goes into ``hits`` before ``codes`` (a reader that finds
-        its code finds its entries); the memo restarts empty when full.
+        Tokens that can never match are neither resolved nor remembered.
         """
-        plain, hits, codes = self._state
+        plain, hits, _ = self._state
         found: list[tuple[_Entry, ...]] = []
         for token in tokens:
             known = hits.get(token)
             if known is not None:
                 found.append(known)
                 continue
-            if token in plain:
+            if token in plain or self._hopeless(token):
                 continue
             entries = self._entries(token)
             self._learned += 1
-            if self._learned == _BAND_AFTER:
+            if self._learned == _BAND_AFTER and self._vindex is None:
                 self._enable_bands()
-            if len(plain) + len(hits) >= MEMO_LIMIT:
-                self._state = ({}, {}, {})
-                plain, hits, codes = self._state
             if entries:
                 found.append(entries)
-                hits[token] = entries
-                codes[token] = self._code_of_entries(entries)
-            else:
-                plain[token] = None
+            self._remember(token, entries)
         return found
+
+    def _remember(self, token: str, entries: tuple[_Entry, ...]) -> None:
+        """Memoize ``token``'s entries (a hit token's in ``hits`` before its code).
+
+        Full at :data:`MEMO_LIMIT` tokens: the oldest quarter (in insertion
+        order) is forgotten, so the memo never empties all at once.
+        """
+        plain, hits, codes = self._state
+        if len(plain) + len(hits) >= MEMO_LIMIT:
+            for memo in (plain, codes, hits):
+                for old in list(islice(memo, max(1, len(memo) // 4))):
+                    memo.pop(old, None)
+        if entries:
+            hits[token] = entries
+            codes[token] = self._code_of_entries(entries)
+        else:
+            plain[token] = None
 
     def _entries(self, token: str) -> tuple[_Entry, ...]:
         """Every rule ``token`` satisfies, as sorted entries (best evidence per rule)."""
@@ -814,7 +903,7 @@ class CompiledRules:
         ]
         n = len(token)
         levels = self._levels
-        if n < len(levels) and self._typo:
+        if n < len(levels) and self._has_typo:
             level = levels[n]
             bands = self._bands
             band = bands[n] if bands is not None else None
@@ -863,7 +952,7 @@ class CompiledRules:
         """
         out: list[tuple[str, bool]] = [(token, False)] if token in self._exact else []
         n = len(token)
-        if n < len(self._levels) and self._typo:
+        if n < len(self._levels) and self._has_typo:
             level = self._levels[n]
             if level[0] or level[1] or level[2]:
                 for keyword in sorted(self._typo_candidates(token, level)):
@@ -881,23 +970,14 @@ class CompiledRules:
 
     def _typo_candidates(self, token: str, level: tuple[bool, bool, bool]) -> set[str]:
         """Keywords sharing a deletion variant with ``token`` at the depths ``level`` allows."""
-        typo = self._typo
-        variants = self._variants
-        if (
-            variants is None
-            and self._fast is not None
-            and self._learned >= _VARIANTS_AFTER
-            and self._learned * 8 >= len(typo)  # saves about what it costs by then
-        ):
-            variants = self._build_variant_table()
+        vindex = self._vindex
+        if vindex is not None:
+            keywords = self._typo_keywords
+            ok = self._typo_ok
+            found = vindex.candidates(token, level[0] | level[1] << 1 | level[2] << 2)
+            return {keywords[i] for i in found if ok[i]}
+        typo = self._typo_index()
         candidates: set[str] = set()
-        if variants is not None:
-            table, lists = variants
-            found = table.deletion_hits(token, level[0] | level[1] << 1 | level[2] << 2)
-            if found is not None:  # None: not an ASCII token, Python decides
-                for i in found:
-                    candidates.update(lists[i])
-                return candidates
         for variant in typo.keys() & _token_variants(token, level):
             candidates.update(typo[variant])
         return candidates

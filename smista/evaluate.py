@@ -77,6 +77,7 @@ class Miss(NamedTuple):
     expected: str
     got: str
     reason: str
+    contexts: tuple[str, ...] = ()
 
 
 class Evaluation(NamedTuple):
@@ -185,7 +186,7 @@ def evaluate_cases(
         right = result.intent is case.intent or result.intent is alt
         pairs.append((expected, expected if right else got))
         if not right:
-            misses.append(Miss(where, case.text, expected, got, result.reason))
+            misses.append(Miss(where, case.text, expected, got, result.reason, case.contexts))
         if lang is not None:
             tally = languages.setdefault(lang, [0, 0])
             tally[0] += right

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr, field_validator
 
 from smista._files import CASES_LIMIT, read_bounded
 from smista.classifier import Classifier
@@ -41,7 +41,9 @@ class GoldenCase(BaseModel):
     ``command`` is an explicit intent (read case-insensitively, as on the
     command line); ``contexts`` names available context kinds; ``intent`` is
     the expected intent, and ``matched_rule``/``confidence`` are checked only
-    when given. ``name`` labels the case in reports.
+    when given. ``name`` labels the case in reports; ``id`` (any JSON value,
+    as in ``smista batch`` input, so labelled batch data is a case file) labels
+    it when there is no name.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -53,6 +55,7 @@ class GoldenCase(BaseModel):
     matched_rule: StrictInt | None = Field(default=None, ge=0)
     confidence: Confidence | None = None
     name: StrictStr | None = None
+    id: JsonValue = None
 
     @field_validator("command", mode="before")
     @classmethod
@@ -98,7 +101,11 @@ def _validate(data: Any, loc: str, source: str | None) -> GoldenCase:
 
 
 def _label(case: GoldenCase, loc: str) -> str:
-    return f"{loc} ({case.name})" if case.name else loc
+    if case.name:
+        return f"{loc} ({case.name})"
+    if case.id is not None:
+        return f"{loc} (id {json.dumps(case.id, ensure_ascii=False)})"
+    return loc
 
 
 def cases_from_data(data: Any, source: str | None = None) -> list[LabelledCase]:

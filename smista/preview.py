@@ -22,7 +22,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    model_serializer,
+)
 
 from smista.classifier import Classifier
 from smista.decision.stage import DecisionOutcome
@@ -32,6 +38,7 @@ from smista.intent import TaskIntent
 from smista.result import Classification
 from smista.routing import RoutingDecision, RoutingPolicy, route
 from smista.rules import ClassificationConfig
+from smista.turnclassify import TurnInfo
 from smista.workspace import Workspace, touched_files
 
 __all__ = ["Preview", "build_preview", "conversation_for"]
@@ -47,6 +54,15 @@ class Preview(BaseModel):
     decision: DecisionOutcome
     routing: RoutingDecision
     switch: SwitchDecision | None = None
+    turn: TurnInfo | None = None
+    """What the turn was read as, when a whole turn was previewed (else absent)."""
+
+    @model_serializer(mode="wrap")
+    def _without_absent_turn(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("turn") is None:
+            data.pop("turn", None)
+        return data
 
     @field_serializer("classification")
     def _classification_wire(self, value: Classification) -> dict[str, object]:
@@ -84,8 +100,14 @@ def build_preview(
     workspace: Workspace | None = None,
     explicit_model: str | None = None,
     active_model: str | None = None,
+    result: Classification | None = None,
+    turn: TurnInfo | None = None,
 ) -> Preview:
     """Classify, route and (with a switch config) apply the switch policy.
+
+    ``result`` is a classification made already (a whole turn's, see
+    :mod:`smista.turnclassify`), used instead of classifying ``text``; ``turn``
+    is reported as the answer's ``turn``.
 
     Raises :class:`~smista.errors.NoRouteError` when nothing routes, as the
     original's preview does.
@@ -94,7 +116,8 @@ def build_preview(
         classification if isinstance(classification, Classifier) else Classifier(classification)
     )
     outcome = decision if decision is not None else DecisionOutcome.disabled()
-    result = classifier.classify(text, command=command, contexts=contexts, workspace=workspace)
+    if result is None:
+        result = classifier.classify(text, command=command, contexts=contexts, workspace=workspace)
     files = tuple(touched_files(workspace))
     routed = route(
         result,
@@ -110,4 +133,5 @@ def build_preview(
         decision=outcome,
         routing=routed,
         switch=switched,
+        turn=turn,
     )

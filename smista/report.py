@@ -62,8 +62,21 @@ def _cell_style(count: int, row_total: int, diagonal: bool) -> str:
     return f"background:hsl({hue},65%,{lightness:.0f}%);color:{color}"
 
 
-def render_html(ev: Evaluation, *, title: str = "smista evaluation", source: str = "") -> str:
-    """A self-contained HTML report with the confusion-matrix heat map."""
+def render_html(
+    ev: Evaluation,
+    *,
+    title: str = "smista evaluation",
+    source: str = "",
+    rules: str | None = None,
+    rules_sha256: str | None = None,
+    generated: str | None = None,
+) -> str:
+    """A self-contained HTML report with the confusion-matrix heat map.
+
+    ``rules`` (the rules file), ``rules_sha256`` (its content hash) and
+    ``generated`` (when the report was made; the caller reads the clock) are
+    shown under the title, so a saved report says what it measured.
+    """
     e = html.escape
     parts = [
         "<!DOCTYPE html>",
@@ -74,6 +87,14 @@ def render_html(ev: Evaluation, *, title: str = "smista evaluation", source: str
     ]
     if source:
         parts.append(f'<p class="muted">{e(source)}</p>')
+    facts = [
+        ("rules", rules),
+        ("rules sha256", rules_sha256),
+        ("generated", generated),
+    ]
+    shown = [f"{name}: <code>{e(value)}</code>" for name, value in facts if value]
+    if shown:
+        parts.append(f'<p class="muted" id="provenance">{"; ".join(shown)}</p>')
     parts.append(
         f'<p class="summary">accuracy <strong>{ev.accuracy:.1%}</strong> '
         f"({ev.correct}/{ev.total}), macro F1 {ev.macro_f1:.3f}</p>"
@@ -110,13 +131,14 @@ def render_html(ev: Evaluation, *, title: str = "smista evaluation", source: str
     parts.append(f"<h2>Misclassified ({len(ev.misses)})</h2>")
     if ev.misses:
         parts.append(
-            "<table><tr><th>case</th><th>prompt</th><th>expected</th><th>got</th>"
-            "<th>reason</th></tr>"
+            "<table><tr><th>case</th><th>prompt</th><th>contexts</th><th>expected</th>"
+            "<th>got</th><th>reason</th></tr>"
         )
         for m in ev.misses:
             parts.append(
                 f'<tr><td class="text">{e(m.where)}</td>'
                 f'<td class="text">{e(m.text)}</td>'
+                f'<td class="text">{e(", ".join(m.contexts)) or "-"}</td>'
                 f"<td>{e(m.expected)}</td><td>{e(m.got)}</td>"
                 f'<td class="text">{e(m.reason)}</td></tr>'
             )

@@ -34,6 +34,7 @@ from pydantic import (
 from smista.conditions.markers import MARKER_KEYS
 from smista.conditions.registry import KINDS
 from smista.intent import TaskIntent
+from smista.turnrules import TurnSettings
 
 __all__ = [
     "DEFAULT_PRIORITY",
@@ -182,3 +183,7 @@ class ClassificationConfig(_Frozen):
     rules: tuple[ClassificationRule, ...] = ()
     options: ClassificationOptions | None = None
     markers: MarkersTable | None = None
+    turns: TurnSettings | None = Field(default=None, exclude=True)
+    """``[classification.turns]`` (smista extension, see docs/turns.md): how whole turns
+    are read; ``None`` means the built-ins. Never changes bare-prompt classification.
+    Left out of ``model_dump`` so the rule set's wire shape stays the original's."""

@@ -14,6 +14,7 @@ the shape Spark's ``mapInPandas`` wants.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OUTPUT_COLUMNS",
     "SPARK_OUTPUT_DDL",
+    "TURN_COLUMNS",
     "classify_columns",
     "classify_frame",
     "classify_frames",
@@ -43,6 +45,9 @@ SPARK_OUTPUT_DDL = (
     "intent string, source string, reason string, matched_rule long, confidence string"
 )
 """The output columns as a Spark DDL fragment (append it to the input's schema)."""
+
+TURN_COLUMNS: tuple[str, ...] = ("follow_up", "housekeeping")
+"""The columns added after :data:`OUTPUT_COLUMNS` when a messages column is read."""
 
 Rules = Classifier | ClassificationConfig | None
 
@@ -88,39 +93,91 @@ def _contexts(value: object, row: int) -> tuple[str, ...]:
     )
 
 
+def _turn(value: object, row: int) -> object:
+    """A messages cell: a JSON string is decoded; lists and dicts are used as they are."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except RecursionError:
+            raise ValueError(f"row {row}: messages: JSON nested too deeply") from None
+        except ValueError as exc:
+            raise ValueError(f"row {row}: messages: not valid JSON ({exc})") from None
+    if hasattr(value, "tolist"):  # a numpy array from a pandas cell
+        return value.tolist()
+    return value
+
+
 def classify_columns(
-    texts: Sequence[object],
+    texts: Sequence[object] | None,
     commands: Sequence[object] | None = None,
     contexts: Sequence[object] | None = None,
     rules: Rules = None,
+    messages: Sequence[object] | None = None,
 ) -> dict[str, list[Any]]:
-    """Classify row-aligned columns given as sequences; the five output columns as lists.
+    """Classify row-aligned columns given as sequences; the output columns as lists.
 
     A null text raises ``ValueError`` naming the row; a command that is not an
-    intent raises :class:`~smista.UnknownIntentError`.
+    intent raises :class:`~smista.UnknownIntentError`. With ``messages`` (a row
+    whose messages is null uses its text) the :data:`TURN_COLUMNS` are added; a
+    malformed turn raises :class:`~smista.TurnError` naming the row.
     """
+    from smista.turns import TurnError
+
     classifier = resolve_classifier(rules)
-    n = len(texts)
+    if texts is None and messages is None:
+        raise ValueError("give texts, messages or both")
+    n = len(texts) if texts is not None else len(messages or ())
+    if texts is not None and messages is not None and len(messages) != n:
+        raise ValueError(f"messages has {len(messages)} rows, texts has {n}")
     if commands is not None and len(commands) != n:
         raise ValueError(f"commands has {len(commands)} rows, texts has {n}")
     if contexts is not None and len(contexts) != n:
         raise ValueError(f"contexts has {len(contexts)} rows, texts has {n}")
-    out: dict[str, list[Any]] = {name: [] for name in OUTPUT_COLUMNS}
+    names = OUTPUT_COLUMNS + (TURN_COLUMNS if messages is not None else ())
+    out: dict[str, list[Any]] = {name: [] for name in names}
     intent, source, reason = out["intent"], out["source"], out["reason"]
     matched, confidence = out["matched_rule"], out["confidence"]
     for row in range(n):
         command = commands[row] if commands is not None else None
-        result = classifier.classify(
-            _text(texts[row], row),
-            command=None if _is_null(command) else str(command),
-            contexts=_contexts(contexts[row], row) if contexts is not None else (),
-        )
+        explicit = None if _is_null(command) else str(command)
+        kinds = _contexts(contexts[row], row) if contexts is not None else ()
+        cell = messages[row] if messages is not None else None
+        if messages is not None and not _is_null(cell):
+            try:
+                found = classifier.classify_turn(_turn(cell, row), command=explicit, contexts=kinds)
+            except TurnError as exc:
+                raise TurnError((), f"row {row}: {exc.under('messages')}") from None
+            result = found.classification
+            out["follow_up"].append(found.follow_up)
+            out["housekeeping"].append(
+                found.housekeeping.kind if found.housekeeping is not None else None
+            )
+        else:
+            text = texts[row] if texts is not None else None
+            result = classifier.classify(_text(text, row), command=explicit, contexts=kinds)
+            if messages is not None:
+                out["follow_up"].append(False)
+                out["housekeeping"].append(None)
         intent.append(result.intent.value)
         source.append(result.source.value)
         reason.append(result.reason)
         matched.append(result.matched_rule)
         confidence.append(result.confidence.value if result.confidence is not None else None)
     return out
+
+
+def _text_column(
+    names: Iterable[object], text: str, what: str, messages: str | None = None
+) -> None:
+    """A clear ``ValueError`` when neither the text nor the messages column is there
+    (not a bare ``KeyError``)."""
+    found = [str(name) for name in names]
+    if text not in found and (messages is None or messages not in found):
+        shown = ", ".join(found[:20]) + (", ..." if len(found) > 20 else "")
+        raise ValueError(
+            f"the {what} has no {text!r} column (columns: {shown or 'none'}); "
+            "pass text='COLUMN' to name the column that holds the prompts"
+        )
 
 
 def classify_frame(
@@ -130,25 +187,29 @@ def classify_frame(
     text: str = "text",
     command: str | None = "command",
     contexts: str | None = "contexts",
+    messages: str | None = "messages",
 ) -> pd.DataFrame:
-    """``frame`` with the five output columns added (a new frame; the input is unchanged).
+    """``frame`` with the output columns added (a new frame; the input is unchanged).
 
-    ``command`` and ``contexts`` name optional columns: when the frame has no
-    such column (or the name is ``None``) every row is inferred without
-    contexts. Existing columns with an output name are replaced.
+    ``command``, ``contexts`` and ``messages`` name optional columns: when the
+    frame has no such column (or the name is ``None``) every row is inferred
+    from its text without contexts. Existing columns with an output name are
+    replaced. A frame with neither the ``text`` nor the ``messages`` column
+    raises ``ValueError`` naming the columns it has.
     """
     import pandas as pd
 
+    _text_column(frame.columns, text, "frame", messages)
     cols = classify_columns(
-        frame[text].tolist(),
+        frame[text].tolist() if text in frame else None,
         frame[command].tolist() if command is not None and command in frame else None,
         frame[contexts].tolist() if contexts is not None and contexts in frame else None,
         rules,
+        frame[messages].tolist() if messages is not None and messages in frame else None,
     )
     out = frame.copy()
-    for name in OUTPUT_COLUMNS:
-        values = cols[name]
-        dtype = "Int64" if name == "matched_rule" else "object"
+    for name, values in cols.items():
+        dtype = {"matched_rule": "Int64", "follow_up": "boolean"}.get(name, "object")
         out[name] = pd.Series(pd.array(values, dtype=dtype), index=frame.index)
     return out
 
@@ -160,6 +221,7 @@ def classify_frames(
     text: str = "text",
     command: str | None = "command",
     contexts: str | None = "contexts",
+    messages: str | None = "messages",
 ) -> Iterator[pd.DataFrame]:
     """:func:`classify_frame` over a stream of frames (Spark ``mapInPandas``'s shape).
 
@@ -167,7 +229,9 @@ def classify_frames(
     """
     classifier = resolve_classifier(rules)
     for frame in frames:
-        yield classify_frame(frame, classifier, text=text, command=command, contexts=contexts)
+        yield classify_frame(
+            frame, classifier, text=text, command=command, contexts=contexts, messages=messages
+        )
 
 
 def classify_table(
@@ -177,22 +241,25 @@ def classify_table(
     text: str = "text",
     command: str | None = "command",
     contexts: str | None = "contexts",
+    messages: str | None = "messages",
 ) -> pa.Table:
-    """An Arrow table: ``table``'s columns plus the five output columns."""
+    """An Arrow table: ``table``'s columns plus the output columns."""
     import pyarrow as pa
 
     names = table.schema.names
+
+    def column(name: str | None) -> list[Any] | None:
+        return table.column(name).to_pylist() if name is not None and name in names else None
+
+    _text_column(names, text, "table", messages)
     cols = classify_columns(
-        table.column(text).to_pylist(),
-        table.column(command).to_pylist() if command is not None and command in names else None,
-        table.column(contexts).to_pylist() if contexts is not None and contexts in names else None,
-        rules,
+        column(text), column(command), column(contexts), rules, column(messages)
     )
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
-    for name in OUTPUT_COLUMNS:
-        kind = pa.int64() if name == "matched_rule" else pa.string()
-        array = pa.array(cols[name], type=kind)
+    for name, values in cols.items():
+        kind = {"matched_rule": pa.int64(), "follow_up": pa.bool_()}.get(name, pa.string())
+        array = pa.array(values, type=kind)
         if name in names:
             table = table.set_column(names.index(name), name, array)
         else:

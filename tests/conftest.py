@@ -18,16 +18,29 @@ pytest_plugins = ["smista.pytest_plugin"]  # the assert_golden fixture users get
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 
+# Hypothesis profiles. "ci" (the default, and what .ci/run and the README's test
+# command select) is derandomized: every run draws the same examples, so a
+# green run stays green. "nightly" is randomized with many more examples, to
+# find new counterexamples: `pytest --hypothesis-profile=nightly` (a failure
+# prints the seed and a @reproduce_failure blob to replay it).
 settings.register_profile(
     "ci",
     derandomize=True,
+    database=None,
     max_examples=300,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+settings.register_profile(
+    "nightly",
+    max_examples=2000,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile("thorough", max_examples=5000, deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def cli_env(**extra: str) -> dict[str, str]:

@@ -22,6 +22,7 @@ import base64
 import gzip
 import json
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -118,6 +119,7 @@ class Behaviour:
     canned: Any = None  # a JSON value sent verbatim instead of computed answers
     requests: list[Recorded] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
+    hung_up: threading.Event = field(default_factory=threading.Event)  # a client left early
 
 
 def systemone_answers(questions: dict[str, Any], b: Behaviour) -> dict[str, Any]:
@@ -296,6 +298,14 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     behaviour: Behaviour
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up mid-answer (its cap was reached) is expected:
+        note it quietly instead of printing a ``BrokenPipeError`` traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            self.behaviour.hung_up.set()
+            return
+        super().handle_error(request, client_address)
 
 
 @contextmanager

@@ -437,3 +437,24 @@ def test_keen_liquid_factory_evaluate() -> None:
     assert server.requests[0].body["state"] == "I have been waiting three weeks for my order."
     assert response.answers["is_complaint"].noul == 0.99
     assert response.usage.input_tokens == 84
+
+
+def test_the_test_server_stays_quiet_when_a_client_hangs_up(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 15: a client that hangs up before the answer (its cap or timeout was
+    reached) left a ``BrokenPipeError`` traceback on stderr from tests/decision_server.py."""
+    import socket
+    import struct
+
+    with decision_server(fault="slow") as (url, behaviour):
+        port = int(url.rsplit(":", 1)[1])
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(b"POST /v1/systemone HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}")
+        # Hang up with a reset while the server holds the answer back, then let it
+        # answer: the write (or the read, if the reset came first) fails.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        behaviour.release.set()
+        assert behaviour.hung_up.wait(30)
+    assert "Traceback" not in capsys.readouterr().err

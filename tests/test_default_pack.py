@@ -18,7 +18,9 @@ DATA = ROOT / "tests" / "data"
 
 
 CASES = ROOT / "rules" / "default.cases.toml"
-HELDOUT_FLOOR = 0.75  # measured once, at the end of tuning: 75.5% (74/98)
+# Measured twice, each time once at the end of a pass (docs/rules.md): 75.5% (74/98)
+# after the first tuning, 76.5% (75/98) after the generalization pass.
+HELDOUT_FLOOR = 0.76
 
 
 def test_default_pack_on_the_real_prompt_tuning_two_thirds() -> None:

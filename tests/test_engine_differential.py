@@ -3,10 +3,13 @@
 The reference evaluates every rule in ``(priority, index)`` order with
 :func:`smista.fuzzy.match_keyword`. Every fast path of :mod:`smista.engine` is
 checked against it on random rule sets and prompts: the memo (warm and cold,
-and restarting when full), the compiled scan of :mod:`smista._speedups` (and
-the pure-Python path without it), the deletion-neighbourhood typo index, the
-rapidfuzz length-band scans, the pure-Python OSA, rules rebuilt from cache
-data, and huge texts matched piece by piece.
+and forgetting when full), the compiled scan of :mod:`smista._speedups` (and
+the pure-Python path without it; with its table forced to collide on every
+key and to evict constantly), the deletion-neighbourhood typo index (in C
+and in Python), the rapidfuzz length-band scans, the pure-Python OSA, rules
+rebuilt from cache data, and huge texts matched piece by piece. Prompts mix
+typos of the keywords with non-ASCII words and tokens that can never match
+(numbers, hashes, very long words).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ specs_strategy = st.lists(
         st.lists(keywords, max_size=5).map(tuple),
         st.lists(st.sampled_from(CONTEXTS), max_size=2).map(tuple),
         conditions=st.just(()),  # original-shaped rules: the mixed kinds are tested separately
-        typo=st.just(True),
+        typo=st.booleans(),  # the typo switch changes the C index's caps
     ),
     max_size=8,
 )
@@ -80,12 +83,16 @@ def prompts(draw: st.DrawFn, specs: Sequence[RuleSpec]) -> str:
                 word = word.upper()
             elif draw(st.booleans()):
                 word = word + draw(words) if draw(st.booleans()) else draw(words) + word
+        elif draw(st.integers(0, 4)) == 0:  # never memoized: can match no keyword
+            word = draw(st.sampled_from(HOPELESS))
         else:
             word = draw(words)
         parts.append(word)
         parts.append(draw(st.sampled_from(SEPARATORS)))
     return "".join(parts)
 
+
+HOPELESS = ("12345", "deadbeef0042", "a" * 30, "É" * 20, "x1y2z3", "Ωμέγα", "İİİ")
 
 contexts_strategy = st.frozensets(st.sampled_from(CONTEXTS))
 
@@ -124,13 +131,26 @@ def _use_bands(rules: CompiledRules) -> None:
     rules._enable_bands()
 
 
-def _use_c_probe(rules: CompiledRules) -> None:
-    rules._build_variant_table()  # normally built once enough tokens were learned
+def _use_python_index(rules: CompiledRules) -> None:
+    rules._vindex = None  # the dict index (built on first use) instead of the C one
 
 
 def _use_both(rules: CompiledRules) -> None:
-    _use_c_probe(rules)
-    _use_bands(rules)  # bands chosen with the C probe's costs
+    _use_bands(rules)  # bands chosen with the C index's costs (when it is there)
+
+
+def _collide_and_evict(rules: CompiledRules) -> None:
+    """The C table at its worst: every key hashes alike, three tokens held."""
+    if rules._fast is not None:
+        from smista._speedups import TokenCodes
+
+        rules._fast = TokenCodes(
+            3,
+            max_len=max(1, rules._max_len),
+            alphabet="".join(rules._alphabet),
+            max_foreign=rules._max_cap,
+            collide=True,
+        )
 
 
 needs_c = pytest.mark.skipif(not engine.ACCELERATED, reason="smista._speedups is not built")
@@ -140,8 +160,9 @@ needs_c = pytest.mark.skipif(not engine.ACCELERATED, reason="smista._speedups is
     "switch",
     [
         pytest.param(_use_bands, id="rapidfuzz-bands"),
-        pytest.param(_use_c_probe, id="c-probe", marks=needs_c),
-        pytest.param(_use_both, id="bands-and-c-probe", marks=needs_c),
+        pytest.param(_use_python_index, id="python-index", marks=needs_c),
+        pytest.param(_use_both, id="bands-and-c-index", marks=needs_c),
+        pytest.param(_collide_and_evict, id="colliding-evicting-table", marks=needs_c),
     ],
 )
 @settings(max_examples=150)
@@ -149,8 +170,8 @@ needs_c = pytest.mark.skipif(not engine.ACCELERATED, reason="smista._speedups is
 def test_typo_candidate_sources_match_reference(
     switch: Callable[[CompiledRules], None], specs: list[RuleSpec], data: st.DataObject
 ) -> None:
-    """Typo candidates from the rapidfuzz length-band scans or the C deletion-variant
-    probe give the answers of the Python deletion index."""
+    """Typo candidates from the rapidfuzz length-band scans, the C or the Python
+    deletion index, and a C table whose keys all collide, give the reference's answers."""
     rules = CompiledRules(specs, "chat")
     switch(rules)
     for _ in range(4):
@@ -159,6 +180,7 @@ def test_typo_candidate_sources_match_reference(
         assert rules.match_text(text, contexts) == match_rules(
             specs, "chat", tokenize(text), contexts
         )
+        assert rules.match_text(text) == match_rules(specs, "chat", tokenize(text), ())
 
 
 @pytest.mark.parametrize("accelerated", ACCELERATION)
@@ -213,16 +235,18 @@ def test_large_text_uses_bounded_memo(monkeypatch: pytest.MonkeyPatch) -> None:
     assert rules.memo_size() <= 100
 
 
-def test_cache_data_of_another_rule_set_is_rejected() -> None:
-    """from_data checks shape and that the typo index belongs to the rules."""
-    data = CompiledRules([RuleSpec("edit", 1, ("implement",), ())], "chat").to_data()
-    other = CompiledRules([RuleSpec("edit", 1, ("refactor",), ())], "chat").to_data()
-    with pytest.raises(ValueError, match="typo index does not belong"):
-        CompiledRules.from_data((*data[:3], other[3], data[4]))
+def test_cache_data_shape_is_checked() -> None:
+    """from_data rebuilds what to_data gave and refuses any other shape."""
+    rules = CompiledRules([RuleSpec("edit", 1, ("implement",), ())], "chat")
+    data = rules.to_data()
+    assert CompiledRules.from_data(data) == rules
+    assert CompiledRules.from_data(data).match_text("implment") == rules.match_text("implment")
     with pytest.raises(ValueError, match="bad rule"):
         CompiledRules.from_data((*data[:2], (("edit", "1", (), (), (), True),), *data[3:]))
     with pytest.raises(ValueError, match="format"):
         CompiledRules.from_data((999, *data[1:]))
+    with pytest.raises(ValueError, match="format"):
+        CompiledRules.from_data((*data[:3], {}, *data[3:]))  # the typo index is no longer stored
 
 
 def _slow_tokenize(text: str) -> list[str]:

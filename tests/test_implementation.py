@@ -104,3 +104,17 @@ def test_this_run_uses_what_it_was_told() -> None:
         assert not engine.ACCELERATED
     elif asked == "c":
         assert engine.ACCELERATED
+
+
+def test_doctor_says_the_pure_path_was_asked_for(run_cli) -> None:
+    """``smista doctor`` and ``--version`` name the active implementation and why."""
+    doctor = run_cli(["doctor", "--json"], env=_env("python"))
+    assert doctor.returncode == 0, doctor.stderr
+    assert json.loads(doctor.stdout)["speedups"] == {
+        "active": False,
+        "detail": "pure-Python matcher: SMISTA_IMPLEMENTATION=python asks for it",
+    }
+    version = run_cli(["--version"], env=_env("python")).stdout.decode()
+    assert "C speedups inactive (pure Python)" in version
+    if _built():
+        assert "C speedups active" in run_cli(["--version"], env=_env("c")).stdout.decode()

@@ -152,13 +152,13 @@ def test_missing_key_variable_is_a_config_error(run_cli: RunCli, tmp_path: Path)
 
 
 def test_no_decision_flag_skips_the_model(run_cli: RunCli, tmp_path: Path) -> None:
-    """--no-decision: nothing is sent, the stage reads as disabled."""
+    """--no-decision: nothing is sent, the stage reads as skipped (issue 15)."""
     with decision_server() as (url, server):
         config = write_config(tmp_path, url)
         code, out, _ = preview(run_cli, "--config", str(config), "--no-decision", "--json", "hi")
     assert code == 0
     assert server.requests == []
-    assert json.loads(out)["decision"]["status"] == "disabled"
+    assert json.loads(out)["decision"]["status"] == "skipped"
 
 
 def test_explicit_model_and_command(run_cli: RunCli, tmp_path: Path) -> None:

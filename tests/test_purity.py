@@ -26,6 +26,9 @@ CORE = [
     "smista.tiers",
     "smista.tiers.router",
     "smista.tiers.parse",
+    "smista.turns",
+    "smista.turnrules",
+    "smista.turnclassify",
 ]
 FORBIDDEN = [
     "smista.config",
@@ -39,6 +42,10 @@ FORBIDDEN = [
     "tomllib",
     "starlette",
     "uvicorn",
+    "smista.hosts",
+    "smista.integrations",
+    "litellm",
+    "mcp",
 ]
 
 

@@ -159,7 +159,7 @@ def test_entry_with_wrong_data_is_ignored(cache: Path, rules_file: Path) -> None
     data: Any = expected.to_data()
     forge(entry, replaced(data, 2, (("edit", -1, 5, ()),)))
     assert load_rules(rules_file) == expected
-    forge(entry, replaced(data, 2, ()))  # no rules but a typo index
+    forge(entry, (3, *data[1:3], {"fix": ("fix",)}, data[3]))  # an older format: not trusted
     assert load_rules(rules_file) == expected
 
 

@@ -78,8 +78,12 @@ class Shout:
 
 
 def test_the_real_endpoint_modules_are_the_preview_and_tier_ones() -> None:
-    """The service looks for /v1/preview and /v1/tier in their own modules."""
-    assert ENDPOINT_MODULES == ("smista.server.preview", "smista.server.tier")
+    """The service looks for /v1/preview, /v1/tier and /v1/route in their own modules."""
+    assert ENDPOINT_MODULES == (
+        "smista.server.preview",
+        "smista.server.tier",
+        "smista.server.route",
+    )
 
 
 def test_a_plugged_endpoint_is_served_and_documented() -> None:

@@ -119,7 +119,9 @@ def test_skip_decision_calls_no_model(tmp_path: Path) -> None:
         live = LiveServer(["--config", str(config)], env={KEY_ENV: KEY})
         with live, live.client() as c:
             r = c.post("/v1/preview", json={**BODY, "skip_decision": True})
-        assert r.json()["decision"]["status"] == "disabled"
+        assert (
+            r.json()["decision"]["status"] == "skipped"
+        )  # issue 15: a configured stage is skipped, not disabled
         assert b.requests == []
 
 

@@ -41,6 +41,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tier": ("smista.cli.tier", "choose a model tier for a delegated sub-agent task"),
     "ground": ("smista.cli.ground", "score tool-call parameters for missing or placeholder values"),
     "serve": ("smista.cli.serve", "run the HTTP service"),
+    "hook": ("smista.cli.hook", "run as a Claude Code or Codex hook (JSON on stdin; fails open)"),
+    "mcp": ("smista.cli.mcp", "run the stdio MCP server (classify, route, ground tools)"),
+    "doctor": ("smista.cli.doctor", "version, Python, C speedups, extras and cache location"),
 }
 
 
@@ -81,9 +84,12 @@ def _top(args: list[str]) -> int:
         return 1
     try:
         if args and args[0] in {"-V", "--version"}:
-            from smista import __version__
+            import platform
 
-            print(f"smista {__version__}")
+            from smista import __version__
+            from smista.cli.doctor import speedups_line
+
+            print(f"smista {__version__} (Python {platform.python_version()}, {speedups_line()})")
             return 0
         print(_usage())
     except BrokenPipeError:
@@ -151,20 +157,13 @@ def _run(name: str, entry: tuple[str, str], args: list[str]) -> int:
         return 1
 
 
-_EXTRAS = {
-    "httpx": "llm",
-    "starlette": "server",
-    "uvicorn": "server",
-    "hypothesis": "testing",
-    "ray": "ray",
-}
-
-
 def _missing_module(name: str, exc: ModuleNotFoundError) -> int:
+    from smista._extras import extra_of, install_hint
+
     top = (exc.name or "").split(".")[0]
-    extra = _EXTRAS.get(top)
+    extra = extra_of(top)
     if extra:
-        hint = f"pip install 'smista[{extra}]'"
+        hint = install_hint(extra)
         print(f"smista {name}: error: needs {top}; install it with: {hint}", file=sys.stderr)
     else:
         print(f"smista {name}: error: not available in this build ({exc})", file=sys.stderr)

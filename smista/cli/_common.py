@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from smista.errors import SmistaError
@@ -22,10 +23,36 @@ class UsageError(SmistaError):
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one readable line (exit status 2)."""
+    """An argparse parser whose errors are one readable line (exit status 2).
+
+    When an unknown word starting with ``-`` is on the command line (a prompt
+    such as ``-fix``), the error says to put ``--`` before it.
+    """
+
+    _argv: list[str] | None = None
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def _dash_hint(self) -> str:
+        argv = self._argv or []
+        if "--" in argv:
+            return ""
+        for arg in argv:
+            name = arg.split("=", 1)[0]
+            if arg.startswith("-") and arg != "-" and name not in self._option_string_actions:
+                return (
+                    f"; {arg!r} is not an option: put '--' before text that starts "
+                    f"with '-' ({self.prog} -- {arg!r})"
+                )
+        return ""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
+        hint = self._dash_hint()
+        print(f"{self.prog}: error: {message}{hint} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(2)
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
@@ -33,6 +60,12 @@ class ArgumentParser(argparse.ArgumentParser):
         # reach smista.cli.main, which treats it as for any other output
         if message:
             (file or sys.stderr).write(message)
+
+
+def _context_kind(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a context kind cannot be empty")
+    return text
 
 
 def add_request_options(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +76,7 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
         metavar="KIND",
         action="append",
         default=[],
+        type=_context_kind,
         help="an available context kind, e.g. git_diff (repeatable)",
     )
 

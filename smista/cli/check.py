@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from smista._files import CONFIG_LIMIT, read_bounded
-from smista.cli._common import ArgumentParser
+from smista.cli._common import ArgumentParser, UsageError
 
 __all__ = ["run"]
 
@@ -50,7 +50,10 @@ def _expand(names: Sequence[str]) -> list[Path]:
     for name in names:
         path = Path(name)
         if path.is_dir():
-            paths.extend(sorted(path.glob("*.toml")))
+            found = sorted(path.glob("*.toml"))
+            if not found:  # a mistyped directory must not pass a quality gate
+                raise UsageError(f"{name}: no .toml files in this directory")
+            paths.extend(found)
         else:
             paths.append(path)
     return paths

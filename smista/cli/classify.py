@@ -11,12 +11,17 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from smista.cli._common import ArgumentParser, add_request_options, read_text_arg
+from smista.cli._common import ArgumentParser, add_request_options
+from smista.cli._turns import add_messages_option, text_or_messages
 from smista.engine import confidence_of, reason_of
 from smista.intent import TaskIntent
 from smista.rulecache import load_rules
 from smista.wire import classification, explicit
+
+if TYPE_CHECKING:
+    from smista.classifier import Classifier
 
 __all__ = ["run"]
 
@@ -32,9 +37,10 @@ def _parser(name: str) -> ArgumentParser:
             else "Classify a prompt: print its intent, confidence and reason."
         ),
     )
-    parser.add_argument("text", metavar="TEXT", help="the prompt ('-' reads stdin)")
+    parser.add_argument("text", metavar="TEXT", nargs="?", help="the prompt ('-' reads stdin)")
     parser.add_argument("--rules", metavar="FILE", help="rules file (default: the shipped pack)")
     add_request_options(parser)
+    add_messages_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -42,8 +48,10 @@ def _parser(name: str) -> ArgumentParser:
 def run(argv: Sequence[str]) -> int:
     name = argv[0]
     args = _parser(name).parse_args(argv[1:])
-    text = read_text_arg(args.text)
+    text, payload = text_or_messages(args.text, args.messages)
     command = TaskIntent.parse(args.command) if args.command is not None else None
+    if text is None:
+        return _turn(name, args.rules, payload, command, args.context, args.json)
     if name == "explain":
         return _explain(args.rules, text, command, args.context, args.json)
     if command is not None:
@@ -62,6 +70,50 @@ def run(argv: Sequence[str]) -> int:
         if "confidence" in result:
             out.write(f"confidence: {result['confidence']}\n")
         out.write(f"reason:     {result['reason']}\n")
+    return 0
+
+
+def _turn(
+    name: str,
+    rules_path: str | None,
+    payload: object,
+    command: TaskIntent | None,
+    contexts: list[str],
+    as_json: bool,
+) -> int:
+    """``--messages``: classify or explain a whole turn (needs the validated config)."""
+    from smista.classifier import Classifier
+    from smista.config import load_config
+    from smista.defaults import default_classifier
+    from smista.turns import TurnError
+
+    classifier = default_classifier() if rules_path is None else Classifier(load_config(rules_path))
+    try:
+        return _print_turn(name, classifier, payload, command, contexts, as_json)
+    except TurnError as exc:
+        raise exc.under("messages") if isinstance(payload, list) else exc from None
+
+
+def _print_turn(
+    name: str,
+    classifier: Classifier,
+    payload: object,
+    command: TaskIntent | None,
+    contexts: list[str],
+    as_json: bool,
+) -> int:
+    from smista.cli._turns import render_turn_explanation, render_turn_result
+
+    if name == "explain":
+        found = classifier.explain_turn(payload, command=command, contexts=contexts)
+        print(found.model_dump_json(indent=2) if as_json else render_turn_explanation(found))
+        return 0
+    result = classifier.classify_turn(payload, command=command, contexts=contexts)
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":")))
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_turn_result(result) + "\n")
     return 0
 
 

@@ -6,7 +6,8 @@ the real-prompt set, or a TOML case file), classifies them with the rules, and
 prints accuracy, per-intent precision/recall/F1, accuracy per intent and per
 language, the confusion matrix and the misclassified prompts; ``--html`` also
 writes a self-contained report.
-Exits 0 (or 1 when ``--min-accuracy`` is not reached).
+Exits 0 (or 1 when ``--min-accuracy`` is not reached); 2 when the data is
+unreadable or holds no labelled prompt.
 """
 
 from __future__ import annotations
@@ -92,10 +93,25 @@ def run(argv: Sequence[str]) -> int:
     if args.min_accuracy is not None and not 0.0 <= args.min_accuracy <= 1.0:
         raise UsageError(f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}")
     config = default_config() if args.rules is None else load_config(args.rules)
-    evaluation = evaluate_cases(Classifier(config), _read_cases(args.data))
+    cases = _read_cases(args.data)
+    if not cases:  # a mistyped or truncated file must not pass a quality gate
+        raise UsageError(f"{args.data}: no labelled prompts (an empty file scores nothing)")
+    evaluation = evaluate_cases(Classifier(config), cases)
     if args.html:
-        rules_name = args.rules or "shipped default pack"
-        page = render_html(evaluation, source=f"data: {args.data}; rules: {rules_name}")
+        import hashlib
+        from datetime import UTC, datetime
+
+        from smista.rulecache import default_pack_path
+
+        rules_path = Path(args.rules) if args.rules else default_pack_path()
+        rules_name = args.rules or f"{rules_path} (shipped default pack)"
+        page = render_html(
+            evaluation,
+            source=f"data: {args.data}",
+            rules=rules_name,
+            rules_sha256=hashlib.sha256(rules_path.read_bytes()).hexdigest(),
+            generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        )
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:

@@ -3,7 +3,7 @@
 I/O edge. Prints every failing case with what differed and the full decision
 trace (the same rendering as ``smista explain``), then a pass count. Exits 0
 when every case passes (or, with ``--min-accuracy``, enough of them), 1
-otherwise, 2 on unreadable input.
+otherwise, 2 on unreadable input or a case file without cases.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ def _parser() -> ArgumentParser:
         prog="smista test",
         description=(
             "Run golden cases (TOML [[cases]] or JSONL: text, intent, optional "
-            "command, "
-            "contexts, matched_rule, confidence) and explain every failure."
+            "command, contexts, matched_rule, confidence, name, id) and explain "
+            "every failure."
         ),
     )
     parser.add_argument("rules", metavar="RULES", help="rules file ('default': the shipped pack)")
@@ -61,6 +61,8 @@ def run(argv: Sequence[str]) -> int:
     outcomes = []
     for path in args.cases:
         cases = load_cases(path)
+        if not cases:  # a mistyped or truncated file must not pass a quality gate
+            raise UsageError(f"{path}: no cases (an empty case file tests nothing)")
         outcomes += [(path, o) for o in run_cases(classifier, cases)]
     failures = [(path, o) for path, o in outcomes if not o.passed]
     total = len(outcomes)

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from smista._files import CASES_LIMIT, read_bounded
-from smista.cli._common import ArgumentParser, UsageError, add_request_options, read_text_arg
+from smista.cli._common import ArgumentParser, UsageError, add_request_options
+from smista.cli._turns import add_messages_option, text_or_messages
 
 __all__ = ["run"]
 
@@ -30,9 +31,10 @@ def _parser() -> ArgumentParser:
             "and, with [decision.switch], whether the active chat model would switch."
         ),
     )
-    parser.add_argument("text", metavar="TEXT", help="the prompt ('-' reads stdin)")
+    parser.add_argument("text", metavar="TEXT", nargs="?", help="the prompt ('-' reads stdin)")
     parser.add_argument("--config", metavar="FILE", required=True, help="smista config (TOML)")
     add_request_options(parser)
+    add_messages_option(parser)
     parser.add_argument(
         "--path",
         metavar="P",
@@ -82,7 +84,7 @@ def read_history(path: str) -> list[dict[str, Any]]:
 
 def run(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv[1:])
-    text = read_text_arg(args.text)
+    given, payload = text_or_messages(args.text, args.messages)
 
     from smista.decision.stage import DecisionOutcome
     from smista.decision.state import messages_from_records
@@ -93,14 +95,34 @@ def run(argv: Sequence[str]) -> int:
 
     settings = load_settings(args.config)
     command = TaskIntent.parse(args.command) if args.command is not None else None
-    history = messages_from_records(read_history(args.history)) if args.history else ()
+    records = read_history(args.history) if args.history else []
     workspace = Workspace(
         root=args.cwd if args.cwd is not None else os.getcwd(),
         git_branch=args.branch,
         referenced_paths=tuple(args.path),
     )
+    found = None
+    if given is None:
+        from smista.classifier import Classifier
+        from smista.turns import TurnError
+
+        classifier = Classifier(settings.classification)
+        try:
+            found = classifier.classify_turn(
+                payload, command=command, contexts=args.context, workspace=workspace
+            )
+        except TurnError as exc:
+            raise exc.under("messages") if isinstance(payload, list) else exc from None
+        text = found.turn.text
+        if not records:
+            records = [{"role": "user", "content": h} for h in found.turn.history]
+    else:
+        text = given
+    history = messages_from_records(records) if records else ()
     outcome = DecisionOutcome.disabled()
-    if settings.decision.enabled and not args.no_decision:
+    if settings.decision.enabled and args.no_decision:
+        outcome = DecisionOutcome.skipped()
+    elif settings.decision.enabled:
         from smista.decision.providers import build_stage
 
         stage = build_stage(settings.decision, source=settings.source)
@@ -119,6 +141,8 @@ def run(argv: Sequence[str]) -> int:
         workspace=workspace,
         explicit_model=args.model,
         active_model=args.active_model,
+        result=found.classification if found is not None else None,
+        turn=found.info() if found is not None else None,
     )
     if args.json:
         sys.stdout.write(json.dumps(preview.to_json_dict(), ensure_ascii=False, indent=2) + "\n")
@@ -126,4 +150,8 @@ def run(argv: Sequence[str]) -> int:
         from smista.cli._render_preview import render_preview
 
         sys.stdout.write(render_preview(preview) + "\n")
+        if found is not None:
+            from smista.cli._turns import turn_lines
+
+            sys.stdout.write("\n".join(turn_lines(found)) + "\n")
     return 0

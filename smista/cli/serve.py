@@ -48,6 +48,13 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _post_paths() -> list[str]:
+    """The POST endpoints this build serves (the plugged ones are discovered)."""
+    from smista.server.plugins import available_endpoints
+
+    return ["/v1/classify", "/v1/classify/batch", *(ep.path for ep in available_endpoints())]
+
+
 def _parser() -> ArgumentParser:
     from smista.server.settings import (
         DEFAULT_BODY_TIMEOUT,
@@ -64,8 +71,9 @@ def _parser() -> ArgumentParser:
     p = ArgumentParser(
         prog="smista serve",
         description=(
-            "Run the HTTP service (POST /v1/classify, /v1/classify/batch; "
-            "GET /v1/rules, /healthz, /openapi.json). Set SMISTA_API_TOKEN to "
+            f"Run the HTTP service (POST {', '.join(_post_paths())}; "
+            "GET /v1/rules, /healthz, /openapi.json). "
+            "Ctrl-C or SIGTERM drains and exits 0. Set SMISTA_API_TOKEN to "
             "require a bearer token; it is required when --host is not loopback."
         ),
     )

@@ -34,7 +34,9 @@ def _parser() -> ArgumentParser:
     )
     parser.add_argument("task", metavar="TASK", help="the delegated task ('-' reads stdin)")
     parser.add_argument(
-        "--config", metavar="FILE", help="file with a [tiers] table (default: the shipped pack)"
+        "--config",
+        metavar="FILE",
+        help="config file; without a [tiers] table (or without --config) the shipped pack is used",
     )
     parser.add_argument(
         "--solution-space", metavar="TEXT", help="how open-ended the work is ('-' reads stdin)"

@@ -279,6 +279,10 @@ voce poderia
 consegue
 você consegue
 peux tu
+tu peux
+vous pouvez
+tu pourrais
+vous pourriez
 pouvez vous
 pourrais tu
 pourriez vous
@@ -328,6 +332,8 @@ vänligen
 能不能
 能否
 可以帮
+能帮
+能幫
 可以幫
 你能
 你可以
@@ -382,6 +388,9 @@ _REQUEST_ENDINGS = """
 お願い
 お願いします
 おねがい
+ giúp tôi được không
+ giúp mình được không
+ giúp em được không
 r mısın
 r misin
 r musun

@@ -43,7 +43,7 @@ __all__ = ["DecisionOutcome", "DecisionStage", "StateInfo"]
 logger = logging.getLogger("smista.decision")
 logger.addHandler(logging.NullHandler())
 
-Status = Literal["ok", "abstained", "unavailable", "disabled"]
+Status = Literal["ok", "abstained", "unavailable", "disabled", "skipped"]
 
 
 class StateInfo(BaseModel):
@@ -68,7 +68,8 @@ class DecisionOutcome(BaseModel):
 
     ``status`` is ``ok`` (``result`` is a usable signal), ``abstained`` (a
     valid result below the confidence gate; not a signal), ``unavailable``
-    (no result; ``reason`` says why) or ``disabled``.
+    (no result; ``reason`` says why), ``disabled`` (no stage configured) or
+    ``skipped`` (a stage is configured but this request asked not to call it).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -87,6 +88,10 @@ class DecisionOutcome(BaseModel):
     @classmethod
     def disabled(cls) -> DecisionOutcome:
         return cls(status="disabled", reason="decision disabled")
+
+    @classmethod
+    def skipped(cls) -> DecisionOutcome:
+        return cls(status="skipped", reason="decision skipped on request")
 
     @classmethod
     def unavailable(

@@ -14,11 +14,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import re
 import signal
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
@@ -29,6 +29,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from smista.config import format_loc
 from smista.result import Classification
 from smista.server.body import OFFLOAD_BYTES, parse_bounded, read_body
 from smista.server.errors import ApiError, error_response
@@ -38,7 +39,10 @@ from smista.server.openapi import build_openapi
 from smista.server.plugins import Endpoint, RequestContext, available_endpoints
 from smista.server.settings import ServerSettings
 from smista.server.state import ServiceState, StateHolder, load_state, reload_and_log
+from smista.server.turns import request_turn
 from smista.server.watch import watch_files
+from smista.turnclassify import TurnResult
+from smista.turns import Turn
 
 __all__ = ["OFFLOAD_CHARS", "create_app"]
 
@@ -58,8 +62,33 @@ _UNAUTHORIZED = ApiError(
 
 def _json(payload: object, state: ServiceState | None = None) -> Response:
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return _json_bytes(body.encode("utf-8"), state)
+
+
+def _json_bytes(body: bytes, state: ServiceState | None = None) -> Response:
     headers = {"X-Smista-Rules-Sha256": state.rules.sha256} if state else None
-    return Response(body.encode("utf-8"), media_type="application/json", headers=headers)
+    return Response(body, media_type="application/json", headers=headers)
+
+
+_WIRE_LIMIT = 4096
+_WIRE: dict[int, tuple[Classification, dict[str, object], bytes]] = {}
+
+
+def _wire(result: Classification) -> tuple[dict[str, object], bytes]:
+    """``result``'s wire JSON as a dict and as bytes, serialized once per result.
+
+    The classifier hands out one shared, immutable result per outcome, so the
+    answers of a service are a few hundred distinct objects (bounded here all
+    the same); the entry holds its result, so an id is never reused while cached.
+    """
+    found = _WIRE.get(id(result))
+    if found is None or found[0] is not result:
+        wire = result.to_wire()
+        body = json.dumps(wire, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        if len(_WIRE) >= _WIRE_LIMIT:
+            _WIRE.clear()
+        found = _WIRE[id(result)] = (result, wire, body)
+    return found[1], found[2]
 
 
 class _Gate:
@@ -76,7 +105,7 @@ class _Gate:
         started = time.perf_counter()
         headers = dict(scope["headers"])
         given = headers.get(b"x-request-id", b"")
-        rid = given.decode() if _REQUEST_ID.match(given) else uuid.uuid4().hex
+        rid = given.decode() if _REQUEST_ID.match(given) else os.urandom(16).hex()
         scope.setdefault("state", {})["request_id"] = rid
         status = 500
 
@@ -101,19 +130,20 @@ class _Gate:
             else:
                 await self.app(scope, receive, send_with_id)
         finally:
-            emit(
-                ACCESS,
-                "request",
-                {
-                    "event": "access",
-                    "request_id": rid,
-                    "method": scope["method"],
-                    "path": scope["path"],
-                    "status": status,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-                    "client": scope["client"][0] if scope.get("client") else None,
-                },
-            )
+            if ACCESS.isEnabledFor(logging.INFO):  # the record is built only to be logged
+                emit(
+                    ACCESS,
+                    "request",
+                    {
+                        "event": "access",
+                        "request_id": rid,
+                        "method": scope["method"],
+                        "path": scope["path"],
+                        "status": status,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                        "client": scope["client"][0] if scope.get("client") else None,
+                    },
+                )
 
 
 class _Service:
@@ -149,23 +179,42 @@ class _Service:
     def _decision(self, rid: str, endpoint: str, fields: dict[str, object]) -> None:
         emit(DECISION, endpoint, {"event": "decision", "request_id": rid, **fields})
 
-    def _classify(self, state: ServiceState, req: ClassifyRequest) -> Classification:
+    def _read(self, state: ServiceState, req: ClassifyRequest, *loc: str | int) -> str | Turn:
+        """The request's prompt text, or its ``messages`` read as a turn (limits checked)."""
+        if req.messages is not None:
+            turn = request_turn(state.classifier, req.messages, *loc)
+            self._check_prompt(turn.text, format_loc((*loc, "messages")))
+            return turn
+        assert req.text is not None  # the model requires one of text and messages
+        self._check_prompt(req.text, format_loc((*loc, "text")))
+        return req.text
+
+    def _classify(
+        self, state: ServiceState, req: ClassifyRequest, given: str | Turn
+    ) -> Classification | TurnResult:
+        if isinstance(given, Turn):
+            return state.classifier.classify_turn(
+                given, command=req.command, contexts=req.contexts, workspace=req.workspace
+            )
         return state.classifier.classify(
-            req.text,
+            given,
             command=req.command,
             contexts=req.contexts,
             workspace=req.workspace,
         )
 
-    def _fields(self, req: ClassifyRequest, result: Classification) -> dict[str, object]:
+    def _fields(
+        self, req: ClassifyRequest, given: str | Turn, result: Classification | TurnResult
+    ) -> dict[str, object]:
+        text = given.text if isinstance(given, Turn) else given
         out: dict[str, object] = {
-            **result.to_wire(),
-            "prompt_chars": len(req.text),
+            **_wire_dict(result),
+            "prompt_chars": len(text),
             "contexts": list(req.contexts),
         }
         del out["reason"]
         if self.settings.log_prompts:
-            out["prompt"] = req.text
+            out["prompt"] = text
         return out
 
     # -- endpoints ---------------------------------------------------------------
@@ -174,17 +223,20 @@ class _Service:
         state = self.holder.current
         body = await read_body(request, self.settings.max_body_bytes)
         req = await parse_bounded(ClassifyRequest, body, max_items=self.settings.max_items)
-        self._check_prompt(req.text, "text")
         rid = request.state.request_id
 
         def answer() -> Response:
-            result = self._classify(state, req)
-            fields = self._fields(req, result)
-            fields["generation"] = state.generation
-            self._decision(rid, "classify", fields)
-            return _json(result.to_wire(), state)
+            given = self._read(state, req)
+            result = self._classify(state, req, given)
+            if DECISION.isEnabledFor(logging.INFO):  # fields are built only to be logged
+                fields = self._fields(req, given, result)
+                fields["generation"] = state.generation
+                self._decision(rid, "classify", fields)
+            return _json_bytes(_wire_bytes(result), state)
 
-        if len(req.text) > OFFLOAD_CHARS or len(body) > OFFLOAD_BYTES:
+        # A turn's text is at most its body; reading a large turn is work too.
+        size = len(req.text) if req.text is not None else len(body)
+        if size > OFFLOAD_CHARS or len(body) > OFFLOAD_BYTES:
             return await asyncio.to_thread(answer)
         return answer()
 
@@ -199,27 +251,33 @@ class _Service:
         )
         if len(req.items) > self.settings.max_batch:
             raise self._batch_too_large(len(req.items))
-        for i, item in enumerate(req.items):
-            self._check_prompt(item.text, f"items[{i}].text")
         rid = request.state.request_id
 
         def answer() -> Response:
-            results = [self._classify(state, item) for item in req.items]
-            self._decision(
-                rid,
-                "classify_batch",
-                {
-                    "count": len(results),
-                    "generation": state.generation,
-                    "results": [
-                        self._fields(i, r) for i, r in zip(req.items, results, strict=True)
-                    ],
-                },
-            )
-            return _json({"results": [r.to_wire() for r in results]}, state)
+            # every item is read (and held to the limits) before any is classified
+            given = [self._read(state, item, "items", i) for i, item in enumerate(req.items)]
+            results = [
+                self._classify(state, item, g) for item, g in zip(req.items, given, strict=True)
+            ]
+            if DECISION.isEnabledFor(logging.INFO):  # fields are built only to be logged
+                self._decision(
+                    rid,
+                    "classify_batch",
+                    {
+                        "count": len(results),
+                        "generation": state.generation,
+                        "results": [
+                            self._fields(i, g, r)
+                            for i, g, r in zip(req.items, given, results, strict=True)
+                        ],
+                    },
+                )
+            body = b'{"results":[' + b",".join(_wire_bytes(r) for r in results) + b"]}"
+            return _json_bytes(body, state)
 
-        # classifying, logging and encoding a large batch all run off the loop
-        if len(body) > OFFLOAD_BYTES or sum(len(item.text) for item in req.items) > OFFLOAD_CHARS:
+        # reading, classifying, logging and encoding a large batch all run off the loop
+        size = sum(len(i.text) if i.text is not None else len(body) for i in req.items)
+        if len(body) > OFFLOAD_BYTES or size > OFFLOAD_CHARS:
             return await asyncio.to_thread(answer)
         return answer()
 
@@ -246,12 +304,40 @@ class _Service:
                 if isinstance(text, str):
                     self._check_prompt(text, name)
             rid = request.state.request_id
-            ctx = RequestContext(rid, state.classifier, self.settings.log_prompts)
+            ctx = RequestContext(
+                rid, state.classifier, self.settings.log_prompts, self.settings.max_prompt_chars
+            )
             handled = await endpoint.handle(state.runtimes[endpoint.name], req, ctx)
             self._decision(rid, endpoint.name, {"generation": state.generation, **handled.log})
             return _json(handled.response.model_dump(mode="json"), state)
 
         return handler
+
+
+def _wire_dict(result: Classification | TurnResult) -> dict[str, object]:
+    """The wire JSON of a classification, or of a turn's (with its ``turn`` object)."""
+    if isinstance(result, Classification):
+        return dict(_wire(result)[0])
+    return _turn_wire(result)
+
+
+def _wire_bytes(result: Classification | TurnResult) -> bytes:
+    """:func:`_wire_dict` encoded (cached for the shared classification results)."""
+    if isinstance(result, Classification):
+        return _wire(result)[1]
+    return json.dumps(_turn_wire(result), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _turn_wire(result: TurnResult) -> dict[str, object]:
+    out = result.to_wire()
+    turn = result.info()
+    out["turn"] = {
+        "format": turn.format,
+        "follow_up": turn.follow_up,
+        "housekeeping": turn.housekeeping,
+        "stripped": turn.stripped,
+    }
+    return out
 
 
 # -- exception handlers ------------------------------------------------------------

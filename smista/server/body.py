@@ -2,8 +2,10 @@
 
 I/O edge (reads the request stream). A declared ``Content-Length`` above the
 limit is refused before a byte is read; a chunked body is read only until it
-passes the limit. Malformed JSON is a 400, a body that does not match the
-model a 422 with one detail per problem (key path + what was expected).
+passes the limit. Malformed JSON (``NaN`` and ``Infinity`` included, and
+named as such, as is a lone surrogate escape) is a 400, a body that does not
+match the model a 422 with one detail per problem (key path + what was
+expected).
 Never lets a bad body become a 500.
 
 Work per request is bounded before the model sees the body
@@ -20,6 +22,7 @@ request under the limits holds the event loop.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -67,8 +70,44 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+_LONE_HIGH_SURROGATE = re.compile(
+    rb"(?<!\\)(?:\\\\)*\\u([dD][89abAB][0-9a-fA-F]{2})(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+)
+_NON_NUMBERS = (b"NaN", b"Infinity", b"-Infinity")
+
+
+def _parse_json(body: bytes) -> Any:
+    """The JSON value of ``body``, or a 400 :class:`ApiError` saying why it is not JSON.
+
+    Stricter than pydantic's own parsing, which accepts ``NaN`` and
+    ``Infinity``: they are not JSON. A lone surrogate escape (``\\ud800``)
+    is named as such instead of "unexpected end of hex escape".
+    """
+    try:
+        return pydantic_core.from_json(body, cache_strings=False, allow_inf_nan=False)
+    except ValueError as exc:
+        why = str(exc)
+    where = why[why.find(" at line ") :] if " at line " in why else ""
+    lone = _LONE_HIGH_SURROGATE.search(body) if "hex escape" in why else None
+    if lone is not None or "surrogate" in why:
+        escape = f" '\\u{lone.group(1).decode('ascii')}'" if lone is not None else ""
+        why = f"lone surrogate escape{escape} (half of a UTF-16 pair, not a character){where}"
+    elif any(word in body for word in _NON_NUMBERS) and why.startswith(
+        ("expected value", "invalid number")
+    ):
+        why = f"NaN and Infinity are not JSON numbers ({why})"
+    raise ApiError(400, "invalid_json", f"request body is not valid JSON: {why}")
+
+
 def parse_model(model: type[M], body: bytes) -> M:
-    """``body`` as ``model``: 400 for malformed JSON, 422 for a wrong shape."""
+    """``body`` as ``model``: 400 for malformed JSON (``NaN`` included), 422 for a
+    wrong shape."""
+    _parse_json(body)
+    return _validate(model, body)
+
+
+def _validate(model: type[M], body: bytes) -> M:
+    """``body`` (already known to be JSON) as ``model``, or a 422."""
     try:
         return model.model_validate_json(body)
     except ValidationError as exc:
@@ -144,13 +183,10 @@ def _parse_bounded(
     max_items: int,
     counts: Mapping[str, tuple[int, Callable[[int], ApiError]]],
 ) -> M:
-    try:
-        data = pydantic_core.from_json(body, cache_strings=False)
-    except ValueError:
-        data = None  # malformed: the model's own parse words the 400
+    data = _parse_json(body)
     if type(data) is list or type(data) is dict:
         check_counts(data, max_items, counts)
-    return parse_model(model, body)
+    return _validate(model, body)
 
 
 async def parse_bounded(

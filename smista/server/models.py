@@ -8,16 +8,21 @@ Never performs I/O.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
 from smista.intent import TaskIntent
 from smista.result import Classification
 from smista.rules import ClassificationConfig
+from smista.server.turns import ONE_OF_TEXT_OR_MESSAGES, Messages, OptionalText, one_input
+from smista.turnclassify import TurnInfo
 from smista.workspace import Workspace
 
 __all__ = [
     "BatchRequest",
     "BatchResponse",
+    "ClassifyAnswer",
     "ClassifyRequest",
     "ErrorBody",
     "ErrorDetail",
@@ -30,9 +35,26 @@ __all__ = [
 class ClassifyRequest(BaseModel):
     """One request to classify: the prompt, and what the host knows around it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", json_schema_extra=ONE_OF_TEXT_OR_MESSAGES
+    )
 
-    text: StrictStr = Field(description="The user's prompt.")
+    @model_validator(mode="before")
+    @classmethod
+    def check_nulls(cls, data: Any) -> Any:
+        """``text`` and ``messages`` are never null."""
+        return one_input(data)
+
+    text: OptionalText = Field(default=None, description="The user's prompt.")
+    messages: Messages = Field(
+        default=None,
+        description=(
+            "A whole turn instead of text: OpenAI chat messages, an Anthropic Messages body "
+            "or an OpenAI Responses input (an array, or the request object itself), "
+            "auto-detected. Give exactly one of text and messages; the answer then has a "
+            "'turn' object."
+        ),
+    )
     command: TaskIntent | None = Field(
         default=None,
         description="An explicit intent chosen by the user; wins over every rule.",
@@ -45,6 +67,20 @@ class ClassifyRequest(BaseModel):
     workspace: Workspace | None = Field(
         default=None,
         description="The working-tree snapshot; adds the context kinds it provides.",
+    )
+
+    @model_validator(mode="after")
+    def check_one_input(self) -> ClassifyRequest:
+        if (self.text is None) == (self.messages is None):
+            raise ValueError("give exactly one of 'text' and 'messages'")
+        return self
+
+
+class ClassifyAnswer(Classification):
+    """A classification; with ``turn`` when the request gave ``messages``."""
+
+    turn: TurnInfo | None = Field(
+        default=None, description="What the turn was read as (only when messages was given)."
     )
 
 
@@ -61,7 +97,7 @@ class BatchResponse(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    results: tuple[Classification, ...]
+    results: tuple[ClassifyAnswer, ...]
 
 
 class Health(BaseModel):

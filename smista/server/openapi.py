@@ -16,10 +16,10 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from smista import __version__
-from smista.result import Classification
 from smista.server.models import (
     BatchRequest,
     BatchResponse,
+    ClassifyAnswer,
     ClassifyRequest,
     ErrorResponse,
     Health,
@@ -106,7 +106,7 @@ def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) 
     models: list[tuple[type[BaseModel], Mode]] = [
         (ClassifyRequest, "validation"),
         (BatchRequest, "validation"),
-        (Classification, "serialization"),
+        (ClassifyAnswer, "serialization"),
         (BatchResponse, "serialization"),
         (Health, "serialization"),
         (RulesInfo, "serialization"),
@@ -124,7 +124,10 @@ def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) 
         return refs[(model, mode)]
 
     request_schema = schemas[str(ref(ClassifyRequest, "validation")["$ref"]).rsplit("/", 1)[1]]
-    request_schema["properties"]["text"]["maxLength"] = settings.max_prompt_chars
+    text_prop = request_schema["properties"]["text"]
+    for option in text_prop.get("anyOf", [text_prop]):
+        if option.get("type") == "string":
+            option["maxLength"] = settings.max_prompt_chars
     batch_schema = schemas[str(ref(BatchRequest, "validation")["$ref"]).rsplit("/", 1)[1]]
     batch_schema["properties"]["items"]["maxItems"] = settings.max_batch
 
@@ -141,9 +144,9 @@ def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) 
         "/v1/classify": {
             "post": _operation(
                 "classify",
-                "Classify one request (the library's wire JSON).",
+                "Classify one request (the library's wire JSON; plus 'turn' for messages).",
                 _ok(
-                    ref(Classification, "serialization"),
+                    ref(ClassifyAnswer, "serialization"),
                     "The classification.",
                     rules_headers=True,
                 ),

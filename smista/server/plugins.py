@@ -1,4 +1,4 @@
-"""Pluggable POST endpoints (``/v1/preview``, ``/v1/tier``) built from the config file.
+"""Pluggable POST endpoints (``/v1/preview``, ``/v1/tier``, ``/v1/route``) built from the config.
 
 I/O edge contract, no I/O of its own. An :class:`Endpoint` names its path, its
 request and response models (they go into ``/openapi.json``), the request
@@ -30,7 +30,11 @@ __all__ = [
     "available_endpoints",
 ]
 
-ENDPOINT_MODULES: tuple[str, ...] = ("smista.server.preview", "smista.server.tier")
+ENDPOINT_MODULES: tuple[str, ...] = (
+    "smista.server.preview",
+    "smista.server.tier",
+    "smista.server.route",
+)
 """Modules that may provide an ``ENDPOINT``; a missing one is skipped."""
 
 
@@ -41,6 +45,8 @@ class RequestContext:
     request_id: str
     classifier: Classifier
     log_prompts: bool
+    max_prompt_chars: int | None = None
+    """The service's prompt limit (for texts a handler reads out of a turn)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
 
 from smista.classifier import Classifier
 from smista.decision.ledger import UsageLedger
@@ -32,7 +32,16 @@ from smista.result import Classification
 from smista.routing import RoutingDecision, RoutingPolicy
 from smista.server.errors import ApiError
 from smista.server.plugins import Handled, RequestContext
+from smista.server.turns import (
+    MESSAGES_HELP,
+    ONE_OF_TEXT_OR_MESSAGES,
+    Messages,
+    OptionalText,
+    one_input,
+    request_turn,
+)
 from smista.settings import settings_from_document
+from smista.turnclassify import TurnInfo, TurnResult
 from smista.workspace import Workspace
 
 __all__ = ["ENDPOINT", "HistoryRecord", "PreviewAnswer", "PreviewBody", "PreviewEndpoint"]
@@ -52,9 +61,18 @@ class HistoryRecord(BaseModel):
 class PreviewBody(BaseModel):
     """One request to preview (``smista preview``'s inputs)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", json_schema_extra=ONE_OF_TEXT_OR_MESSAGES
+    )
 
-    text: StrictStr = Field(description="The user's prompt.")
+    @model_validator(mode="before")
+    @classmethod
+    def check_nulls(cls, data: Any) -> Any:
+        """``text`` and ``messages`` are never null."""
+        return one_input(data)
+
+    text: OptionalText = Field(default=None, description="The user's prompt.")
+    messages: Messages = Field(default=None, description=MESSAGES_HELP)
     command: TaskIntent | None = Field(default=None, description="An explicit intent.")
     contexts: tuple[StrictStr, ...] = Field(
         default=(), description="Available context kinds.", fail_fast=True
@@ -77,6 +95,13 @@ class PreviewBody(BaseModel):
         default=False, description="Do not call the decision model for this request."
     )
 
+    @model_validator(mode="after")
+    def check_one_input(self) -> PreviewBody:
+        """Exactly one of ``text`` and ``messages``."""
+        if (self.text is None) == (self.messages is None):
+            raise ValueError("give exactly one of 'text' and 'messages'")
+        return self
+
 
 class PreviewAnswer(BaseModel):
     """The answer's shape (``smista.preview.Preview``; classification in wire form)."""
@@ -88,6 +113,9 @@ class PreviewAnswer(BaseModel):
     decision: DecisionOutcome
     routing: RoutingDecision
     switch: SwitchDecision | None
+    turn: TurnInfo | None = Field(
+        default=None, description="What the turn was read as (only when messages was given)."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,14 +162,28 @@ class PreviewEndpoint:
 
     async def handle(self, runtime: PreviewRuntime, request: Any, ctx: RequestContext) -> Handled:
         body: PreviewBody = request
+        text = body.text or ""
+        found: TurnResult | None = None
+        records = [r.model_dump() for r in body.history]
+        if body.messages is not None:
+            turn = request_turn(ctx.classifier, body.messages)
+            _check_turn_text(turn.text, ctx)
+            found = ctx.classifier.classify_turn(
+                turn, command=body.command, contexts=body.contexts, workspace=body.workspace
+            )
+            text = turn.text
+            if not records:
+                records = [{"role": "user", "content": h} for h in turn.history]
         outcome = DecisionOutcome.disabled()
-        if runtime.stage is not None and not body.skip_decision:
-            history = messages_from_records(r.model_dump() for r in body.history)
-            conversation = conversation_for(body.text, history=history, workspace=body.workspace)
+        if runtime.stage is not None and body.skip_decision:
+            outcome = DecisionOutcome.skipped()
+        elif runtime.stage is not None:
+            history = messages_from_records(records)
+            conversation = conversation_for(text, history=history, workspace=body.workspace)
             outcome = await runtime.stage.classify(conversation)
         try:
             preview = build_preview(
-                body.text,
+                text,
                 classification=ctx.classifier,
                 routing=runtime.routing,
                 switch=runtime.switch,
@@ -151,6 +193,8 @@ class PreviewEndpoint:
                 workspace=body.workspace,
                 explicit_model=body.explicit_model,
                 active_model=body.active_model,
+                result=found.classification if found is not None else None,
+                turn=found.info() if found is not None else None,
             )
         except NoRouteError as exc:
             raise ApiError(422, NoRouteError.code, str(exc)) from None
@@ -158,10 +202,10 @@ class PreviewEndpoint:
             raise ApiError(
                 422, "invalid_request", str(exc), [("explicit_model", str(exc))]
             ) from None
-        return Handled(preview, _log_fields(preview, body, ctx))
+        return Handled(preview, _log_fields(preview, text, ctx))
 
 
-def _log_fields(preview: Preview, body: PreviewBody, ctx: RequestContext) -> dict[str, object]:
+def _log_fields(preview: Preview, text: str, ctx: RequestContext) -> dict[str, object]:
     c, r = preview.classification, preview.routing
     fields: dict[str, object] = {
         "intent": c.intent.value,
@@ -173,11 +217,28 @@ def _log_fields(preview: Preview, body: PreviewBody, ctx: RequestContext) -> dic
         "override_used": r.override_used,
         "decision_status": preview.decision.status,
         "switched": preview.switch.switched if preview.switch is not None else None,
-        "prompt_chars": len(body.text),
+        "prompt_chars": len(text),
     }
+    if preview.turn is not None:
+        fields["turn"] = {
+            "format": preview.turn.format,
+            "follow_up": preview.turn.follow_up,
+            "housekeeping": preview.turn.housekeeping,
+        }
     if ctx.log_prompts:
-        fields["prompt"] = body.text
+        fields["prompt"] = text
     return fields
+
+
+def _check_turn_text(text: str, ctx: RequestContext) -> None:
+    limit = ctx.max_prompt_chars
+    if limit is not None and len(text) > limit:
+        raise ApiError(
+            422,
+            "prompt_too_large",
+            f"prompt is longer than {limit} characters",
+            [("messages", f"{len(text)} characters; at most {limit} are allowed")],
+        )
 
 
 ENDPOINT = PreviewEndpoint()

@@ -3,9 +3,10 @@
 I/O edge (sockets, signals). :func:`serve` builds the app (loading and
 validating the rules first, so a bad file stops the start with one error),
 runs uvicorn with its own access log off (ours is structured) and a graceful
-shutdown timeout, and returns 0 after a SIGTERM once in-flight requests have
-finished. Logs one ``listening`` record with the bound address and port (useful
-with ``--port 0``).
+shutdown timeout, and returns 0 after a SIGTERM or SIGINT (Ctrl-C, as
+docs/http.md says) once in-flight requests have finished. Logs one
+``listening`` record with the bound address and port (useful with
+``--port 0``).
 
 The listening socket is bound here, before uvicorn starts, so an address that
 cannot be bound (in use, not on this machine, ``[::1]`` without IPv6) fails
@@ -114,12 +115,13 @@ def serve(settings: ServerSettings) -> int:
     server = _Server(config)
 
     def drained(_sig: int, _frame: Any) -> None:
-        """uvicorn re-raises SIGTERM after draining; end normally instead."""
+        """uvicorn re-raises SIGTERM or SIGINT after draining; end normally instead."""
 
-    previous = signal.signal(signal.SIGTERM, drained)
+    previous = {sig: signal.signal(sig, drained) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         server.run(sockets=[sock])
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         sock.close()
     return 0 if server.started else 1

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from smista.classifier import Classifier
 from smista.server.plugins import Handled, RequestContext
-from smista.tiers.loader import default_tiers, tiers_from_document
+from smista.tiers.loader import tiers_or_shipped
 from smista.tiers.model import TiersConfig
 from smista.tiers.outcomes import TierOutcome
 from smista.tiers.request import TierRequest
@@ -93,7 +93,7 @@ class TierEndpoint:
         classifier: Classifier,  # noqa: ARG002 - tiers have their own rules
         previous: Any,
     ) -> TierRuntime:
-        config = tiers_from_document(document, source) if "tiers" in document else default_tiers()
+        config = tiers_or_shipped(document, source)
         if isinstance(previous, TierRuntime):
             return TierRuntime(previous.router, config)
         from smista.tiers.http import client_from_config

@@ -105,8 +105,10 @@ class ChatCompletionsClient:
         try:
             from smista._http import HttpFailure, snippet
         except ImportError:
+            from smista._extras import install_hint
+
             raise EvaluatorUnavailable(
-                "the llm tier classifier needs httpx: pip install 'smista[llm]'"
+                f"the llm tier classifier needs httpx: {install_hint('llm')}"
             ) from None
         body = {
             "model": self.model,

@@ -4,7 +4,8 @@ I/O edge: reads files (through :mod:`smista.config`) and, for the ``llm``
 classifier, wires in the HTTP client of :mod:`smista.tiers.http`. Loading
 raises :class:`~smista.errors.ConfigError` naming the file, the key path and
 what was expected; :func:`router_from_file` never raises: a bad file gives a
-router whose routing is disabled, carrying that error.
+router whose routing is disabled, carrying that error. A config file without
+a ``[tiers]`` table means the shipped pack (:func:`tiers_or_shipped`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "router_from_file",
     "shipped_tiers_path",
     "tiers_from_document",
+    "tiers_or_shipped",
 ]
 
 
@@ -39,6 +41,15 @@ def tiers_from_document(data: Mapping[str, Any], source: str | None = None) -> T
     if problems:
         raise ConfigError([(f"tiers.{path}", msg) for path, msg in problems], source)
     return config
+
+
+def tiers_or_shipped(data: Mapping[str, Any], source: str | None = None) -> TiersConfig:
+    """The ``[tiers]`` of a config document, or the shipped pack when it has none.
+
+    The one rule for a config file without ``[tiers]``, used by ``smista tier
+    --config``, :func:`router_from_file` and ``POST /v1/tier`` alike.
+    """
+    return tiers_from_document(data, source) if "tiers" in data else default_tiers()
 
 
 def parse_tiers(text: str, source: str | None = None) -> TiersConfig:
@@ -66,7 +77,7 @@ def default_tiers() -> TiersConfig:
 
 def _load(path: str | Path | None) -> TiersConfig | ConfigError:
     try:
-        return default_tiers() if path is None else load_tiers(path)
+        return default_tiers() if path is None else tiers_or_shipped(load_document(path), str(path))
     except ConfigError as exc:
         return exc
 
