@@ -48,7 +48,6 @@ Must never perform I/O, read the environment, or consult a model.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import fields, replace
 from itertools import chain, combinations, islice
 from typing import Any, NamedTuple
 
@@ -1013,7 +1012,7 @@ def _pieces(text: str, size: int) -> Iterable[str]:
 def options_to_data(options: PlanOptions) -> tuple[object, ...]:
     """Plain data for :class:`PlanOptions` (markers as sorted string tuples)."""
     markers = tuple(
-        (f.name, _plain(getattr(options.markers, f.name))) for f in fields(options.markers)
+        (name, _plain(getattr(options.markers, name))) for name in options.markers._fields
     )
     return (options.ignore_code, options.hangul_han_typos, markers)
 
@@ -1034,7 +1033,7 @@ def options_from_data(data: object) -> PlanOptions:
         if not hasattr(defaults, name):
             raise ValueError("bad markers")
         values[name] = _unplain(getattr(defaults, name), value)
-    return PlanOptions(ignore_code, han_typos, replace(defaults, **values))  # type: ignore[arg-type]
+    return PlanOptions(ignore_code, han_typos, defaults._replace(**values))  # type: ignore[arg-type]
 
 
 def _plain(value: object) -> object:

@@ -307,3 +307,17 @@ def test_a_slash_command_is_read_and_skipped(words: list[str], name: str) -> Non
 @given(_WORDS)
 def test_a_polite_request_opener_is_never_a_question(words: list[str]) -> None:
     assert not is_question("can you " + " ".join(words) + "?", M)
+
+
+def test_marker_data_is_split_as_the_tokenizer_would() -> None:
+    """The import-time fast split of the built-in marker lists equals tokenize()."""
+    from smista.conditions import markers as m
+    from smista.tokenizer import tokenize
+
+    blocks = [
+        v for k, v in vars(m).items() if k.isupper() and k.startswith("_") and isinstance(v, str)
+    ]
+    assert blocks
+    for block in blocks:
+        for line in m._lines(block):
+            assert m._words(line) == tokenize(line), line

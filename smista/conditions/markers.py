@@ -47,8 +47,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from smista.errors import ConfigError
 from smista.tokenizer import rust_lower, tokenize
@@ -66,8 +66,7 @@ __all__ = [
 Opener = tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Markers:
+class Markers(NamedTuple):
     """The word lists that tell questions, requests and fillers apart (all lowercased)."""
 
     question_words: frozenset[str]
@@ -557,23 +556,38 @@ def _lines(block: str) -> list[str]:
     return [line for line in block.split("\n") if line.strip()]
 
 
+def _words(entry: str) -> list[str]:
+    """``tokenize(entry)`` for marker data, without loading the Unicode tables when the
+    entry is letters, digits and spaces only (tests check they agree on the defaults)."""
+    if (
+        all(ch.isalnum() or ch == " " for ch in entry)
+        and "\u0130" not in entry
+        and ("\u03a3" not in entry)
+    ):
+        return entry.lower().split()
+    return tokenize(entry)
+
+
 def _openers(entries: Iterable[str]) -> tuple[Opener, ...]:
-    out: list[Opener] = []
+    out: dict[Opener, None] = {}
     for entry in entries:
-        tokens = tuple(tokenize(entry))
-        if tokens and tokens not in out:
-            out.append(tokens)
+        tokens = tuple(_words(entry))
+        if tokens:
+            out.setdefault(tokens)
     return tuple(out)
 
 
 def _ending(entry: str) -> str:
     """An ending as compared: lowercased, inner spaces single, one leading space kept."""
     lead = " " if entry[:1].isspace() else ""
-    return lead + " ".join(rust_lower(entry).split())
+    lowered = (
+        entry.lower() if "\u0130" not in entry and "\u03a3" not in entry else rust_lower(entry)
+    )
+    return lead + " ".join(lowered.split())
 
 
 DEFAULT_MARKERS = Markers(
-    question_words=frozenset(tokenize(_QUESTION_WORDS)),
+    question_words=frozenset(w for line in _lines(_QUESTION_WORDS) for w in _words(line)),
     question_openers=_openers(_lines(_QUESTION_OPENERS)),
     question_endings=tuple(dict.fromkeys(_ending(e) for e in _lines(_QUESTION_ENDINGS))),
     request_openers=_openers(_lines(_REQUEST_OPENERS)),

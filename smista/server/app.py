@@ -315,17 +315,18 @@ class _Service:
 
 
 def _wire_dict(result: Classification | TurnResult) -> dict[str, object]:
-    """The wire JSON of a classification, or of a turn's (with its ``turn`` object)."""
+    """The wire JSON of a classification, or of a turn's with a short ``turn`` object
+    (for the decision log)."""
     if isinstance(result, Classification):
         return dict(_wire(result)[0])
     return _turn_wire(result)
 
 
 def _wire_bytes(result: Classification | TurnResult) -> bytes:
-    """:func:`_wire_dict` encoded (cached for the shared classification results)."""
+    """The answer's wire JSON, encoded (cached for the shared classification results)."""
     if isinstance(result, Classification):
         return _wire(result)[1]
-    return json.dumps(_turn_wire(result), ensure_ascii=False, separators=(",", ":")).encode()
+    return json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _turn_wire(result: TurnResult) -> dict[str, object]:
