@@ -13,7 +13,7 @@ from tests.conftest import ROOT
 def test_the_installed_metadata_version_is_smista_version() -> None:
     """pip, ``smista --version`` and the rule cache's key all say the same version."""
     assert version("smista") == smista.__version__
-    assert rulecache.__version__ == smista.__version__
+    assert rulecache.__version__ == smista.__version__  # type: ignore[attr-defined]
 
 
 def test_pyproject_takes_the_version_from_the_package() -> None:
