@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from itertools import chain
 from typing import IO, TYPE_CHECKING, Any
 
+from smista import wire
 from smista.engine import CompiledRules, RuleMatch, confidence_of, reason_of
 from smista.errors import SmistaError, UnknownIntentError
 from smista.intent import TaskIntent
@@ -186,28 +187,14 @@ class _Renderer:
         self.rendered: dict[RuleMatch, str] = {}
         self.bad = 0  # error records written since the counters were last read
         self.first_bad = 0  # input line number of the first of them
-        self.explicit = {
-            intent: _dump(
-                {
-                    "intent": intent.value,
-                    "source": "explicit",
-                    "reason": f"explicit command '{intent.value}'",
-                }
-            )
-            for intent in TaskIntent
-        }
+        self.explicit = {intent: _dump(wire.explicit(intent.value)) for intent in TaskIntent}
 
     def render(self, match: RuleMatch) -> str:
         text = self.rendered.get(match)
         if text is None:
-            out: dict[str, object] = {
-                "intent": match.label,
-                "source": "inferred",
-                "reason": reason_of(match),
-            }
-            if match.rule is not None:
-                out["matched_rule"] = match.rule
-            out["confidence"] = confidence_of(match)
+            out = wire.classification(
+                match.label, "inferred", reason_of(match), match.rule, confidence_of(match)
+            )
             text = _dump(out)
             if len(self.rendered) < 1 << 16:
                 self.rendered[match] = text

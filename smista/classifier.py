@@ -20,6 +20,7 @@ from smista.intent import Confidence, IntentSource, TaskIntent
 from smista.result import Classification
 from smista.rules import ClassificationConfig
 from smista.tokenizer import tokenize
+from smista.wire import explicit_reason
 from smista.workspace import Workspace, context_kinds
 
 if TYPE_CHECKING:
@@ -188,7 +189,7 @@ _EXPLICIT: dict[TaskIntent, Classification] = {
     intent: Classification(
         intent=intent,
         source=IntentSource.EXPLICIT,
-        reason=f"explicit command '{intent.value}'",
+        reason=explicit_reason(intent.value),
     )
     for intent in TaskIntent
 }

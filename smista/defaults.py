@@ -8,27 +8,13 @@ from the repository's ``rules/`` directory.
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
+from smista._shipped import rules_dir, shipped_rules_path
 from smista.classifier import Classifier
 from smista.config import load_config
 from smista.rules import ClassificationConfig
 
 __all__ = ["default_classifier", "default_config", "rules_dir", "shipped_rules_path"]
-
-
-def rules_dir() -> Path:
-    """Directory holding the shipped rule packs."""
-    here = Path(__file__).resolve().parent
-    packaged = here / "_rules"
-    if packaged.is_dir():
-        return packaged
-    return here.parent / "rules"
-
-
-def shipped_rules_path(name: str = "default") -> Path:
-    """Path of a shipped pack, e.g. ``default`` -> ``.../default.toml``."""
-    return rules_dir() / f"{name}.toml"
 
 
 @cache

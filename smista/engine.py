@@ -51,6 +51,7 @@ from collections.abc import Collection, Iterable
 from itertools import chain, combinations, islice
 from typing import Any, NamedTuple
 
+import smista._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read once, before the try below
 from smista.conditions.base import Condition, Evidence
 from smista.conditions.markers import DEFAULT_MARKERS
 from smista.conditions.registry import BY_KEY

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
+from smista import wire
 from smista.intent import Confidence, IntentSource, TaskIntent
 
 __all__ = ["Classification"]
@@ -27,4 +28,10 @@ class Classification(BaseModel):
 
     def to_wire(self) -> dict[str, object]:
         """The original's JSON object (``None`` fields omitted)."""
-        return self.model_dump(mode="json", exclude_none=True)
+        return wire.classification(
+            self.intent.value,
+            self.source.value,
+            self.reason,
+            self.matched_rule,
+            None if self.confidence is None else self.confidence.value,
+        )

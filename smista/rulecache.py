@@ -56,6 +56,7 @@ from typing import Any
 
 from smista import __version__
 from smista._files import CONFIG_LIMIT, read_bounded
+from smista._shipped import shipped_rules_path
 from smista.engine import FORMAT, CompiledRules
 from smista.intent import TaskIntent
 
@@ -91,11 +92,7 @@ _MAX_PRIORITY = 2**32 - 1  # smista.rules.MAX_PRIORITY (not imported: it loads p
 
 def default_pack_path() -> Path:
     """The shipped default pack (``smista/_rules`` in a wheel, ``rules/`` in a checkout)."""
-    here = Path(__file__).resolve().parent
-    packaged = here / "_rules" / "default.toml"
-    if packaged.is_file():
-        return packaged
-    return here.parent / "rules" / "default.toml"
+    return shipped_rules_path("default")
 
 
 def cache_dir() -> Path | None:

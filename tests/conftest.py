@@ -85,3 +85,21 @@ def chat_server() -> Iterator[ChatServer]:
         yield chat
     finally:
         chat.close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _tested_smista_is_the_installed_one() -> None:
+    """With ``SMISTA_EXPECT_INSTALLED=1`` (``.ci/run``), smista must come from site-packages.
+
+    CI tests the built wheel, not the checkout: a run that imported the source
+    tree by mistake fails here instead of passing for the wrong reason.
+    """
+    if not os.environ.get("SMISTA_EXPECT_INSTALLED"):
+        return
+    import sysconfig
+
+    import smista
+
+    where = Path(smista.__file__ or "").resolve()
+    site = {Path(sysconfig.get_paths()[key]).resolve() for key in ("purelib", "platlib")}
+    assert any(where.is_relative_to(s) for s in site), f"smista imported from {where}, not {site}"

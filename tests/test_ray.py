@@ -135,6 +135,8 @@ def test_a_messages_column_classifies_whole_turns_on_ray() -> None:
         0: (default_classifier().classify("plan the rollout").intent.value, False),
         1: (found.classification.intent.value, True),
     }
+
+
 def ray_data_warnings() -> tuple[logging.Handler, list[str]]:
     """A handler keeping the warnings of the logger Ray Data's deprecations use.
 

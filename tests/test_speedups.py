@@ -38,6 +38,8 @@ def test_extension_is_built_where_a_compiler_exists() -> None:
     """An install on a machine that can compile it carries the C hot path."""
     if os.environ.get("SMISTA_NO_SPEEDUPS"):
         pytest.skip("SMISTA_NO_SPEEDUPS is set: a pure-Python install was asked for")
+    if os.environ.get("SMISTA_IMPLEMENTATION") == "python":
+        pytest.skip("SMISTA_IMPLEMENTATION=python: the pure-Python path was asked for")
     if not _compiler_available():
         pytest.skip("no C compiler or Python headers: the pure-Python matcher is used")
     assert engine.ACCELERATED, "smista._speedups was not built (see hatch_build.py)"

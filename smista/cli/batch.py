@@ -160,9 +160,7 @@ def run(argv: Sequence[str]) -> int:
         if terminal:
             progress = _Progress(sys.stderr, _size_left(source))
         try:
-            stats = run_batch(
-                rules, source, sink, workers=workers, progress=progress, turns=turns
-            )
+            stats = run_batch(rules, source, sink, workers=workers, progress=progress, turns=turns)
         except KeyboardInterrupt:
             if progress is not None:
                 progress.interrupted()

@@ -1,8 +1,8 @@
 """``smista classify`` and ``smista explain``.
 
 I/O edge. ``classify`` stays off pydantic: it reads compiled rules through
-:mod:`smista.rulecache` and renders the wire JSON itself (identical to
-``Classification.model_dump_json(exclude_none=True)``), so a hook calling it per
+:mod:`smista.rulecache` and renders the wire JSON with :mod:`smista.wire` (as
+``Classification.to_wire`` does), so a hook calling it per
 prompt pays only for the work.
 """
 
@@ -18,6 +18,7 @@ from smista.cli._turns import add_messages_option, text_or_messages
 from smista.engine import confidence_of, reason_of
 from smista.intent import TaskIntent
 from smista.rulecache import load_rules
+from smista.wire import classification, explicit
 
 if TYPE_CHECKING:
     from smista.classifier import Classifier
@@ -44,22 +45,6 @@ def _parser(name: str) -> ArgumentParser:
     return parser
 
 
-def wire(
-    intent: str,
-    source: str,
-    reason: str,
-    matched_rule: int | None,
-    confidence: str | None,
-) -> dict[str, object]:
-    """The original's classification JSON object."""
-    out: dict[str, object] = {"intent": intent, "source": source, "reason": reason}
-    if matched_rule is not None:
-        out["matched_rule"] = matched_rule
-    if confidence is not None:
-        out["confidence"] = confidence
-    return out
-
-
 def run(argv: Sequence[str]) -> int:
     name = argv[0]
     args = _parser(name).parse_args(argv[1:])
@@ -70,11 +55,13 @@ def run(argv: Sequence[str]) -> int:
     if name == "explain":
         return _explain(args.rules, text, command, args.context, args.json)
     if command is not None:
-        result = wire(command.value, "explicit", f"explicit command '{command.value}'", None, None)
+        result = explicit(command.value)
     else:
         rules = load_rules(args.rules)
         match = rules.match_text(text, frozenset(args.context))
-        result = wire(match.label, "inferred", reason_of(match), match.rule, confidence_of(match))
+        result = classification(
+            match.label, "inferred", reason_of(match), match.rule, confidence_of(match)
+        )
     out = sys.stdout
     if args.json:
         out.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")

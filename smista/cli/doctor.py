@@ -36,8 +36,11 @@ def _parser() -> ArgumentParser:
 
 def _speedups() -> tuple[bool, str]:
     """(active, where or why not)."""
+    from smista._implementation import IMPLEMENTATION
     from smista.engine import ACCELERATED
 
+    if IMPLEMENTATION == "python":
+        return False, "pure-Python matcher: SMISTA_IMPLEMENTATION=python asks for it"
     if not ACCELERATED:
         return False, (
             "pure-Python matcher (slower): the C extension was not built at install "

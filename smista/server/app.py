@@ -377,7 +377,11 @@ async def _lifespan(settings: ServerSettings, holder: StateHolder) -> AsyncItera
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 
-    sighup = settings.reload_on_sighup and threading.current_thread() is threading.main_thread()
+    sighup = (
+        settings.reload_on_sighup
+        and hasattr(signal, "SIGHUP")  # not on Windows: reload with --watch there
+        and threading.current_thread() is threading.main_thread()
+    )
     if sighup:
         loop.add_signal_handler(signal.SIGHUP, on_sighup)
     watcher = (
