@@ -346,6 +346,7 @@ def test_doctor_and_version_say_when_the_pure_python_path_is_used(
     """Without the compiled extension (no compiler at install time) both say so."""
     (tmp_path / "sitecustomize.py").write_text(BLOCK_SPEEDUPS, encoding="utf-8")
     env = cli_env()
+    env.pop("SMISTA_IMPLEMENTATION", None)  # the no-compiler case, not the runtime switch
     env["PYTHONPATH"] = f"{tmp_path}:{env['PYTHONPATH']}"
     doctor = run_cli(["doctor"], env=env).stdout.decode()
     assert "C speedups:   inactive (pure-Python matcher (slower)" in doctor
