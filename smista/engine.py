@@ -47,7 +47,7 @@ Must never perform I/O, read the environment, or consult a model.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from itertools import chain, combinations, islice
 from typing import Any, NamedTuple
 
@@ -924,19 +924,10 @@ class CompiledRules:
                             (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
                         )
             elif level[0] or level[1] or level[2]:
-                for keyword in self._typo_candidates(token, level):
-                    cap = _cap(len(keyword))
-                    if (
-                        keyword == token
-                        or abs(len(keyword) - n) > cap
-                        or keyword in token
-                        or token in keyword
-                    ):
-                        continue
-                    if _OSA.within(keyword, token, cap) <= cap:
-                        places.extend(
-                            (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
-                        )
+                for keyword in self._verified_typos(token, level):
+                    places.extend(
+                        (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
+                    )
         if not places:
             return ()
         places.sort()
@@ -959,18 +950,24 @@ class CompiledRules:
         if n < len(self._levels) and self._has_typo:
             level = self._levels[n]
             if level[0] or level[1] or level[2]:
-                for keyword in sorted(self._typo_candidates(token, level)):
-                    cap = _cap(len(keyword))
-                    if (
-                        keyword == token
-                        or abs(len(keyword) - n) > cap
-                        or keyword in token
-                        or token in keyword
-                    ):
-                        continue
-                    if _OSA.within(keyword, token, cap) <= cap:
-                        out.append((keyword, True))
+                out.extend((k, True) for k in sorted(self._verified_typos(token, level)))
         return out
+
+    def _verified_typos(self, token: str, level: tuple[bool, bool, bool]) -> Iterator[str]:
+        """The typo-index candidates ``token`` really is a typo of (length cap,
+        containment, OSA distance: the rules of :mod:`smista.fuzzy`)."""
+        n = len(token)
+        for keyword in self._typo_candidates(token, level):
+            cap = _cap(len(keyword))
+            if (
+                keyword == token
+                or abs(len(keyword) - n) > cap
+                or keyword in token
+                or token in keyword
+            ):
+                continue
+            if _OSA.within(keyword, token, cap) <= cap:
+                yield keyword
 
     def _typo_candidates(self, token: str, level: tuple[bool, bool, bool]) -> set[str]:
         """Keywords sharing a deletion variant with ``token`` at the depths ``level`` allows."""
