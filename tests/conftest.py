@@ -33,6 +33,8 @@ settings.register_profile(
 )
 settings.register_profile(
     "nightly",
+    # Explicit: under a CI environment hypothesis's own defaults are derandomized.
+    derandomize=False,
     max_examples=2000,
     deadline=None,
     print_blob=True,
