@@ -35,7 +35,7 @@ from itertools import chain
 from typing import IO, TYPE_CHECKING, Any
 
 from smista import wire
-from smista.engine import CompiledRules, RuleMatch, confidence_of, reason_of
+from smista.engine import CompiledRules, RuleMatch, wire_of
 from smista.errors import SmistaError, UnknownIntentError
 from smista.intent import TaskIntent
 
@@ -73,12 +73,6 @@ the run with :class:`BatchInputError` instead of growing memory without bound.""
 RECORD_KEYS = ("text", "messages", "command", "contexts", "workspace", "id")
 """Keys an input record may have."""
 
-_WORKSPACE_KINDS = (
-    ("git_diff", "git_diff"),
-    ("git_branch", "git_branch"),
-    ("active_file", "active_file"),
-)
-_WORKSPACE_KEYS = ("root", "git_diff", "git_branch", "active_file", "referenced_paths")
 _AHEAD_PER_WORKER = 4
 
 
@@ -162,18 +156,15 @@ def _workspace_kinds(value: object) -> list[str]:
     if not isinstance(value, dict):
         raise _RecordError(f"workspace: expected an object, got {_kind(value)}")
     for key, item in value.items():
-        if key not in _WORKSPACE_KEYS:
+        if key not in wire.WORKSPACE_KEYS:
             raise _RecordError(
-                f"workspace.{key}: unknown key; expected one of: {', '.join(_WORKSPACE_KEYS)}"
+                f"workspace.{key}: unknown key; expected one of: {', '.join(wire.WORKSPACE_KEYS)}"
             )
         if key != "referenced_paths" and item is not None and not isinstance(item, str):
             raise _RecordError(f"workspace.{key}: expected a string or null, got {_kind(item)}")
-    kinds = [kind for key, kind in _WORKSPACE_KINDS if value.get(key) is not None]
-    if "referenced_paths" in value and _strings(
-        value["referenced_paths"], "workspace.referenced_paths"
-    ):
-        kinds.append("referenced_paths")
-    return kinds
+    if "referenced_paths" in value:
+        _strings(value["referenced_paths"], "workspace.referenced_paths")
+    return wire.workspace_kinds(value)
 
 
 class _Renderer:
@@ -192,10 +183,7 @@ class _Renderer:
     def render(self, match: RuleMatch) -> str:
         text = self.rendered.get(match)
         if text is None:
-            out = wire.classification(
-                match.label, "inferred", reason_of(match), match.rule, confidence_of(match)
-            )
-            text = _dump(out)
+            text = _dump(wire_of(match))
             if len(self.rendered) < 1 << 16:
                 self.rendered[match] = text
         return text

@@ -125,14 +125,7 @@ class Classifier:
         """The (shared, immutable) :class:`Classification` for a matcher outcome."""
         cached = self._results.get(match)
         if cached is None:
-            cached = Classification(
-                intent=TaskIntent(match.label),
-                source=IntentSource.INFERRED,
-                reason=reason_of(match),
-                matched_rule=match.rule,
-                confidence=Confidence(confidence_of(match)),
-            )
-            self._results[match] = cached
+            cached = self._results[match] = inferred(match)
         return cached
 
     def explain(
@@ -177,6 +170,17 @@ class Classifier:
         from smista.turnclassify import explain_turn
 
         return explain_turn(self, payload, command=command, contexts=contexts, workspace=workspace)
+
+
+def inferred(match: RuleMatch) -> Classification:
+    """The result of a matcher outcome: its intent, reason, rule and confidence."""
+    return Classification(
+        intent=TaskIntent(match.label),
+        source=IntentSource.INFERRED,
+        reason=reason_of(match),
+        matched_rule=match.rule,
+        confidence=Confidence(confidence_of(match)),
+    )
 
 
 def explicit(command: TaskIntent | str) -> Classification:

@@ -60,6 +60,7 @@ from smista.osa import OSA_CHECK as _OSA
 from smista.osa import cap as _cap
 from smista.osa import osa_within
 from smista.tokenizer import ASCII_TABLE, rust_lower, tokenize
+from smista.wire import classification as _wire_classification
 
 try:  # the optional compiled hot path (see hatch_build.py); same answers without it
     from smista._speedups import TokenCodes as _TokenCodes
@@ -79,6 +80,7 @@ __all__ = [
     "confidence_of",
     "osa_within",
     "reason_of",
+    "wire_of",
 ]
 
 ACCELERATED = _TokenCodes is not None
@@ -180,6 +182,13 @@ def confidence_of(match: RuleMatch) -> str:
     if signals >= 2:
         return "medium" if fuzzy else "high"
     return "medium" if signals else "low"
+
+
+def wire_of(match: RuleMatch) -> dict[str, object]:
+    """The wire JSON object of an inferred result (see :mod:`smista.wire`)."""
+    return _wire_classification(
+        match.label, "inferred", reason_of(match), match.rule, confidence_of(match)
+    )
 
 
 _BAND_AFTER = 256

@@ -101,20 +101,12 @@ class CompiledRulesClassifier:
         workspace: Workspace | None = None,  # noqa: ARG002 - kinds come in contexts
     ) -> Classification:
         """The classification of ``text``, as ``Classifier.classify`` gives it."""
-        from smista.classifier import explicit
-        from smista.engine import confidence_of, reason_of
+        from smista.classifier import explicit, inferred
 
         if command is not None:
             return explicit(command)
         kinds: Collection[str] = frozenset(contexts)
-        match = self.rules.match_text(text, kinds)
-        return Classification(
-            intent=TaskIntent(match.label),
-            source=IntentSource.INFERRED,
-            reason=reason_of(match),
-            matched_rule=match.rule,
-            confidence=Confidence(confidence_of(match)),
-        )
+        return inferred(self.rules.match_text(text, kinds))
 
     def classify_turn(
         self,

@@ -7,12 +7,47 @@ the server, previews, golden files). The object is the original's: ``intent``,
 have a value, in that order. Explicit commands have one shape too
 (:func:`explicit`): no rule evaluated, no confidence.
 
+The workspace object's keys and the context kinds they make available live
+here too (:data:`WORKSPACE_KEYS`, :func:`workspace_kinds`), so batch's
+pydantic-free record check and :mod:`smista.workspace` agree.
+
 Must never import pydantic or do I/O.
 """
 
 from __future__ import annotations
 
-__all__ = ["classification", "explicit", "explicit_reason"]
+from collections.abc import Mapping
+
+__all__ = [
+    "WORKSPACE_KEYS",
+    "classification",
+    "explicit",
+    "explicit_reason",
+    "workspace_kinds",
+]
+
+WORKSPACE_KEYS: tuple[str, ...] = (
+    "root",
+    "git_diff",
+    "git_branch",
+    "active_file",
+    "referenced_paths",
+)
+"""The keys of a workspace object (the fields of :class:`smista.workspace.Workspace`)."""
+
+_PRESENT_KINDS = ("git_diff", "git_branch", "active_file")
+
+
+def workspace_kinds(fields: Mapping[str, object]) -> list[str]:
+    """The context kinds a workspace's (already checked) fields make available.
+
+    A string field counts when present and not null (an empty ``git_diff``
+    still counts); ``referenced_paths`` when non-empty.
+    """
+    kinds = [kind for kind in _PRESENT_KINDS if fields.get(kind) is not None]
+    if fields.get("referenced_paths"):
+        kinds.append("referenced_paths")
+    return kinds
 
 
 def classification(

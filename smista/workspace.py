@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
+from smista.wire import workspace_kinds
+
 __all__ = ["WORKSPACE_CONTEXT_KINDS", "Workspace", "context_kinds", "touched_files"]
 
 WORKSPACE_CONTEXT_KINDS: tuple[str, ...] = (
@@ -37,16 +39,7 @@ def context_kinds(workspace: Workspace | None) -> frozenset[str]:
     """Context kinds available in ``workspace`` (an empty ``git_diff`` still counts)."""
     if workspace is None:
         return frozenset()
-    kinds: list[str] = []
-    if workspace.git_diff is not None:
-        kinds.append("git_diff")
-    if workspace.git_branch is not None:
-        kinds.append("git_branch")
-    if workspace.active_file is not None:
-        kinds.append("active_file")
-    if workspace.referenced_paths:
-        kinds.append("referenced_paths")
-    return frozenset(kinds)
+    return frozenset(workspace_kinds(vars(workspace)))
 
 
 def diff_paths(diff: str) -> list[str]:

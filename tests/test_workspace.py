@@ -45,3 +45,10 @@ def test_diff_header_edge_cases() -> None:
         git_diff="diff --git a/old.py b/new.py\r\ndiff --git weird\nnot a header b/x.py\n"
     )
     assert touched_files(ws) == ["new.py"]
+
+
+def test_wire_workspace_keys_are_the_model_fields() -> None:
+    """Batch checks records against ``wire.WORKSPACE_KEYS``: the model's fields, in order."""
+    from smista.wire import WORKSPACE_KEYS
+
+    assert tuple(Workspace.model_fields) == WORKSPACE_KEYS

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from smista.cli._common import ArgumentParser, add_request_options
 from smista.cli._turns import add_messages_option, text_or_messages
-from smista.engine import confidence_of, reason_of
+from smista.engine import wire_of
 from smista.intent import TaskIntent
 from smista.rulecache import load_rules
-from smista.wire import classification, explicit
+from smista.wire import explicit
 
 if TYPE_CHECKING:
     from smista.classifier import Classifier
@@ -59,9 +59,7 @@ def run(argv: Sequence[str]) -> int:
     else:
         rules = load_rules(args.rules)
         match = rules.match_text(text, frozenset(args.context))
-        result = classification(
-            match.label, "inferred", reason_of(match), match.rule, confidence_of(match)
-        )
+        result = wire_of(match)
     out = sys.stdout
     if args.json:
         out.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
