@@ -31,6 +31,8 @@ __all__ = [
     "open_regular",
     "read_bounded",
     "read_stable",
+    "read_text",
+    "unreadable",
 ]
 
 CONFIG_LIMIT = 8 << 20
@@ -115,6 +117,23 @@ def read_bounded(
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_text(path: str | os.PathLike[str], cap: int) -> str:
+    """The UTF-8 text of regular file ``path`` (:func:`read_bounded`, then decoded).
+
+    Raises ``OSError`` or ``UnicodeDecodeError``; :func:`unreadable` words either.
+    """
+    return read_bounded(path, cap).decode("utf-8")
+
+
+def unreadable(exc: OSError | UnicodeDecodeError) -> str:
+    """Why :func:`read_text` failed, as a caller's one-line error says it."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not valid UTF-8 (byte {exc.start})"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    return f"cannot read file: {exc.strerror or exc}"
 
 
 def read_stable(

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from smista._files import CONFIG_LIMIT, InputFileError, read_bounded
+from smista._files import CONFIG_LIMIT, InputFileError, read_bounded, unreadable
 from smista.errors import ConfigError
 from smista.rules import ClassificationConfig
 
@@ -61,14 +61,12 @@ def read_source(path: str | Path) -> tuple[str, bytes]:
         raise ConfigError([("", "empty file name, expected the path of a TOML file")], "''")
     try:
         raw = read_bounded(path, CONFIG_LIMIT)
-    except FileNotFoundError:
-        raise ConfigError([("", "no such file")], name) from None
     except IsADirectoryError:
         raise ConfigError([("", "is a directory, expected a TOML file")], name) from None
     except InputFileError as exc:
         raise ConfigError([("", f"{exc.strerror}, expected a TOML file")], name) from None
     except OSError as exc:
-        raise ConfigError([("", f"cannot read file: {exc.strerror or exc}")], name) from None
+        raise ConfigError([("", unreadable(exc))], name) from None
     try:
         return raw.decode("utf-8"), raw
     except UnicodeDecodeError as exc:

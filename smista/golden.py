@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr, field_validator
 
-from smista._files import CASES_LIMIT, read_bounded
+from smista._files import CASES_LIMIT, read_text, unreadable
 from smista.classifier import Classifier
 from smista.errors import ConfigError
 from smista.intent import Confidence, TaskIntent
@@ -30,6 +30,7 @@ __all__ = [
     "cases_from_data",
     "load_cases",
     "parse_cases",
+    "read_case_file",
     "run_case",
     "run_cases",
 ]
@@ -160,16 +161,15 @@ def parse_cases(
 
 def load_cases(path: str | Path) -> list[LabelledCase]:
     """Cases from a ``.toml`` or ``.jsonl`` file."""
-    name = str(path)
+    return parse_cases(read_case_file(path), str(path))
+
+
+def read_case_file(path: str | Path) -> str:
+    """The text of a case file; unreadable or not UTF-8 is a :class:`ConfigError` naming it."""
     try:
-        text = read_bounded(path, CASES_LIMIT).decode("utf-8")
-    except FileNotFoundError:
-        raise ConfigError([("", "no such file")], name) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError([("", f"not valid UTF-8 (byte {exc.start})")], name) from None
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read file: {exc.strerror or exc}")], name) from None
-    return parse_cases(text, name)
+        return read_text(path, CASES_LIMIT)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([("", unreadable(exc))], str(path)) from None
 
 
 def run_case(classifier: Classifier, case: GoldenCase, where: str = "") -> CaseOutcome:

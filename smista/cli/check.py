@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from smista._files import CONFIG_LIMIT, read_bounded
+from smista._files import CONFIG_LIMIT, read_text, unreadable
 from smista.cli._common import ArgumentParser, UsageError
 
 __all__ = ["run"]
@@ -62,13 +62,9 @@ def _expand(names: Sequence[str]) -> list[Path]:
 def _read(path: Path) -> tuple[str | None, str]:
     """The file's UTF-8 text, or ``None`` and why it cannot be checked."""
     try:
-        return read_bounded(path, CONFIG_LIMIT).decode("utf-8"), ""
-    except FileNotFoundError:
-        return None, "no such file"
-    except UnicodeDecodeError as exc:
-        return None, f"not valid UTF-8 (byte {exc.start})"
-    except OSError as exc:
-        return None, f"cannot read file: {exc.strerror or exc}"
+        return read_text(path, CONFIG_LIMIT), ""
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, unreadable(exc)
 
 
 def run(argv: Sequence[str]) -> int:

@@ -17,10 +17,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from smista._files import CASES_LIMIT, read_bounded
 from smista.cli._common import ArgumentParser, UsageError
-from smista.errors import ConfigError
 from smista.evaluate import AnnotatedCase, Evaluation, GroupScore, parse_labelled
+from smista.golden import read_case_file
 
 __all__ = ["render_groups", "run"]
 
@@ -71,15 +70,7 @@ def _group_line(group: GroupScore) -> str:
 
 
 def _read_cases(path: str) -> list[AnnotatedCase]:
-    try:
-        text = read_bounded(path, CASES_LIMIT).decode("utf-8")
-    except FileNotFoundError:
-        raise ConfigError([("", "no such file")], path) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError([("", f"not valid UTF-8 (byte {exc.start})")], path) from None
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read file: {exc.strerror or exc}")], path) from None
-    return parse_labelled(text, path)
+    return parse_labelled(read_case_file(path), path)
 
 
 def run(argv: Sequence[str]) -> int:
