@@ -209,12 +209,7 @@ class Poster:
         proxy: str | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        key = api_key or None
-        if key is not None:
-            problem = _secrets.check_key(key)
-            if problem:
-                raise ValueError(f"the API key {problem}")
-            _secrets.register(key)
+        key = _secrets.accept_key(api_key)
         self._api_key = key
         self.max_response_bytes = max_response_bytes
         self.user_agent = user_agent

@@ -37,6 +37,7 @@ __all__ = [
     "MASK",
     "RedactingFilter",
     "Redactor",
+    "accept_key",
     "check_key",
     "install",
     "redact",
@@ -200,6 +201,20 @@ LOGGERS = (
 """Loggers that may see upstream text (httpcore traces response headers at
 DEBUG); :func:`register` puts a :class:`RedactingFilter` on each, so a host's
 own handlers receive masked records too."""
+
+
+def accept_key(api_key: str | None) -> str | None:
+    """``api_key`` (``None`` for none or empty) once checked and registered for redaction.
+
+    A key that cannot go in a header is a ``ValueError`` that never quotes it.
+    """
+    key = api_key or None
+    if key is not None:
+        problem = check_key(key)
+        if problem:
+            raise ValueError(f"the API key {problem}")
+        register(key)
+    return key
 
 
 def register(key: str | None) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 from smista.errors import SmistaError
 from smista.hosts._turn import turn_from_prompt
 from smista.hosts.engine import HostDecision, HostEngine
-from smista.hosts.tools import ground_tool_call
+from smista.hosts.tools import ToolGrounding, ground_tool_call
 from smista.hosts.transcript import read_user_prompts
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "context_text",
     "decide_prompt",
     "optional_str",
+    "pre_tool_verdict",
     "read_input",
     "required_str",
     "respond",
@@ -98,6 +99,15 @@ def decide_prompt(payload: Mapping[str, Any], engine: HostEngine) -> HostDecisio
     return engine.decide(turn_from_prompt(prompt, earlier), command=command)
 
 
+def pre_tool_verdict(payload: Mapping[str, Any], engine: HostEngine) -> ToolGrounding:
+    """The grounding verdict on a ``PreToolUse`` hook's ``tool_name`` and ``tool_input``."""
+    tool = required_str(payload, "tool_name")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, Mapping):
+        raise HookInputError("hook input: 'tool_input' must be an object")
+    return ground_tool_call(tool, tool_input, required=engine.tool_required)
+
+
 def respond(payload: object, engine: HostEngine) -> dict[str, Any] | None:
     """The hook's stdout JSON for ``payload``, or ``None`` for no output."""
     payload, name = read_input(payload)
@@ -107,11 +117,7 @@ def respond(payload: object, engine: HostEngine) -> dict[str, Any] | None:
             return None
         return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
     if name == "PreToolUse":
-        tool = required_str(payload, "tool_name")
-        tool_input = payload.get("tool_input")
-        if not isinstance(tool_input, Mapping):
-            raise HookInputError("hook input: 'tool_input' must be an object")
-        verdict = ground_tool_call(tool, tool_input, required=engine.tool_required)
+        verdict = pre_tool_verdict(payload, engine)
         if not verdict.abstain:
             return None
         return {

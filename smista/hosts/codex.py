@@ -22,18 +22,16 @@ Earlier prompts for the follow-up rule come from the session's rollout file
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from smista.hosts.claude_code import (
-    HookInputError,
     context_text,
     decide_prompt,
+    pre_tool_verdict,
     read_input,
     required_str,
 )
 from smista.hosts.engine import HostDecision, HostEngine
-from smista.hosts.tools import ground_tool_call
 from smista.routing import RoutingDecision
 
 __all__ = ["respond", "same_model"]
@@ -75,10 +73,6 @@ def respond(payload: object, engine: HostEngine) -> dict[str, Any] | None:
             out["systemMessage"] = message
         return out
     if name == "PreToolUse":
-        tool = required_str(payload, "tool_name")
-        tool_input = payload.get("tool_input")
-        if not isinstance(tool_input, Mapping):
-            raise HookInputError("hook input: 'tool_input' must be an object")
-        verdict = ground_tool_call(tool, tool_input, required=engine.tool_required)
+        verdict = pre_tool_verdict(payload, engine)
         return {"systemMessage": verdict.reason()} if verdict.abstain else None
     return None

@@ -79,12 +79,7 @@ class ChatCompletionsClient:
         proxy: str | None = None,
         transport: Any = None,
     ) -> None:
-        key = api_key or None
-        if key is not None:
-            problem = _secrets.check_key(key)
-            if problem:
-                raise ValueError(f"the API key {problem}")
-            _secrets.register(key)
+        key = _secrets.accept_key(api_key)
         self.url = chat_completions_url(endpoint)
         self.model = model
         self._api_key = key
