@@ -8,14 +8,12 @@ Never performs I/O.
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from smista.intent import TaskIntent
 from smista.result import Classification
 from smista.rules import ClassificationConfig
-from smista.server.turns import ONE_OF_TEXT_OR_MESSAGES, Messages, OptionalText, one_input
+from smista.server.turns import Messages, TextOrMessages
 from smista.turnclassify import TurnInfo
 from smista.workspace import Workspace
 
@@ -32,20 +30,9 @@ __all__ = [
 ]
 
 
-class ClassifyRequest(BaseModel):
+class ClassifyRequest(TextOrMessages):
     """One request to classify: the prompt, and what the host knows around it."""
 
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", json_schema_extra=ONE_OF_TEXT_OR_MESSAGES
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def check_nulls(cls, data: Any) -> Any:
-        """``text`` and ``messages`` are never null."""
-        return one_input(data)
-
-    text: OptionalText = Field(default=None, description="The user's prompt.")
     messages: Messages = Field(
         default=None,
         description=(
@@ -68,12 +55,6 @@ class ClassifyRequest(BaseModel):
         default=None,
         description="The working-tree snapshot; adds the context kinds it provides.",
     )
-
-    @model_validator(mode="after")
-    def check_one_input(self) -> ClassifyRequest:
-        if (self.text is None) == (self.messages is None):
-            raise ValueError("give exactly one of 'text' and 'messages'")
-        return self
 
 
 class ClassifyAnswer(Classification):

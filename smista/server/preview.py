@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from smista.classifier import Classifier
 from smista.decision.ledger import UsageLedger
@@ -32,14 +32,7 @@ from smista.result import Classification
 from smista.routing import RoutingDecision, RoutingPolicy
 from smista.server.errors import ApiError
 from smista.server.plugins import Handled, RequestContext
-from smista.server.turns import (
-    MESSAGES_HELP,
-    ONE_OF_TEXT_OR_MESSAGES,
-    Messages,
-    OptionalText,
-    one_input,
-    request_turn,
-)
+from smista.server.turns import TextOrMessages, request_turn
 from smista.settings import settings_from_document
 from smista.turnclassify import TurnInfo, TurnResult
 from smista.workspace import Workspace
@@ -58,21 +51,9 @@ class HistoryRecord(BaseModel):
     content: StrictStr
 
 
-class PreviewBody(BaseModel):
+class PreviewBody(TextOrMessages):
     """One request to preview (``smista preview``'s inputs)."""
 
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", json_schema_extra=ONE_OF_TEXT_OR_MESSAGES
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def check_nulls(cls, data: Any) -> Any:
-        """``text`` and ``messages`` are never null."""
-        return one_input(data)
-
-    text: OptionalText = Field(default=None, description="The user's prompt.")
-    messages: Messages = Field(default=None, description=MESSAGES_HELP)
     command: TaskIntent | None = Field(default=None, description="An explicit intent.")
     contexts: tuple[StrictStr, ...] = Field(
         default=(), description="Available context kinds.", fail_fast=True
@@ -94,13 +75,6 @@ class PreviewBody(BaseModel):
     skip_decision: StrictBool = Field(
         default=False, description="Do not call the decision model for this request."
     )
-
-    @model_validator(mode="after")
-    def check_one_input(self) -> PreviewBody:
-        """Exactly one of ``text`` and ``messages``."""
-        if (self.text is None) == (self.messages is None):
-            raise ValueError("give exactly one of 'text' and 'messages'")
-        return self
 
 
 class PreviewAnswer(BaseModel):

@@ -8,9 +8,9 @@ body (``items[2].messages[0].role``). Never quotes the payload's text.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
-from pydantic import StrictStr, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, WithJsonSchema, model_validator
 
 from smista.classifier import Classifier
 from smista.config import format_loc
@@ -22,6 +22,7 @@ __all__ = [
     "ONE_OF_TEXT_OR_MESSAGES",
     "Messages",
     "OptionalText",
+    "TextOrMessages",
     "one_input",
     "request_turn",
 ]
@@ -68,3 +69,30 @@ Messages = Annotated[list[Any] | dict[str, Any] | None, WithJsonSchema(PAYLOAD_S
 
 OptionalText = Annotated[StrictStr | None, WithJsonSchema({"type": "string"})]
 """A ``text`` field that may be absent (when ``messages`` is given) but never null."""
+
+
+class TextOrMessages(BaseModel):
+    """A request body taking exactly one of ``text`` and ``messages`` (neither ever null).
+
+    The base of ``/v1/classify``'s and ``/v1/preview``'s bodies; they add their own fields.
+    """
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", json_schema_extra=ONE_OF_TEXT_OR_MESSAGES
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def check_nulls(cls, data: Any) -> Any:
+        """``text`` and ``messages`` are never null."""
+        return one_input(data)
+
+    text: OptionalText = Field(default=None, description="The user's prompt.")
+    messages: Messages = Field(default=None, description=MESSAGES_HELP)
+
+    @model_validator(mode="after")
+    def check_one_input(self) -> Self:
+        """Exactly one of ``text`` and ``messages``."""
+        if (self.text is None) == (self.messages is None):
+            raise ValueError("give exactly one of 'text' and 'messages'")
+        return self
