@@ -38,6 +38,7 @@ from smista import wire
 from smista.engine import CompiledRules, RuleMatch, wire_of
 from smista.errors import SmistaError, UnknownIntentError
 from smista.intent import TaskIntent
+from smista.wire import json_kind as _kind
 
 if TYPE_CHECKING:
     from smista.turnrules import TurnSettings
@@ -127,20 +128,6 @@ def _decode(raw: bytes) -> Any:
         if end == len(text):
             return obj
     return _DECODER.decode(text)
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 def _strings(value: object, key: str) -> list[str]:

@@ -24,6 +24,7 @@ from typing import Literal
 
 from smista.errors import SmistaError
 from smista.turnrules import CompiledTurnSettings, TurnSettings, compiled
+from smista.wire import json_kind as _kind
 
 __all__ = [
     "FORMATS",
@@ -149,22 +150,6 @@ _RESPONSES_ITEMS = frozenset(
 _OPENAI_ROLES = frozenset({"system", "developer", "tool", "function"})
 
 
-def _kind(value: object) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    if value is None:
-        return "null"
-    return type(value).__name__
-
-
 def _items_kind(items: Sequence[object]) -> TurnFormat:
     """Which format a list of messages or items is (first decisive sign wins)."""
     anthropic_image = False
@@ -231,7 +216,8 @@ def detect_format(payload: object) -> TurnFormat:
             "(OpenAI chat, Anthropic) or 'input' (OpenAI Responses)",
         )
     raise TurnError(
-        (), f"expected a string, an array of messages or a request object, got {_kind(payload)}"
+        (),
+        f"expected a string, an array of messages or a request object, got {_kind(payload)}",
     )
 
 

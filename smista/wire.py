@@ -7,8 +7,9 @@ the server, previews, golden files). The object is the original's: ``intent``,
 have a value, in that order. Explicit commands have one shape too
 (:func:`explicit`): no rule evaluated, no confidence.
 
-The workspace object's keys and the context kinds they make available live
-here too (:data:`WORKSPACE_KEYS`, :func:`workspace_kinds`), so batch's
+Input errors name a JSON value's type through :func:`json_kind`. The
+workspace object's keys and the context kinds they make available live here
+too (:data:`WORKSPACE_KEYS`, :func:`workspace_kinds`), so batch's
 pydantic-free record check and :mod:`smista.workspace` agree.
 
 Must never import pydantic or do I/O.
@@ -23,6 +24,7 @@ __all__ = [
     "classification",
     "explicit",
     "explicit_reason",
+    "json_kind",
     "workspace_kinds",
 ]
 
@@ -34,6 +36,24 @@ WORKSPACE_KEYS: tuple[str, ...] = (
     "referenced_paths",
 )
 """The keys of a workspace object (the fields of :class:`smista.workspace.Workspace`)."""
+
+
+def json_kind(value: object) -> str:
+    """What a decoded JSON value is, for error texts: ``a string``, ``an array``, ``null`` ..."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
 
 _PRESENT_KINDS = ("git_diff", "git_branch", "active_file")
 
