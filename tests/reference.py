@@ -157,13 +157,20 @@ def _first_of(entries: list[str], result: Any) -> tuple[str, bool] | None:
 
 
 def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> dict[str, Any]:
-    """The wire JSON for a config that may use every smista extension kind."""
+    """The wire JSON for a config that may use every smista extension kind.
+
+    Which condition holds, and with what, is decided here from the spec; how
+    each kind words its part of the reason and whether it counts towards the
+    confidence is the kind's own (``describe``/``counts`` through the registry).
+    """
+    from smista.conditions.base import Evidence
     from smista.conditions.markers import (
         DEFAULT_MARKERS,
         content_tokens,
         is_question,
         slash_command,
     )
+    from smista.conditions.registry import BY_KEY
     from smista.conditions.view import visible_text
 
     options = config.get("options", {})
@@ -176,10 +183,7 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
     for i in order:
         rule = rules[i]
         typo = rule.get("typo", True)
-        parts: list[str] = []
-        signals = 0
-        fuzzy_any = False
-        ok = True
+        found: list[Evidence] = []
         keywords = rule.get("keywords", [])
         if keywords:
 
@@ -192,9 +196,7 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
             hit = _first_of(keywords, kw)
             if hit is None:
                 continue
-            parts.append(f"keyword '{hit[0]}'")
-            signals += 1
-            fuzzy_any |= hit[1]
+            found.append(Evidence("keywords", hit[0], hit[1]))
         commands = [
             c[1:].lower() if c.startswith("/") else c.lower() for c in rule.get("commands", [])
         ]
@@ -202,8 +204,7 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
             command = slash_command(text)
             if command is None or not (command in commands or "*" in commands):
                 continue
-            parts.append(f"command '/{command}'")
-            signals += 1
+            found.append(Evidence("commands", "/" + command))
         leading = rule.get("leading", [])
         if leading:
             content = list(content_tokens(visible, markers))
@@ -223,37 +224,30 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
             hit = _first_of(leading, lead)
             if hit is None:
                 continue
-            parts.append(f"leading word '{hit[0]}'")
-            signals += 1
-            fuzzy_any |= hit[1]
+            found.append(Evidence("leading", hit[0], hit[1]))
         phrases = rule.get("phrases", [])
         if phrases:
             hit = _first_of(phrases, lambda p, typo=typo: _sequence(tokenize(p), tokens, typo))
             if hit is None:
                 continue
-            parts.append(f"phrase '{hit[0]}'")
-            signals += 1
-            fuzzy_any |= hit[1]
+            found.append(Evidence("phrases", hit[0], hit[1]))
         stems = [rust_lower(s) for s in rule.get("stems", []) if s]
         if stems:
             stem = next((s for s in stems if any(t.startswith(s) for t in tokens)), None)
             if stem is None:
                 continue
-            parts.append(f"stem '{stem}'")
-            signals += 1
+            found.append(Evidence("stems", stem))
         subs = [s.lower() for s in rule.get("substrings", []) if s]
         if subs:
             sub = next((s for s in subs if s in text.lower()), None)
             if sub is None:
                 continue
-            parts.append(f"substring '{sub}'")
-            signals += 1
+            found.append(Evidence("substrings", sub))
         question = rule.get("question")
         if question is not None:
             if is_question(visible, markers) != question:
                 continue
-            parts.append("question" if question else "no question")
-            signals += 1 if question else 0
+            found.append(Evidence("question", "question" if question else "no question"))
         exclude = rule.get("exclude", [])
         if exclude:
             vetoed = any(
@@ -266,10 +260,11 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
             present = [c for c in wanted if c in contexts]
             if not present:
                 continue
-            parts.append(f"context '{present[0]}'")
-            signals += 1
-        if not ok:
-            continue
+            found.append(Evidence("requires_any_context", present[0]))
+        parts = [p for e in found if (p := BY_KEY[e.kind].describe(e)) is not None]
+        counted = [e for e in found if BY_KEY[e.kind].counts(e)]
+        signals = len(counted)
+        fuzzy_any = any(e.fuzzy for e in counted)
         if parts:
             reason = " and ".join(parts) + f" matched rule {i}"
         elif exclude:
