@@ -801,19 +801,24 @@ def _strip_leading_mentions(text: str) -> list[tuple[str, bool]]:
     return out
 
 
-_SKIPPING: dict[int, tuple[Markers, tuple[Opener, ...]]] = {}
+_MARKER_OPENERS: dict[int, tuple[Markers, tuple[Opener, ...], tuple[Opener, ...]]] = {}
 
 
-def _skipping(markers: Markers) -> tuple[Opener, ...]:
-    """Fillers and request openers, skipped before the leading word (remembered)."""
-    held = _SKIPPING.get(id(markers))
-    if held is not None and held[0] is markers:
-        return held[1]
-    openers = markers.fillers + markers.request_openers
-    if len(_SKIPPING) > 64:
-        _SKIPPING.clear()
-    _SKIPPING[id(markers)] = (markers, openers)
-    return openers
+def _marker_openers(markers: Markers) -> tuple[tuple[Opener, ...], tuple[Opener, ...]]:
+    """The openers ``markers`` implies, remembered per markers object (at most 65 held).
+
+    First the fillers and request openers skipped before the leading word,
+    then the question words as one-token openers followed by the multi-token
+    question openers.
+    """
+    held = _MARKER_OPENERS.get(id(markers))
+    if held is None or held[0] is not markers:
+        skipping = markers.fillers + markers.request_openers
+        asking = (*((w,) for w in sorted(markers.question_words)), *markers.question_openers)
+        if len(_MARKER_OPENERS) > 64:
+            _MARKER_OPENERS.clear()
+        held = _MARKER_OPENERS[id(markers)] = (markers, skipping, asking)
+    return held[1], held[2]
 
 
 def content_tokens(text: str, markers: Markers) -> tuple[str, ...]:
@@ -824,7 +829,7 @@ def content_tokens(text: str, markers: Markers) -> tuple[str, ...]:
     """
     _, rest = _split_command(text)
     flagged = _strip_leading_mentions(rest)
-    skipping = _skipping(markers)
+    skipping = _marker_openers(markers)[0]
     words = [tok for tok, _ in flagged]
     i = 0
     while i < len(flagged):
@@ -848,28 +853,13 @@ def _ending_at(joined: str, endings: tuple[str, ...]) -> int:
     return best
 
 
-_ASKING: dict[int, tuple[Markers, tuple[Opener, ...]]] = {}
-
-
-def _question_openers(markers: Markers) -> tuple[Opener, ...]:
-    """Question words as one-token openers, then the multi-token openers (remembered)."""
-    held = _ASKING.get(id(markers))
-    if held is not None and held[0] is markers:
-        return held[1]
-    openers = (*((w,) for w in sorted(markers.question_words)), *markers.question_openers)
-    if len(_ASKING) > 64:
-        _ASKING.clear()
-    _ASKING[id(markers)] = (markers, openers)
-    return openers
-
-
 def _sentence_kind(raw: str, markers: Markers) -> str:
     """``'request'``, ``'question'``, ``''`` (a statement) or ``'empty'`` (fillers only)."""
     tokens = tokenize(raw)
     head = _skip(tokens, 0, markers.fillers)
     if head >= len(tokens):  # fillers alone ask when marked: "?", "ok?"
         return "question" if raw.rstrip(_CLOSERS).endswith(_QUESTION_MARKS) else "empty"
-    question_openers = _question_openers(markers)
+    question_openers = _marker_openers(markers)[1]
     asks_open = _opener_at(tokens, head, question_openers)
     requests_open = _opener_at(tokens, head, markers.request_openers)
     joined = " " + " ".join(tokens)
