@@ -1,18 +1,37 @@
-"""Shared pieces of the list-valued extension kinds: validation messages, list lints.
+"""Shared pieces of the list-valued kinds: their field type, witnesses, list lints.
 
-Pure. Each list kind (phrases, stems, substrings, leading, commands, exclude)
+Pure. Every kind whose value is a list of strings (keywords, contexts and the
+extension kinds phrases, stems, substrings, leading, commands, exclude)
+declares its field with :func:`string_list`. Each extension list kind
 normalizes its entries and reports empty entries, duplicates within a rule and
-the same entry in rules of different intents through :func:`list_lints`.
+the same entry in rules of different intents through :func:`list_lints`;
+:func:`entries_as_witnesses` is the witness of those whose entries hold as
+written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from smista.conditions.base import Lint, Severity, rule_key
 
-__all__ = ["list_lints"]
+__all__ = ["entries_as_witnesses", "list_lints", "string_list"]
+
+
+def string_list(description: str) -> Any:
+    """The field type of a list-of-strings kind: a tuple of strict strings, described.
+
+    Imports pydantic (called from a kind's ``annotation`` only).
+    """
+    from pydantic import Field, StrictStr
+
+    return Annotated[tuple[StrictStr, ...], Field(description=description)]
+
+
+def entries_as_witnesses(value: Any) -> tuple[str, ...]:
+    """The non-empty entries, each a prompt fragment that makes the condition hold."""
+    return tuple(v for v in value if v) or ("",)
 
 
 def list_lints(

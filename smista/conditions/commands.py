@@ -12,9 +12,9 @@ and compared case-insensitively; a name may hold ``:``, ``-``, ``_`` and
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-from smista.conditions._lists import list_lints
+from smista.conditions._lists import list_lints, string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint
 from smista.conditions.view import PromptView
 
@@ -41,17 +41,10 @@ class CommandsKind(ConditionKind):
     summary = "the prompt starts with one of these slash commands ('*' = any)"
 
     def annotation(self) -> Any:
-        from pydantic import Field, StrictStr
-
-        return Annotated[
-            tuple[StrictStr, ...],
-            Field(
-                description=(
-                    "smista extension: holds when the prompt starts with one of these slash "
-                    "commands (names without the slash; '*' = any slash command)."
-                )
-            ),
-        ]
+        return string_list(
+            "smista extension: holds when the prompt starts with one of these slash "
+            "commands (names without the slash; '*' = any slash command)."
+        )
 
     place = 10
 

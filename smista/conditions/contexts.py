@@ -8,8 +8,9 @@ The first available kind in config order is the evidence. Must never perform I/O
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
+from smista.conditions._lists import string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.conditions.view import PromptView
 
@@ -30,12 +31,7 @@ class ContextsKind(ConditionKind):
     summary = "any named context kind is available (git_diff, referenced_paths, ...)"
 
     def annotation(self) -> Any:
-        from pydantic import Field, StrictStr
-
-        return Annotated[
-            tuple[StrictStr, ...],
-            Field(description="Holds when any named context kind is available (exact names)."),
-        ]
+        return string_list("Holds when any named context kind is available (exact names).")
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo

@@ -10,9 +10,9 @@ never perform I/O.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-from smista.conditions._lists import list_lints
+from smista.conditions._lists import list_lints, string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint
 from smista.conditions.phrases import find_sequence, phrase_tokens
 from smista.conditions.view import PromptView
@@ -45,17 +45,10 @@ class ExcludeKind(ConditionKind):
     summary = "veto: the rule does not match when any of these words/phrases occurs"
 
     def annotation(self) -> Any:
-        from pydantic import Field, StrictStr
-
-        return Annotated[
-            tuple[StrictStr, ...],
-            Field(
-                description=(
-                    "smista extension: the rule does not match when any of these words or "
-                    "phrases occurs in the prompt (exact tokens)."
-                )
-            ),
-        ]
+        return string_list(
+            "smista extension: the rule does not match when any of these words or "
+            "phrases occurs in the prompt (exact tokens)."
+        )
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo

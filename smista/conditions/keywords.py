@@ -11,8 +11,9 @@ Hangul or Han keyword. Must never perform I/O.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from smista.conditions._lists import entries_as_witnesses, string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.conditions.view import PromptView, is_hangul_or_han
 from smista.conditions.words import word_match
@@ -45,17 +46,12 @@ class KeywordsKind(ConditionKind):
     summary = "any keyword is a prompt token (typo-tolerant: caps 0/1/2 by length)"
 
     def annotation(self) -> Any:
-        from pydantic import Field, StrictStr
-
-        return Annotated[
-            tuple[StrictStr, ...],
-            Field(description="Holds when any keyword is a prompt token, or a typo of one."),
-        ]
+        return string_list("Holds when any keyword is a prompt token, or a typo of one.")
 
     place = 30
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
-        return tuple(v for v in value if v) or ("",)
+        return entries_as_witnesses(value)
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         return Condition(self.key, tuple(value), typo)

@@ -12,9 +12,9 @@ with the keyword caps (never for Hangul or Han words, nor with
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-from smista.conditions._lists import list_lints
+from smista.conditions._lists import entries_as_witnesses, list_lints, string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint
 from smista.conditions.phrases import first_words, phrase_tokens
 from smista.conditions.view import PromptView, is_hangul_or_han
@@ -65,23 +65,16 @@ class LeadingKind(ConditionKind):
     summary = "the first content word (after greetings, @mentions, fillers) is one of these"
 
     def annotation(self) -> Any:
-        from pydantic import Field, StrictStr
-
-        return Annotated[
-            tuple[StrictStr, ...],
-            Field(
-                description=(
-                    "smista extension: holds when the first content word(s) of the prompt, "
-                    "after a slash command, @mentions, greetings and polite fillers, are one "
-                    "of these (typo-tolerant, as keywords)."
-                )
-            ),
-        ]
+        return string_list(
+            "smista extension: holds when the first content word(s) of the prompt, "
+            "after a slash command, @mentions, greetings and polite fillers, are one "
+            "of these (typo-tolerant, as keywords)."
+        )
 
     place = 20
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
-        return tuple(v for v in value if v) or ("",)
+        return entries_as_witnesses(value)
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         return Condition(self.key, tuple(value), typo)

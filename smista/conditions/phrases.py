@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-from smista.conditions._lists import list_lints
+from smista.conditions._lists import entries_as_witnesses, list_lints, string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.conditions.view import PromptView, is_hangul_or_han
 from smista.conditions.words import word_match
@@ -106,22 +106,15 @@ class PhrasesKind(ConditionKind):
     summary = "consecutive tokens, each typo-tolerant with the keyword caps"
 
     def annotation(self) -> Any:
-        from pydantic import Field, StrictStr
-
-        return Annotated[
-            tuple[StrictStr, ...],
-            Field(
-                description=(
-                    "smista extension: holds when a phrase's tokens occur consecutively "
-                    "in the prompt (each typo-tolerant, as keywords)."
-                )
-            ),
-        ]
+        return string_list(
+            "smista extension: holds when a phrase's tokens occur consecutively "
+            "in the prompt (each typo-tolerant, as keywords)."
+        )
 
     place = 40
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
-        return tuple(v for v in value if v) or ("",)
+        return entries_as_witnesses(value)
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         return Condition(self.key, tuple(value), typo)

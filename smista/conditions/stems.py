@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-from smista.conditions._lists import list_lints
+from smista.conditions._lists import entries_as_witnesses, list_lints, string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.conditions.view import PromptView
 from smista.tokenizer import rust_lower, tokenize
@@ -32,17 +32,12 @@ class StemsKind(ConditionKind):
     summary = "some token starts with the stem (exact prefix; for inflected languages)"
 
     def annotation(self) -> Any:
-        from pydantic import Field, StrictStr
-
-        return Annotated[
-            tuple[StrictStr, ...],
-            Field(description="smista extension: holds when some prompt token starts with a stem."),
-        ]
+        return string_list("smista extension: holds when some prompt token starts with a stem.")
 
     place = 45
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
-        return tuple(v for v in value if v) or ("",)
+        return entries_as_witnesses(value)
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo

@@ -12,9 +12,9 @@ perform I/O.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-from smista.conditions._lists import list_lints
+from smista.conditions._lists import entries_as_witnesses, list_lints, string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.conditions.view import PromptView
 
@@ -33,22 +33,15 @@ class SubstringsKind(ConditionKind):
     summary = "the lowercased text contains it (for Japanese/Chinese written without spaces)"
 
     def annotation(self) -> Any:
-        from pydantic import Field, StrictStr
-
-        return Annotated[
-            tuple[StrictStr, ...],
-            Field(
-                description=(
-                    "smista extension: holds when the lowercased prompt text contains one of "
-                    "these (for scripts written without spaces)."
-                )
-            ),
-        ]
+        return string_list(
+            "smista extension: holds when the lowercased prompt text contains one of "
+            "these (for scripts written without spaces)."
+        )
 
     place = 46
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
-        return tuple(v for v in value if v) or ("",)
+        return entries_as_witnesses(value)
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo
