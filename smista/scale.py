@@ -14,7 +14,6 @@ the shape Spark's ``mapInPandas`` wants.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from smista.classifier import Classifier
 from smista.defaults import default_classifier
 from smista.rules import ClassificationConfig
+from smista.wire import json_value
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,11 +97,9 @@ def _turn(value: object, row: int) -> object:
     """A messages cell: a JSON string is decoded; lists and dicts are used as they are."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
-        except RecursionError:
-            raise ValueError(f"row {row}: messages: JSON nested too deeply") from None
+            return json_value(value)
         except ValueError as exc:
-            raise ValueError(f"row {row}: messages: not valid JSON ({exc})") from None
+            raise ValueError(f"row {row}: messages: {exc}") from None
     if hasattr(value, "tolist"):  # a numpy array from a pandas cell
         return value.tolist()
     return value

@@ -7,7 +7,8 @@ the server, previews, golden files). The object is the original's: ``intent``,
 have a value, in that order. Explicit commands have one shape too
 (:func:`explicit`): no rule evaluated, no confidence.
 
-Input errors name a JSON value's type through :func:`json_kind`. The
+Input errors name a JSON value's type through :func:`json_kind`;
+:func:`json_value` words undecodable JSON for them. The
 workspace object's keys and the context kinds they make available live here
 too (:data:`WORKSPACE_KEYS`, :func:`workspace_kinds`), so batch's
 pydantic-free record check and :mod:`smista.workspace` agree.
@@ -17,6 +18,7 @@ Must never import pydantic or do I/O.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "explicit",
     "explicit_reason",
     "json_kind",
+    "json_value",
     "workspace_kinds",
 ]
 
@@ -53,6 +56,19 @@ def json_kind(value: object) -> str:
     if value is None:
         return "null"
     return type(value).__name__
+
+
+def json_value(text: str) -> object:
+    """``json.loads(text)``; failing, a ``ValueError`` worded for a one-line error.
+
+    ``JSON nested too deeply`` or ``not valid JSON (<json's message>)``.
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except ValueError as exc:
+        raise ValueError(f"not valid JSON ({exc})") from None
 
 
 _PRESENT_KINDS = ("git_diff", "git_branch", "active_file")

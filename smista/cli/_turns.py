@@ -10,12 +10,12 @@ never appears in an error.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from smista.cli._common import UsageError, read_text_arg
+from smista.wire import json_value
 
 __all__ = [
     "MAX_MESSAGES_BYTES",
@@ -67,11 +67,9 @@ def read_messages_arg(path: str) -> object:
     except UnicodeDecodeError as exc:
         raise UsageError(f"{where}: not valid UTF-8 (invalid byte at offset {exc.start})") from None
     try:
-        return json.loads(text)
-    except RecursionError:
-        raise UsageError(f"{where}: JSON nested too deeply") from None
+        return json_value(text)
     except ValueError as exc:
-        raise UsageError(f"{where}: not valid JSON ({exc})") from None
+        raise UsageError(f"{where}: {exc}") from None
 
 
 def load_turn_settings(path: str | None) -> TurnSettings | None:
