@@ -216,6 +216,7 @@ def test_bad_history_files(run_cli: RunCli, tmp_path: Path) -> None:
         ("{}", "expected a JSON list of {role, content}"),
         ('[{"role": "user"}]', "item 0 is not an object with string 'role' and 'content'"),
         ("[", "not valid JSON"),
+        ("[" * 100_000, "JSON nested too deeply"),
     ]:
         history = tmp_path / "h.json"
         history.write_text(content, encoding="utf-8")

@@ -18,6 +18,7 @@ from typing import Any
 from smista._files import CASES_LIMIT, read_bounded
 from smista.cli._common import ArgumentParser, UsageError, add_request_options
 from smista.cli._turns import add_messages_option, text_or_messages
+from smista.wire import json_value
 
 __all__ = ["run"]
 
@@ -65,9 +66,11 @@ def read_history(path: str) -> list[dict[str, Any]]:
     except OSError as exc:
         raise UsageError(f"history file {path}: {exc.strerror or exc}") from None
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        data = json_value(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
         raise UsageError(f"history file {path}: not valid JSON ({exc})") from None
+    except ValueError as exc:
+        raise UsageError(f"history file {path}: {exc}") from None
     if not isinstance(data, list):
         raise UsageError(f"history file {path}: expected a JSON list of {{role, content}}")
     for i, item in enumerate(data):
