@@ -11,12 +11,12 @@ written.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Annotated, Any
 
-from smista.conditions.base import Lint, Severity, rule_key
+from smista.conditions.base import Evidence, Lint, Severity, rule_key
 
-__all__ = ["entries_as_witnesses", "list_lints", "string_list"]
+__all__ = ["best_entry", "entries_as_witnesses", "list_lints", "string_list"]
 
 
 def string_list(description: str) -> Any:
@@ -27,6 +27,24 @@ def string_list(description: str) -> Any:
     from pydantic import Field, StrictStr
 
     return Annotated[tuple[StrictStr, ...], Field(description=description)]
+
+
+def best_entry(
+    key: str, entries: Iterable[str], found: Callable[[str], bool | None]
+) -> Evidence | None:
+    """The evidence for the first entry found exactly, else for the first found by typo.
+
+    ``found(entry)`` is ``False`` for an exact occurrence, ``True`` for a typo
+    one and ``None`` for none: an exact occurrence of any entry beats a typo.
+    """
+    fuzzy_hit: str | None = None
+    for entry in entries:
+        result = found(entry)
+        if result is False:
+            return Evidence(key, entry)
+        if result is True and fuzzy_hit is None:
+            fuzzy_hit = entry
+    return None if fuzzy_hit is None else Evidence(key, fuzzy_hit, fuzzy=True)
 
 
 def entries_as_witnesses(value: Any) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from smista.conditions._lists import entries_as_witnesses, string_list
+from smista.conditions._lists import best_entry, entries_as_witnesses, string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.conditions.view import PromptView, is_hangul_or_han
 from smista.conditions.words import word_match
@@ -60,26 +60,20 @@ class KeywordsKind(ConditionKind):
         typo = condition.flag
         han_typos = view.options.hangul_han_typos
         tokens = view.tokens
-        results: list[bool | None] = []
-        for keyword in condition.values:
+
+        def found(keyword: str) -> bool | None:
             needle = rust_lower(keyword)
             allowed = typo and (han_typos or not is_hangul_or_han(needle))
-            found: bool | None = None
+            result: bool | None = None
             for token in tokens:
                 hit = word_match(needle, token, typo=allowed)
                 if hit is False:
-                    found = False
-                    break
+                    return False
                 if hit is True:
-                    found = True
-            results.append(found)
-        for keyword, result in zip(condition.values, results, strict=True):
-            if result is False:
-                return Evidence(self.key, keyword)
-        for keyword, result in zip(condition.values, results, strict=True):
-            if result is True:
-                return Evidence(self.key, keyword, fuzzy=True)
-        return None
+                    result = True
+            return result
+
+        return best_entry(self.key, condition.values, found)
 
     def covers(self, earlier: Any, later: Any) -> bool:
         if not earlier:

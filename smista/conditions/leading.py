@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from smista.conditions._lists import entries_as_witnesses, list_lints, string_list
+from smista.conditions._lists import best_entry, entries_as_witnesses, list_lints, string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint
 from smista.conditions.phrases import first_words, phrase_tokens
 from smista.conditions.view import PromptView, is_hangul_or_han
@@ -84,14 +84,12 @@ class LeadingKind(ConditionKind):
             return None
         if view.has_index and first_words(condition).isdisjoint(view.lead_words):
             return None
-        fuzzy_hit: str | None = None
-        for entry in condition.values:
-            found = _lead_in_view(phrase_tokens(entry), view, typo=condition.flag)
-            if found is False:
-                return Evidence(self.key, entry)
-            if found is True and fuzzy_hit is None:
-                fuzzy_hit = entry
-        return None if fuzzy_hit is None else Evidence(self.key, fuzzy_hit, fuzzy=True)
+        typo = condition.flag
+        return best_entry(
+            self.key,
+            condition.values,
+            lambda entry: _lead_in_view(phrase_tokens(entry), view, typo=typo),
+        )
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return first_words(condition)

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from smista.conditions._lists import entries_as_witnesses, list_lints, string_list
+from smista.conditions._lists import best_entry, entries_as_witnesses, list_lints, string_list
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.conditions.view import PromptView, is_hangul_or_han
 from smista.conditions.words import word_match
@@ -122,14 +122,12 @@ class PhrasesKind(ConditionKind):
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         if view.has_index and first_words(condition).isdisjoint(view.present_words):
             return None
-        fuzzy_hit: str | None = None
-        for phrase in condition.values:
-            found = find_in_view(phrase_tokens(phrase), view, typo=condition.flag)
-            if found is False:
-                return Evidence(self.key, phrase)
-            if found is True and fuzzy_hit is None:
-                fuzzy_hit = phrase
-        return None if fuzzy_hit is None else Evidence(self.key, fuzzy_hit, fuzzy=True)
+        typo = condition.flag
+        return best_entry(
+            self.key,
+            condition.values,
+            lambda phrase: find_in_view(phrase_tokens(phrase), view, typo=typo),
+        )
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return first_words(condition)
