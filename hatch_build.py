@@ -35,14 +35,14 @@ def build_in_place(root: str) -> Path:
         dist = Distribution(
             {
                 "name": "smista",
-                "ext_modules": [Extension("smista._speedups", [SOURCE], depends=[HEADER])],
+                "ext_modules": [Extension("smista.core._speedups", [SOURCE], depends=[HEADER])],
             }
         )
         command = build_ext(dist)
         command.inplace = True
         command.ensure_finalized()
         command.run()
-        return Path(root) / command.get_ext_fullpath("smista._speedups")
+        return Path(root) / command.get_ext_fullpath("smista.core._speedups")
     finally:
         os.chdir(here)
 
