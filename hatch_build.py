@@ -78,4 +78,4 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             return
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
-        build_data["force_include"][str(built)] = f"smista/{built.name}"
+        build_data["force_include"][str(built)] = f"smista/core/{built.name}"
