@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from smista.tokenizer import rust_lower, tokenize
+from smista.core.tokenizer import rust_lower, tokenize
 
 
 def osa(a: str, b: str) -> int:
@@ -163,15 +163,15 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
     each kind words its part of the reason and whether it counts towards the
     confidence is the kind's own (``describe``/``counts`` through the registry).
     """
-    from smista.conditions.base import Evidence
-    from smista.conditions.markers import (
+    from smista.core.conditions.base import Evidence
+    from smista.core.conditions.markers import (
         DEFAULT_MARKERS,
         content_tokens,
         is_question,
         slash_command,
     )
-    from smista.conditions.registry import BY_KEY
-    from smista.conditions.view import visible_text
+    from smista.core.conditions.registry import BY_KEY
+    from smista.core.conditions.view import visible_text
 
     options = config.get("options", {})
     markers = DEFAULT_MARKERS

@@ -49,6 +49,6 @@ def test_diff_header_edge_cases() -> None:
 
 def test_wire_workspace_keys_are_the_model_fields() -> None:
     """Batch checks records against ``wire.WORKSPACE_KEYS``: the model's fields, in order."""
-    from smista.wire import WORKSPACE_KEYS
+    from smista.core.wire import WORKSPACE_KEYS
 
     assert tuple(Workspace.model_fields) == WORKSPACE_KEYS

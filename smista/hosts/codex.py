@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from smista.core.routing import RoutingDecision
 from smista.hosts.claude_code import (
     context_text,
     decide_prompt,
@@ -32,7 +33,6 @@ from smista.hosts.claude_code import (
     required_str,
 )
 from smista.hosts.engine import HostDecision, HostEngine
-from smista.routing import RoutingDecision
 
 __all__ = ["respond", "same_model"]
 
