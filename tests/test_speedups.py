@@ -60,7 +60,7 @@ def test_header_matches_the_unicode_tables() -> None:
         import gen_speedups_header  # type: ignore[import-not-found]
     finally:
         sys.path.remove(str(ROOT / "tools"))
-    committed = (ROOT / "smista" / "_speedups_alnum.h").read_text(encoding="utf-8")
+    committed = (ROOT / "csrc" / "_speedups_alnum.h").read_text(encoding="utf-8")
     assert committed == gen_speedups_header.render()
 
 

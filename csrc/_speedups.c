@@ -1,5 +1,6 @@
 /*
- * smista._speedups: the compiled hot path of the rule matcher.
+ * The compiled hot path of the rule matcher (imported as SMISTA_SPEEDUPS_NAME,
+ * which the build hook, hatch_build.py, defines from its one constant).
  *
  * Owns two tables and the scan that reads prompts against them:
  *
@@ -38,13 +39,39 @@
  * Also here: count_newlines, the memchr loop that bulk classification
  * (smista.batch) uses to number lines without touching them in Python.
  *
- * Thread safety: every method runs holding the GIL and never releases it, so
- * each call is atomic with respect to other Python threads.
+ * State and threads (PEP 489 multi-phase init, PEP 703 free threading):
+ *
+ *   Process-wide and read-only once set: the character tables and the hash
+ *   key, filled once per process by the first module exec (under a PyMutex
+ *   on free-threaded builds; under the GIL otherwise, which every
+ *   interpreter that may load this module shares). Re-executing the module
+ *   (a re-import, another interpreter) never redraws the key, so tables
+ *   built earlier keep their hashes.
+ *
+ *   Per module object (module state): the two heap types. Nothing Python is
+ *   held in a C global.
+ *
+ *   Per object: a TokenCodes table is mutated by scan() (CLOCK bits, tokens
+ *   settled in C), put(), remember(), attach() and clear(); every method
+ *   holds the object's critical section (Py_BEGIN_CRITICAL_SECTION: a no-op
+ *   under the GIL, a per-object lock on free-threaded builds), and no method
+ *   keeps a pointer into the table across a call into Python. A VariantIndex
+ *   is immutable once built. Hence Py_mod_gil = Py_MOD_GIL_NOT_USED.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+
+#ifndef SMISTA_SPEEDUPS_NAME
+#error "SMISTA_SPEEDUPS_NAME (the module's dotted name) is defined by hatch_build.py"
+#endif
+
+/* Python < 3.13 has no critical sections: the GIL alone serializes calls. */
+#ifndef Py_BEGIN_CRITICAL_SECTION
+#define Py_BEGIN_CRITICAL_SECTION(op) {
+#define Py_END_CRITICAL_SECTION() }
+#endif
 
 #include "_speedups_alnum.h"
 
@@ -234,6 +261,21 @@ put_key_char(unsigned char *out, Py_UCS4 ch)
     return 4;
 }
 
+/* -- module state -------------------------------------------------------------------- */
+
+typedef struct {
+    PyTypeObject *TokenCodesType;
+    PyTypeObject *VariantIndexType;
+} SpeedupsState;
+
+static struct PyModuleDef speedups_module;
+
+static inline SpeedupsState *
+speedups_state(PyObject *module)
+{
+    return (SpeedupsState *)PyModule_GetState(module);
+}
+
 /* -- VariantIndex storage (the type itself is further down) ----------------------- */
 
 /* Deletion variants are hashed with a keyed polynomial hash, so the hash of
@@ -255,8 +297,6 @@ typedef struct {
     uint64_t *bloom; /* two bits per variant, 16 bits of filter per variant */
     size_t bloom_mask; /* bits - 1 */
 } VariantIndex;
-
-static PyTypeObject VariantIndexType;
 
 static inline uint64_t
 variant_hash(uint64_t poly, size_t len)
@@ -680,7 +720,9 @@ TokenCodes_dealloc(TokenCodes *self)
     PyMem_Free(self->alpha_na);
     free_keys(self);
     PyMem_Free(self->slots);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type); /* a heap type: each instance holds a reference to it */
 }
 
 /* -- the scan ---------------------------------------------------------------------- */
@@ -985,7 +1027,7 @@ PyDoc_STRVAR(scan_doc,
 "non-negative.");
 
 static PyObject *
-TokenCodes_scan(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+TokenCodes_scan_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "scan() takes exactly 2 arguments");
@@ -1014,13 +1056,23 @@ TokenCodes_scan(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+static PyObject *
+TokenCodes_scan(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_scan_locked(self, args, nargs);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
 PyDoc_STRVAR(hits_doc,
 "hits(text, /) -> tuple[list[str], list[str]]\n--\n\n"
 "``(the known tokens of text that hit some rule, the unknown tokens)``, in\n"
 "order, repeats kept; tokens as :meth:`scan` gives them.");
 
 static PyObject *
-TokenCodes_hits(TokenCodes *self, PyObject *text)
+TokenCodes_hits_locked(TokenCodes *self, PyObject *text)
 {
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "hits() text must be str");
@@ -1045,13 +1097,23 @@ TokenCodes_hits(TokenCodes *self, PyObject *text)
     return Py_BuildValue("(NN)", st.hits, st.unknown);
 }
 
+static PyObject *
+TokenCodes_hits(TokenCodes *self, PyObject *text)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_hits_locked(self, text);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
 PyDoc_STRVAR(put_doc,
 "put(token, code, /) -> None\n--\n\n"
 "Record the engine's code for ``token`` (as :meth:`scan` handed it back, or\n"
 "any spelling of it); ``None`` means it hits nothing.");
 
 static PyObject *
-TokenCodes_put(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+TokenCodes_put_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2 || !PyUnicode_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, "put() takes a str and an int or None");
@@ -1081,6 +1143,16 @@ TokenCodes_put(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+TokenCodes_put(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_put_locked(self, args, nargs);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
 /* Whether `token` is a non-empty str of lowercase ASCII letters and digits. */
 static int
 is_token_text(PyObject *token)
@@ -1103,7 +1175,7 @@ PyDoc_STRVAR(remember_doc,
 "not lowercased ASCII letters and digits, are skipped.");
 
 static PyObject *
-TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+TokenCodes_remember_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "remember() takes exactly 3 arguments");
@@ -1166,12 +1238,22 @@ TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_remember_locked(self, args, nargs);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
 PyDoc_STRVAR(get_doc,
 "get(token, /) -> int | None\n--\n\n"
 "The code recorded for ``token``; ``None`` if unknown (no hit reads as -1).");
 
 static PyObject *
-TokenCodes_get(TokenCodes *self, PyObject *token)
+TokenCodes_get_locked(TokenCodes *self, PyObject *token)
 {
     if (!PyUnicode_Check(token))
         Py_RETURN_NONE;
@@ -1186,6 +1268,16 @@ TokenCodes_get(TokenCodes *self, PyObject *token)
     if (s->hash == 0 || len == 0)
         Py_RETURN_NONE;
     return PyLong_FromLongLong(s->code == NO_HIT ? -1 : s->code);
+}
+
+static PyObject *
+TokenCodes_get(TokenCodes *self, PyObject *token)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_get_locked(self, token);
+    Py_END_CRITICAL_SECTION();
+    return result;
 }
 
 PyDoc_STRVAR(lower_doc,
@@ -1226,10 +1318,13 @@ PyDoc_STRVAR(attach_doc,
 "index every keyword (caps 0 included), so that exact matches are found too.");
 
 static PyObject *
-TokenCodes_attach(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+TokenCodes_attach_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyObject_TypeCheck(args[0], &VariantIndexType) ||
-        !PyBytes_Check(args[1])) {
+    PyObject *module = PyType_GetModuleByDef(Py_TYPE(self), &speedups_module);
+    if (module == NULL)
+        return NULL;
+    PyTypeObject *variant_type = speedups_state(module)->VariantIndexType;
+    if (nargs != 2 || !PyObject_TypeCheck(args[0], variant_type) || !PyBytes_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "attach() takes a VariantIndex and bytes");
         return NULL;
     }
@@ -1244,22 +1339,64 @@ TokenCodes_attach(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyObject *
+TokenCodes_attach(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_attach_locked(self, args, nargs);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
+static PyObject *
+TokenCodes_get_settled_locked(TokenCodes *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSsize_t(self->settled);
+}
+
+static PyObject *
 TokenCodes_get_settled(TokenCodes *self, void *Py_UNUSED(closure))
 {
-    return PyLong_FromSsize_t(self->settled);
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_get_settled_locked(self, NULL);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
+static PyObject *
+TokenCodes_clear_locked(TokenCodes *self, PyObject *ignored)
+{
+    (void)ignored;
+    clear_table(self);
+    Py_RETURN_NONE;
 }
 
 static PyObject *
 TokenCodes_clear(TokenCodes *self, PyObject *Py_UNUSED(ignored))
 {
-    clear_table(self);
-    Py_RETURN_NONE;
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_clear_locked(self, NULL);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
+static Py_ssize_t
+TokenCodes_len_locked(TokenCodes *self)
+{
+    return (Py_ssize_t)self->used;
 }
 
 static Py_ssize_t
 TokenCodes_len(TokenCodes *self)
 {
-    return (Py_ssize_t)self->used;
+    Py_ssize_t result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_len_locked(self);
+    Py_END_CRITICAL_SECTION();
+    return result;
 }
 
 static PyObject *
@@ -1269,9 +1406,20 @@ TokenCodes_get_limit(TokenCodes *self, void *Py_UNUSED(closure))
 }
 
 static PyObject *
+TokenCodes_get_evictions_locked(TokenCodes *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSize_t(self->evictions);
+}
+
+static PyObject *
 TokenCodes_get_evictions(TokenCodes *self, void *Py_UNUSED(closure))
 {
-    return PyLong_FromSize_t(self->evictions);
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_get_evictions_locked(self, NULL);
+    Py_END_CRITICAL_SECTION();
+    return result;
 }
 
 static PyMethodDef TokenCodes_methods[] = {
@@ -1294,10 +1442,6 @@ static PyGetSetDef TokenCodes_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PySequenceMethods TokenCodes_as_sequence = {
-    .sq_length = (lenfunc)TokenCodes_len,
-};
-
 PyDoc_STRVAR(TokenCodes_doc,
 "TokenCodes(limit, *, max_len=0, alphabet=None, max_foreign=-1, collide=False)\n--\n\n"
 "A bounded table from token to the matcher's outcome code. Tokens longer than\n"
@@ -1305,17 +1449,21 @@ PyDoc_STRVAR(TokenCodes_doc,
 "letters and digits outside ``alphabet``, count as no hit and are never\n"
 "stored. ``collide`` (tests only) makes every key hash alike.");
 
-static PyTypeObject TokenCodesType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "smista._speedups.TokenCodes",
-    .tp_basicsize = sizeof(TokenCodes),
-    .tp_dealloc = (destructor)TokenCodes_dealloc,
-    .tp_as_sequence = &TokenCodes_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = TokenCodes_doc,
-    .tp_methods = TokenCodes_methods,
-    .tp_getset = TokenCodes_getset,
-    .tp_new = TokenCodes_new,
+static PyType_Slot TokenCodes_slots[] = {
+    {Py_tp_dealloc, TokenCodes_dealloc},
+    {Py_sq_length, TokenCodes_len},
+    {Py_tp_doc, (void *)TokenCodes_doc},
+    {Py_tp_methods, TokenCodes_methods},
+    {Py_tp_getset, TokenCodes_getset},
+    {Py_tp_new, TokenCodes_new},
+    {0, NULL},
+};
+
+static PyType_Spec TokenCodes_spec = {
+    .name = SMISTA_SPEEDUPS_NAME ".TokenCodes",
+    .basicsize = sizeof(TokenCodes),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = TokenCodes_slots,
 };
 
 /* -- VariantIndex ------------------------------------------------------------------ */
@@ -1462,7 +1610,9 @@ VariantIndex_dealloc(VariantIndex *self)
 {
     PyMem_Free(self->slots);
     PyMem_Free(self->bloom);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type); /* a heap type: each instance holds a reference to it */
 }
 
 static int
@@ -1570,25 +1720,25 @@ static PyMethodDef VariantIndex_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PySequenceMethods VariantIndex_as_sequence = {
-    .sq_length = (lenfunc)VariantIndex_len,
-};
-
 PyDoc_STRVAR(VariantIndex_doc,
 "VariantIndex(keywords, caps)\n--\n\n"
 "The deletion variants of each of ``keywords`` (lowercased str) up to its\n"
 "typo cap (0, 1 or 2), 8 bytes each; ``len()`` counts them.");
 
-static PyTypeObject VariantIndexType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "smista._speedups.VariantIndex",
-    .tp_basicsize = sizeof(VariantIndex),
-    .tp_dealloc = (destructor)VariantIndex_dealloc,
-    .tp_as_sequence = &VariantIndex_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = VariantIndex_doc,
-    .tp_methods = VariantIndex_methods,
-    .tp_new = VariantIndex_new,
+static PyType_Slot VariantIndex_slots[] = {
+    {Py_tp_dealloc, VariantIndex_dealloc},
+    {Py_sq_length, VariantIndex_len},
+    {Py_tp_doc, (void *)VariantIndex_doc},
+    {Py_tp_methods, VariantIndex_methods},
+    {Py_tp_new, VariantIndex_new},
+    {0, NULL},
+};
+
+static PyType_Spec VariantIndex_spec = {
+    .name = SMISTA_SPEEDUPS_NAME ".VariantIndex",
+    .basicsize = sizeof(VariantIndex),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = VariantIndex_slots,
 };
 
 /* -- module functions -------------------------------------------------------------- */
@@ -1669,18 +1819,36 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef speedups_module = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "smista._speedups",
-    .m_doc = "Compiled hot path of smista's rule matcher (optional; see smista.engine).",
-    .m_size = -1,
-    .m_methods = module_methods,
-};
+/* -- process-wide tables and hash key ------------------------------------------------ */
 
-/* The hash key: 16 bytes from os.urandom, drawn once per process. */
-static int
-init_seed(void)
+static int process_ready = 0; /* LOWER, BMP_ALNUM and the hash key are set */
+#ifdef Py_GIL_DISABLED
+static PyMutex process_lock; /* free-threaded builds: the first exec fills them once */
+#endif
+
+/* Derive the hash key from 16 random bytes. */
+static void
+set_seed(const unsigned char *random16)
 {
+    memcpy(&SEED0, random16, 8);
+    memcpy(&SEED1, random16 + 8, 8);
+    SEED0 |= 1;
+    SEED1 |= 1;
+    POLY_R = (SEED0 * 0x9e3779b97f4a7c15ULL) | 1;
+    /* the inverse of an odd number mod 2^64, by Newton's iteration */
+    uint64_t inv = POLY_R;
+    for (int k = 0; k < 6; k++)
+        inv *= 2 - POLY_R * inv;
+    POLY_RINV = inv;
+}
+
+/* Fill the tables and draw the hash key (os.urandom), once per process:
+ * later execs (re-imports, other interpreters) keep the first key, so every
+ * table and index in the process hashes alike. */
+static int
+init_process(void)
+{
+    /* drawn before taking the lock: no call into Python while holding it */
     PyObject *os = PyImport_ImportModule("os");
     if (os == NULL)
         return -1;
@@ -1693,42 +1861,95 @@ init_seed(void)
         PyErr_SetString(PyExc_RuntimeError, "os.urandom gave no seed");
         return -1;
     }
-    memcpy(&SEED0, PyBytes_AS_STRING(bytes), 8);
-    memcpy(&SEED1, PyBytes_AS_STRING(bytes) + 8, 8);
+#ifdef Py_GIL_DISABLED
+    PyMutex_Lock(&process_lock);
+#endif
+    if (!process_ready) {
+        init_tables();
+        set_seed((const unsigned char *)PyBytes_AS_STRING(bytes));
+        process_ready = 1;
+    }
+#ifdef Py_GIL_DISABLED
+    PyMutex_Unlock(&process_lock);
+#endif
     Py_DECREF(bytes);
-    SEED0 |= 1;
-    SEED1 |= 1;
-    POLY_R = (SEED0 * 0x9e3779b97f4a7c15ULL) | 1;
-    /* the inverse of an odd number mod 2^64, by Newton's iteration */
-    uint64_t inv = POLY_R;
-    for (int k = 0; k < 6; k++)
-        inv *= 2 - POLY_R * inv;
-    POLY_RINV = inv;
     return 0;
 }
+
+/* -- the module ---------------------------------------------------------------------- */
+
+static int
+speedups_exec(PyObject *module)
+{
+    if (init_process() < 0)
+        return -1;
+    SpeedupsState *state = speedups_state(module);
+    state->TokenCodesType =
+        (PyTypeObject *)PyType_FromModuleAndSpec(module, &TokenCodes_spec, NULL);
+    if (state->TokenCodesType == NULL)
+        return -1;
+    if (PyModule_AddType(module, state->TokenCodesType) < 0)
+        return -1;
+    state->VariantIndexType =
+        (PyTypeObject *)PyType_FromModuleAndSpec(module, &VariantIndex_spec, NULL);
+    if (state->VariantIndexType == NULL)
+        return -1;
+    if (PyModule_AddType(module, state->VariantIndexType) < 0)
+        return -1;
+    return 0;
+}
+
+static int
+speedups_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    SpeedupsState *state = speedups_state(module);
+    Py_VISIT(state->TokenCodesType);
+    Py_VISIT(state->VariantIndexType);
+    return 0;
+}
+
+static int
+speedups_clear(PyObject *module)
+{
+    SpeedupsState *state = speedups_state(module);
+    Py_CLEAR(state->TokenCodesType);
+    Py_CLEAR(state->VariantIndexType);
+    return 0;
+}
+
+static void
+speedups_free(void *module)
+{
+    (void)speedups_clear((PyObject *)module);
+}
+
+static PyModuleDef_Slot speedups_slots[] = {
+    {Py_mod_exec, speedups_exec},
+#ifdef Py_mod_multiple_interpreters
+    /* no own-GIL interpreters: the process-wide tables are filled under the
+     * GIL that such interpreters would not share (free-threaded builds lock) */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED}, /* see "State and threads" at the top */
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef speedups_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = SMISTA_SPEEDUPS_NAME,
+    .m_doc = "Compiled hot path of smista's rule matcher (optional; see smista.engine).",
+    .m_size = sizeof(SpeedupsState),
+    .m_methods = module_methods,
+    .m_slots = speedups_slots,
+    .m_traverse = speedups_traverse,
+    .m_clear = speedups_clear,
+    .m_free = speedups_free,
+};
 
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
-    init_tables();
-    if (init_seed() < 0)
-        return NULL;
-    if (PyType_Ready(&TokenCodesType) < 0 || PyType_Ready(&VariantIndexType) < 0)
-        return NULL;
-    PyObject *m = PyModule_Create(&speedups_module);
-    if (m == NULL)
-        return NULL;
-    Py_INCREF(&TokenCodesType);
-    if (PyModule_AddObject(m, "TokenCodes", (PyObject *)&TokenCodesType) < 0) {
-        Py_DECREF(&TokenCodesType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&VariantIndexType);
-    if (PyModule_AddObject(m, "VariantIndex", (PyObject *)&VariantIndexType) < 0) {
-        Py_DECREF(&VariantIndexType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return PyModuleDef_Init(&speedups_module);
 }
