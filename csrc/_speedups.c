@@ -43,10 +43,10 @@
  *
  *   Process-wide and read-only once set: the character tables and the hash
  *   key, filled once per process by the first module exec (under a PyMutex
- *   on free-threaded builds; under the GIL otherwise, which every
- *   interpreter that may load this module shares). Re-executing the module
- *   (a re-import, another interpreter) never redraws the key, so tables
- *   built earlier keep their hashes.
+ *   from 3.13, so interpreters with their own GIL may load the module; on
+ *   3.12 under the GIL, which every interpreter allowed to load it shares).
+ *   Re-executing the module (a re-import, another interpreter) never redraws
+ *   the key, so tables built earlier keep their hashes.
  *
  *   Per module object (module state): the two heap types. Nothing Python is
  *   held in a C global.
@@ -1320,11 +1320,14 @@ PyDoc_STRVAR(attach_doc,
 static PyObject *
 TokenCodes_attach_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *module = PyType_GetModuleByDef(Py_TYPE(self), &speedups_module);
+    /* a VariantIndex of any module object of this extension (a re-import
+     * makes new types; the hash key is the process's, so they agree) */
+    PyObject *module = nargs == 2 ? PyType_GetModuleByDef(Py_TYPE(args[0]), &speedups_module)
+                                  : NULL;
     if (module == NULL)
-        return NULL;
-    PyTypeObject *variant_type = speedups_state(module)->VariantIndexType;
-    if (nargs != 2 || !PyObject_TypeCheck(args[0], variant_type) || !PyBytes_Check(args[1])) {
+        PyErr_Clear();
+    if (module == NULL || Py_TYPE(args[0]) != speedups_state(module)->VariantIndexType ||
+        !PyBytes_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "attach() takes a VariantIndex and bytes");
         return NULL;
     }
@@ -1821,10 +1824,14 @@ static PyMethodDef module_methods[] = {
 
 /* -- process-wide tables and hash key ------------------------------------------------ */
 
-static int process_ready = 0; /* LOWER, BMP_ALNUM and the hash key are set */
-#ifdef Py_GIL_DISABLED
-static PyMutex process_lock; /* free-threaded builds: the first exec fills them once */
+/* From 3.13 (PyMutex) a lock guards the first fill, so interpreters with
+ * their own GIL and free-threaded builds may load the module; before, the
+ * GIL that every interpreter allowed to load it shares does. */
+#if PY_VERSION_HEX >= 0x030D0000
+#define SMISTA_PROCESS_LOCK 1
+static PyMutex process_lock;
 #endif
+static int process_ready = 0; /* LOWER, BMP_ALNUM and the hash key are set */
 
 /* Derive the hash key from 16 random bytes. */
 static void
@@ -1861,7 +1868,7 @@ init_process(void)
         PyErr_SetString(PyExc_RuntimeError, "os.urandom gave no seed");
         return -1;
     }
-#ifdef Py_GIL_DISABLED
+#ifdef SMISTA_PROCESS_LOCK
     PyMutex_Lock(&process_lock);
 #endif
     if (!process_ready) {
@@ -1869,7 +1876,7 @@ init_process(void)
         set_seed((const unsigned char *)PyBytes_AS_STRING(bytes));
         process_ready = 1;
     }
-#ifdef Py_GIL_DISABLED
+#ifdef SMISTA_PROCESS_LOCK
     PyMutex_Unlock(&process_lock);
 #endif
     Py_DECREF(bytes);
@@ -1925,9 +1932,12 @@ speedups_free(void *module)
 
 static PyModuleDef_Slot speedups_slots[] = {
     {Py_mod_exec, speedups_exec},
-#ifdef Py_mod_multiple_interpreters
-    /* no own-GIL interpreters: the process-wide tables are filled under the
-     * GIL that such interpreters would not share (free-threaded builds lock) */
+#if defined(Py_mod_multiple_interpreters) && defined(SMISTA_PROCESS_LOCK)
+    /* 3.13+: the process-wide fill is locked, the types are per module */
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#elif defined(Py_mod_multiple_interpreters)
+    /* 3.12: no public lock for the process-wide fill, so only interpreters
+     * sharing the main GIL may load the module */
     {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
 #endif
 #ifdef Py_mod_gil
