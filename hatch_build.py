@@ -123,5 +123,5 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             return  # imported from the source tree, where it was built
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
-        target = "/".join(EXTENSION.split(".")[:-1] + [built.name])
+        target = "/".join([*EXTENSION.split(".")[:-1], built.name])
         build_data["force_include"][str(built)] = target

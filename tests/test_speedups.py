@@ -491,11 +491,13 @@ print("ok")
 
 
 @compiled
+@pytest.mark.skipif(
+    sys.version_info < (3, 13),
+    reason="per-interpreter GIL support is declared from Python 3.13 (PyMutex)",
+)
 def test_the_extension_loads_in_an_interpreter_with_its_own_gil(tmp_path: Path) -> None:
     """Py_mod_multiple_interpreters (3.13+): an isolated interpreter (its own GIL, as
     concurrent.interpreters makes them) loads the extension and shares the process key."""
-    if sys.version_info < (3, 13):
-        pytest.skip("per-interpreter GIL support is declared from Python 3.13 (PyMutex)")
     pytest.importorskip("_interpreters")
     import importlib
 
