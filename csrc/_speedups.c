@@ -1153,6 +1153,22 @@ TokenCodes_put(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
+/* dict[key] as a new reference in *out (NULL when absent): 0, or -1 on error.
+ * Never a borrowed reference, which another thread could free (3.13+). */
+static int
+dict_get_ref(PyObject *dict, PyObject *key, PyObject **out)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyDict_GetItemRef(dict, key, out) < 0 ? -1 : 0;
+#else
+    *out = PyDict_GetItemWithError(dict, key);
+    if (*out == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    Py_INCREF(*out);
+    return 0;
+#endif
+}
+
 /* Whether `token` is a non-empty str of lowercase ASCII letters and digits. */
 static int
 is_token_text(PyObject *token)
@@ -1196,20 +1212,21 @@ TokenCodes_remember_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t n
             Py_DECREF(token);
             continue;
         }
-        PyObject *found = PyDict_GetItemWithError(codes, token); /* borrowed */
+        PyObject *found = NULL;
+        if (dict_get_ref(codes, token, &found) < 0) {
+            Py_DECREF(token);
+            Py_DECREF(it);
+            return NULL;
+        }
         if (found != NULL) {
             long long v = PyLong_AsLongLong(found);
+            Py_DECREF(found);
             if (v == -1 && PyErr_Occurred()) {
                 Py_DECREF(token);
                 Py_DECREF(it);
                 return NULL;
             }
             code = v;
-        }
-        else if (PyErr_Occurred()) {
-            Py_DECREF(token);
-            Py_DECREF(it);
-            return NULL;
         }
         else {
             int in_plain = PyDict_Contains(plain, token);
@@ -1515,25 +1532,26 @@ VariantIndex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     PyObject *keywords_arg, *caps_arg;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO", kwlist, &keywords_arg, &caps_arg))
         return NULL;
-    PyObject *keywords = PySequence_Fast(keywords_arg, "keywords must be a sequence");
+    /* tuple copies: no other thread can change them while the index is built */
+    PyObject *keywords = PySequence_Tuple(keywords_arg);
     if (keywords == NULL)
         return NULL;
-    PyObject *caps = PySequence_Fast(caps_arg, "caps must be a sequence");
+    PyObject *caps = PySequence_Tuple(caps_arg);
     if (caps == NULL) {
         Py_DECREF(keywords);
         return NULL;
     }
     VariantIndex *self = NULL;
-    const Py_ssize_t count = PySequence_Fast_GET_SIZE(keywords);
-    if (PySequence_Fast_GET_SIZE(caps) != count) {
+    const Py_ssize_t count = PyTuple_GET_SIZE(keywords);
+    if (PyTuple_GET_SIZE(caps) != count) {
         PyErr_SetString(PyExc_ValueError, "keywords and caps differ in length");
         goto fail;
     }
     /* an upper bound of the number of variants, for the table size */
     size_t total = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *k = PySequence_Fast_GET_ITEM(keywords, i);
-        long cap = PyLong_AsLong(PySequence_Fast_GET_ITEM(caps, i));
+        PyObject *k = PyTuple_GET_ITEM(keywords, i);
+        long cap = PyLong_AsLong(PyTuple_GET_ITEM(caps, i));
         if (cap == -1 && PyErr_Occurred())
             goto fail;
         if (!PyUnicode_Check(k) || cap < 0 || cap > 2) {
@@ -1561,8 +1579,8 @@ VariantIndex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->mask = slots - 1;
     self->bloom_mask = bloom_bits - 1;
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *k = PySequence_Fast_GET_ITEM(keywords, i);
-        long cap = PyLong_AsLong(PySequence_Fast_GET_ITEM(caps, i));
+        PyObject *k = PyTuple_GET_ITEM(keywords, i);
+        long cap = PyLong_AsLong(PyTuple_GET_ITEM(caps, i));
         Py_UCS4 small_cps[SMALL_CPS];
         uint64_t small_p[SMALL_CPS + 1];
         Py_ssize_t n;
