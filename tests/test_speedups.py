@@ -469,13 +469,16 @@ def test_a_reimport_makes_new_types_but_keeps_the_process_hash_key(tmp_path: Pat
 
 SUBINTERPRETER = """
 import _interpreters
-key = {key!r}
-code = '''
+LOAD = '''
 import importlib.util
 spec = importlib.util.spec_from_file_location({name!r}, {path!r})
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
-assert module.hash_token("alpha") == {key!r}, "another interpreter drew another key"
+'''
+exec(LOAD)  # the main interpreter's module object: it draws the process's hash key
+key = module.hash_token("alpha")
+code = LOAD + f'''
+assert module.hash_token("alpha") == {{key}}, "another interpreter drew another key"
 table = module.TokenCodes(8)
 table.put("alpha", 2)
 assert table.scan("alpha beta", 9) == (2, ["beta"])
@@ -502,9 +505,7 @@ def test_the_extension_loads_in_an_interpreter_with_its_own_gil(tmp_path: Path) 
     import importlib
 
     compiled_module = importlib.import_module(TokenCodes.__module__)
-    script = SUBINTERPRETER.format(
-        key=hash_token("alpha"), name=TokenCodes.__module__, path=compiled_module.__file__
-    )
+    script = SUBINTERPRETER.format(name=TokenCodes.__module__, path=compiled_module.__file__)
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False
     )
