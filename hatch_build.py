@@ -41,8 +41,8 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-EXTENSION = "smista._speedups"
-"""The extension's dotted name (``smista.core._speedups`` once the core moves)."""
+EXTENSION = "smista.core._speedups"
+"""The extension's dotted name: the compiled hot path of the pure core."""
 SOURCE = "csrc/_speedups.c"
 HEADER = "csrc/_speedups_alnum.h"
 REQUIRE = "SMISTA_REQUIRE_SPEEDUPS"

@@ -5,8 +5,8 @@
  * Owns two tables and the scan that reads prompts against them:
  *
  * TokenCodes: a bounded table from token to the outcome code the matcher
- * (smista.engine) computed for it, and a scan that tokenizes a prompt in one
- * pass -- splitting exactly as smista.tokenizer does (Rust's
+ * (smista.core.engine) computed for it, and a scan that tokenizes a prompt in one
+ * pass -- splitting exactly as smista.core.tokenizer does (Rust's
  * char::is_alphanumeric, from the generated _speedups_alnum.h) -- and folds
  * the codes of its tokens without creating a Python object per known token.
  * Tokens the table does not know are handed back (the scan never restarts),
@@ -37,7 +37,7 @@
  * the Python engine, so its answers are the engine's. No I/O.
  *
  * Also here: count_newlines, the memchr loop that bulk classification
- * (smista.batch) uses to number lines without touching them in Python.
+ * (smista.scale.batch) uses to number lines without touching them in Python.
  *
  * State and threads (PEP 489 multi-phase init, PEP 703 free threading):
  *
@@ -76,7 +76,7 @@
 #include "_speedups_alnum.h"
 
 /* Lowercased byte for an ASCII letter or digit, 0 for a separator (every
- * other ASCII byte, like smista.tokenizer.ASCII_TABLE's spaces). */
+ * other ASCII byte, like smista.core.tokenizer.ASCII_TABLE's spaces). */
 static unsigned char LOWER[128];
 /* One bit per BMP code point: whether it is a token character. */
 static uint8_t BMP_ALNUM[0x10000 / 8];
@@ -1967,7 +1967,7 @@ static PyModuleDef_Slot speedups_slots[] = {
 static struct PyModuleDef speedups_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = SMISTA_SPEEDUPS_NAME,
-    .m_doc = "Compiled hot path of smista's rule matcher (optional; see smista.engine).",
+    .m_doc = "Compiled hot path of smista's rule matcher (optional; see smista.core.engine).",
     .m_size = sizeof(SpeedupsState),
     .m_methods = module_methods,
     .m_slots = speedups_slots,

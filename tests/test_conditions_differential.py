@@ -1,6 +1,6 @@
 """Random configs mixing every condition kind: the engine against two references.
 
-* :func:`smista.reference.match_rules`, rule by rule with each kind's own
+* :func:`smista.core.reference.match_rules`, rule by rule with each kind's own
   ``match`` (the semantics as the kinds state them);
 * ``tests/reference.py``'s ``classify_extended``, the semantics restated
   plainly from docs/rules.md (wire JSON: intent, reason, confidence);
@@ -14,13 +14,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smista.classifier import Classifier, compile_rules
-from smista.conditions.view import visible_text
-from smista.engine import CompiledRules
-from smista.reference import match_rules
-from smista.rules import ClassificationConfig
-from smista.testing import configs, keywords, rules
-from smista.tokenizer import tokenize
+from smista.authoring.testing import configs, keywords, rules
+from smista.core.classifier import Classifier, compile_rules
+from smista.core.conditions.view import visible_text
+from smista.core.engine import CompiledRules
+from smista.core.reference import match_rules
+from smista.core.rules import ClassificationConfig
+from smista.core.tokenizer import tokenize
 from tests import reference
 
 WORDS = st.sampled_from(

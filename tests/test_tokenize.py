@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from smista import tokenize
-from smista.tokenizer import rust_lower
+from smista.core.tokenizer import rust_lower
 
 RUST_CASES = [
     json.loads(line)

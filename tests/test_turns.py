@@ -17,13 +17,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import smista
-from smista.classifier import Classifier
-from smista.config import parse_config
-from smista.defaults import default_classifier
-from smista.errors import ConfigError
-from smista.turnclassify import is_continuation
-from smista.turnrules import TurnSettings
-from smista.turns import PAYLOAD_SCHEMA, TurnError, detect_format, parse_turn
+from smista.config.defaults import default_classifier
+from smista.config.load import parse_config
+from smista.core.classifier import Classifier
+from smista.core.errors import ConfigError
+from smista.core.turnclassify import is_continuation
+from smista.core.turnrules import TurnSettings
+from smista.core.turns import PAYLOAD_SCHEMA, TurnError, detect_format, parse_turn
 
 DATA = Path(__file__).resolve().parent / "data" / "turns"
 
@@ -465,7 +465,7 @@ def test_tag_stripping_equals_the_lazy_regex(text: str) -> None:
     """The linear tag scan removes exactly what ``<(T)>[\\s\\S]*?</\\1>`` would."""
     import re
 
-    from smista.turns import Stripped, _strip_tags
+    from smista.core.turns import Stripped, _strip_tags
 
     for tag in ("ide_[a-z_]+", "system-reminder"):
         spans: list[Stripped] = []
