@@ -10,7 +10,7 @@ occurrence of any phrase beats a typo one. Must never perform I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -49,25 +49,10 @@ def find_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> boo
     """:func:`find_sequence` on the view's tokens, through its word index when it has one."""
     if not view.has_index:
         return find_sequence(words, view.tokens, typo=typo)
-    n = len(words)
-    if n == 0:
+    if not words:
         return None
-    allow = tuple(typo and not is_hangul_or_han(w) for w in words)
-    fuzzy_seen = False
-    for start, head in view.word_starts(words[0]):
-        if head and not allow[0]:
-            continue
-        fuzzy = head
-        for k in range(1, n):
-            hit = view.word_at(words[k], start + k)
-            if hit is None or (hit and not allow[k]):
-                break
-            fuzzy = fuzzy or hit
-        else:
-            if not fuzzy:
-                return False
-            fuzzy_seen = True
-    return True if fuzzy_seen else None
+    allow = _typo_allowed(words, typo)
+    return _first_run(words, allow, view.word_starts(words[0]), view.word_at)
 
 
 def find_sequence(words: tuple[str, ...], tokens: Sequence[str], *, typo: bool) -> bool | None:
@@ -76,17 +61,39 @@ def find_sequence(words: tuple[str, ...], tokens: Sequence[str], *, typo: bool) 
     n = len(words)
     if n == 0 or n > len(tokens):
         return None
-    allow = tuple(typo and not is_hangul_or_han(w) for w in words)
-    fuzzy_seen = False
+    allow = _typo_allowed(words, typo)
     first = words[0]
-    for start in range(len(tokens) - n + 1):
-        head = word_match(first, tokens[start], typo=allow[0])
-        if head is None:
+    starts = (
+        (start, head)
+        for start in range(len(tokens) - n + 1)
+        if (head := word_match(first, tokens[start], typo=allow[0])) is not None
+    )
+    return _first_run(
+        words, allow, starts, lambda word, at: word_match(word, tokens[at], typo=True)
+    )
+
+
+def _typo_allowed(words: tuple[str, ...], typo: bool) -> tuple[bool, ...]:
+    return tuple(typo and not is_hangul_or_han(w) for w in words)
+
+
+def _first_run(
+    words: tuple[str, ...],
+    allow: tuple[bool, ...],
+    starts: Iterable[tuple[int, bool]],
+    word_at: Callable[[str, int], bool | None],
+) -> bool | None:
+    """The one search both finders share: ``starts`` gives each position where the first
+    word occurs (and whether only as a typo); ``word_at(word, i)`` tells the same of the
+    token at ``i`` (``None``: no match). An exact run wins at once."""
+    fuzzy_seen = False
+    for start, head in starts:
+        if head and not allow[0]:
             continue
         fuzzy = head
-        for k in range(1, n):
-            hit = word_match(words[k], tokens[start + k], typo=allow[k])
-            if hit is None:
+        for k in range(1, len(words)):
+            hit = word_at(words[k], start + k)
+            if hit is None or (hit and not allow[k]):
                 break
             fuzzy = fuzzy or hit
         else:
