@@ -8,13 +8,10 @@ The first available kind in config order is the evidence. Must never perform I/O
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.conditions.view import PromptView
-
-if TYPE_CHECKING:
-    from hypothesis.strategies import SearchStrategy
 
 __all__ = ["CONTEXTS", "ContextsKind"]
 
@@ -36,10 +33,6 @@ class ContextsKind(ConditionKind):
             tuple[StrictStr, ...],
             Field(description="Holds when any named context kind is available (exact names)."),
         ]
-
-    def compile(self, value: Any, *, typo: bool) -> Condition:
-        del typo
-        return Condition(self.key, tuple(value))
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         found = next((c for c in condition.values if c in view.contexts), None)
@@ -73,16 +66,6 @@ class ContextsKind(ConditionKind):
                         + ("; unless the host supplies it, this rule never matches" * only)
                     )
                     yield Lint(i, key, Severity.WARNING, "unknown-context", msg)
-
-    def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
-        from hypothesis import strategies as st
-
-        from smista.workspace import WORKSPACE_CONTEXT_KINDS
-
-        del words
-        return st.lists(st.sampled_from(WORKSPACE_CONTEXT_KINDS), max_size=2, unique=True).map(
-            tuple
-        )
 
 
 CONTEXTS = ContextsKind()

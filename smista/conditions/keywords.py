@@ -11,15 +11,12 @@ Hangul or Han keyword. Must never perform I/O.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 from smista.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.conditions.view import PromptView, is_hangul_or_han
 from smista.conditions.words import word_match
 from smista.tokenizer import rust_lower, tokenize
-
-if TYPE_CHECKING:
-    from hypothesis.strategies import SearchStrategy
 
 __all__ = ["KEYWORDS", "KeywordsKind", "matchable"]
 
@@ -56,9 +53,6 @@ class KeywordsKind(ConditionKind):
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
         return tuple(v for v in value if v) or ("",)
-
-    def compile(self, value: Any, *, typo: bool) -> Condition:
-        return Condition(self.key, tuple(value), typo)
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         typo = condition.flag
@@ -97,11 +91,6 @@ class KeywordsKind(ConditionKind):
         yield from _keyword_lints(rules)
         yield from _collision_lints(rules)
         yield from _inflection_lints(rules)
-
-    def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
-        from hypothesis import strategies as st
-
-        return st.lists(words, max_size=4).map(tuple)
 
 
 KEYWORDS = KeywordsKind()
