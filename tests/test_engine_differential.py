@@ -358,3 +358,52 @@ def test_compiled_data_marker_values_are_type_checked() -> None:
     odd = PlanOptions(True, True, DEFAULT_MARKERS._replace(fillers=3))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unexpected marker value 3"):
         engine.options_to_data(odd)
+
+
+EXTENDED_TOML = """
+[[classification.rules]]
+intent = "plan"
+phrases = ["write the plan"]
+
+[[classification.rules]]
+intent = "edit"
+keywords = ["implement"]
+leading = ["fix"]
+"""
+
+
+def _extended() -> CompiledRules:
+    from smista.classifier import compile_rules
+    from smista.config import parse_config
+
+    rules = compile_rules(parse_config(EXTENDED_TOML))
+    assert rules.extended
+    return rules
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "please write the plan " + "filler " * 300,
+        "fix " + " ".join(f"tok{i}" for i in range(400)),
+        " ".join(f"tok{i}" for i in range(400)) + " implemnt it",
+        "nothing here " * 200,
+    ],
+)
+def test_extended_rules_decide_large_prompts_as_small_ones(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """Above LARGE_TEXT the verifying path takes its bounded route; the answer is the same."""
+    expected = _extended().match_text(text)
+    monkeypatch.setattr(engine, "LARGE_TEXT", 100)
+    assert _extended().match_text(text) == expected
+
+
+def test_extended_word_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The phrase-word memo forgets its oldest quarter at its limit; answers do not change."""
+    texts = [f"writ{i} the plan" for i in range(40)] + ["write the plan", "wrte the plan"]
+    expected = [_extended().match_text(t) for t in texts]
+    monkeypatch.setattr(engine, "MEMO_LIMIT", 8)
+    rules = _extended()
+    assert [rules.match_text(t) for t in texts] == expected
+    assert len(rules._word_hits) <= 8

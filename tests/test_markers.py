@@ -321,3 +321,10 @@ def test_marker_data_is_split_as_the_tokenizer_would() -> None:
     for block in blocks:
         for line in m._lines(block):
             assert m._words(line) == tokenize(line), line
+
+
+def test_markers_from_a_non_table_names_the_table() -> None:
+    """A caller passing something other than a table gets a ConfigError, not a traceback."""
+    with pytest.raises(ConfigError) as err:
+        markers_from(["question_words"])  # type: ignore[arg-type]
+    assert err.value.errors == [("classification.markers", "expected a table")]
