@@ -35,14 +35,14 @@ def build_in_place(root: str) -> Path:
         dist = Distribution(
             {
                 "name": "smista",
-                "ext_modules": [Extension("smista._speedups", [SOURCE], depends=[HEADER])],
+                "ext_modules": [Extension("smista.core._speedups", [SOURCE], depends=[HEADER])],
             }
         )
         command = build_ext(dist)
         command.inplace = True
         command.ensure_finalized()
         command.run()
-        return Path(root) / command.get_ext_fullpath("smista._speedups")
+        return Path(root) / command.get_ext_fullpath("smista.core._speedups")
     finally:
         os.chdir(here)
 
@@ -78,4 +78,4 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             return
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
-        build_data["force_include"][str(built)] = f"smista/{built.name}"
+        build_data["force_include"][str(built)] = f"smista/core/{built.name}"

@@ -25,11 +25,11 @@ import json
 import sys
 from pathlib import Path
 
-from smista.classifier import Classifier
-from smista.config import load_config
-from smista.defaults import default_config
-from smista.evaluate import AnnotatedCase, Evaluation, evaluate_cases, parse_labelled
-from smista.rules import ClassificationConfig
+from smista.authoring.evaluate import AnnotatedCase, Evaluation, evaluate_cases, parse_labelled
+from smista.config.defaults import default_config
+from smista.config.load import load_config
+from smista.core.classifier import Classifier
+from smista.core.rules import ClassificationConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"

@@ -13,8 +13,8 @@ from collections.abc import Collection, Sequence
 
 from rapidfuzz.distance import OSA
 
-from smista.engine import RuleMatch, RuleSpec
-from smista.tokenizer import rust_lower, tokenize
+from smista.core.engine import RuleMatch, RuleSpec
+from smista.core.tokenizer import rust_lower, tokenize
 
 __all__ = ["BaselineClassifier"]
 

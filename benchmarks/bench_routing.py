@@ -10,10 +10,10 @@ import timeit
 from collections.abc import Callable
 from functools import partial
 
+from smista.core.intent import Confidence, IntentSource, TaskIntent
+from smista.core.result import Classification
+from smista.core.routing import DefaultRoute, RoutingPolicy, RoutingRule, route
 from smista.decision.state import Conversation, Message, bound_state
-from smista.intent import Confidence, IntentSource, TaskIntent
-from smista.result import Classification
-from smista.routing import DefaultRoute, RoutingPolicy, RoutingRule, route
 
 
 def _policy(n: int) -> RoutingPolicy:

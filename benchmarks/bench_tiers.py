@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from smista.grounding import evaluate, parse_classifier_response  # noqa: E402
+from smista.core.grounding import evaluate, parse_classifier_response  # noqa: E402
 from smista.tiers import TierRequest, parse_tier_output, router_from_file  # noqa: E402
 
 

@@ -2,7 +2,7 @@
 
 Run: ``PYTHONPATH=. python benchmarks/bench_turns.py``.
 
-* ``parse_<fixture>_us`` / ``classify_<fixture>_us``: :func:`smista.turns.parse_turn`
+* ``parse_<fixture>_us`` / ``classify_<fixture>_us``: :func:`smista.core.turns.parse_turn`
   and :meth:`smista.Classifier.classify_turn` on the provider-shaped fixtures of
   ``tests/data/turns`` (best of 7 timeit repeats, per call).
 * ``*_long_session_us``: a synthetic Claude Code session of 400 messages (user
@@ -22,8 +22,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from smista.defaults import default_classifier
-from smista.turns import parse_turn
+from smista.config.defaults import default_classifier
+from smista.core.turns import parse_turn
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "turns"
 

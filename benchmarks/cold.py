@@ -96,7 +96,7 @@ ROWS: tuple[tuple[str, str, str, str], ...] = (
 
 
 def _default_keywords() -> list[str]:
-    from smista.rulecache import load_rules
+    from smista.config.rulecache import load_rules
 
     rules = load_rules(None)
     return sorted({k.lower() for spec in rules.specs for k in spec.keywords})
@@ -153,16 +153,16 @@ def _p(values: Sequence[int], q: float) -> float:
 
 def section_stream(quick: bool) -> dict[str, Any]:
     from benchmarks.realistic import distinct_prompts
-    from smista.engine import CompiledRules
-    from smista.rulecache import load_rules
-    from smista.tokenizer import tokenize
+    from smista.config.rulecache import load_rules
+    from smista.core.engine import CompiledRules
+    from smista.core.tokenizer import tokenize
 
     keywords = _default_keywords()
     prompts = distinct_prompts(6000 if quick else 30_000, keywords)
     words = [len(tokenize(p)) for p in prompts]
     table = {k: i for i, k in enumerate(keywords)}
     shipped = load_rules(None)
-    from smista.defaults import default_classifier
+    from smista.config.defaults import default_classifier
 
     classifier = default_classifier()  # a fresh process: it has learned nothing yet
     classify = classifier.classify
@@ -258,7 +258,7 @@ def section_stream(quick: bool) -> dict[str, Any]:
 def section_rules(quick: bool) -> dict[str, Any]:
     from benchmarks.corpus import synthetic_rules
     from benchmarks.realistic import Vocabulary, distinct_prompts
-    from smista.engine import CompiledRules, RuleSpec
+    from smista.core.engine import CompiledRules, RuleSpec
 
     def specs(n: int, k: int) -> list[RuleSpec]:
         return [
@@ -295,7 +295,7 @@ def section_compile(quick: bool) -> dict[str, Any]:
         "import sys, time, resource\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from benchmarks.corpus import synthetic_rules\n"
-        "from smista.engine import CompiledRules, RuleSpec\n"
+        "from smista.core.engine import CompiledRules, RuleSpec\n"
         "n = int(sys.argv[1])\n"
         "specs = [RuleSpec(r.intent, r.priority, r.keywords, r.contexts)"
         " for r in synthetic_rules(n, n * 6)]\n"
@@ -329,7 +329,7 @@ def section_compile(quick: bool) -> dict[str, Any]:
             "import sys, time\n"
             f"sys.path.insert(0, {str(ROOT)!r})\n"
             "start = time.perf_counter()\n"
-            "from smista.rulecache import load_rules\n"
+            "from smista.config.rulecache import load_rules\n"
             "load_rules(sys.argv[1])\n"
             "print(time.perf_counter() - start)\n"
         )
@@ -613,7 +613,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [s for s in wanted if s not in RUNNERS]
     if unknown:
         parser.error(f"unknown section(s): {', '.join(unknown)}")
-    from smista.engine import ACCELERATED
+    from smista.core.engine import ACCELERATED
 
     figures: dict[str, dict[str, Any]] = {}
     if args.figures:

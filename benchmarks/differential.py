@@ -7,10 +7,10 @@ keywords and filler, and checks for every prompt that
 
 * ``CompiledRules.match_text`` (the fast path, memo and typo index), cold and
   warm (warm, a prompt without contexts is answered by the compiled scan of
-  :mod:`smista._speedups` when it is built), and the pure-Python path,
+  :mod:`smista.core._speedups` when it is built), and the pure-Python path,
 * a fresh ``CompiledRules`` rebuilt from cache data, with rapidfuzz band scans
   (and the C typo index when built),
-* the readable matcher (:func:`smista.reference.match_rules`, rule by rule),
+* the readable matcher (:func:`smista.core.reference.match_rules`, rule by rule),
 * the direct transliteration in :mod:`benchmarks.baseline`,
 * and, when cargo is present, the compiled Rust build of the original
 
@@ -33,9 +33,9 @@ if str(ROOT) not in sys.path:
 
 from benchmarks import corpus, rust  # noqa: E402
 from benchmarks.baseline import BaselineClassifier  # noqa: E402
-from smista.engine import CompiledRules, RuleMatch, RuleSpec  # noqa: E402
-from smista.reference import match_rules  # noqa: E402
-from smista.tokenizer import tokenize  # noqa: E402
+from smista.core.engine import CompiledRules, RuleMatch, RuleSpec  # noqa: E402
+from smista.core.reference import match_rules  # noqa: E402
+from smista.core.tokenizer import tokenize  # noqa: E402
 
 CONTEXTS = ("git_diff", "git_branch", "active_file", "referenced_paths", "pull_request")
 SEPARATORS = (" ", " ", " ", "  ", "\n", "-", "_", ", ", ". ", "/", "'", "🙂", "—", "\t")

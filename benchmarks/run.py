@@ -39,9 +39,9 @@ from benchmarks import corpus, rust  # noqa: E402
 from benchmarks.baseline import BaselineClassifier  # noqa: E402
 from benchmarks.jsonl import write_jsonl  # noqa: E402
 from benchmarks.timing import interleaved  # noqa: E402
-from smista.engine import CompiledRules, RuleSpec  # noqa: E402
-from smista.rulecache import load_rules  # noqa: E402
-from smista.tokenizer import tokenize  # noqa: E402
+from smista.config.rulecache import load_rules  # noqa: E402
+from smista.core.engine import CompiledRules, RuleSpec  # noqa: E402
+from smista.core.tokenizer import tokenize  # noqa: E402
 
 SECTIONS = ("floor", "baseline", "rust", "rules", "scaling", "start", "batch")
 
@@ -87,8 +87,8 @@ def cold_total(make: Callable[[], Callable[[str], object]], prompts: Sequence[st
 
 
 def section_floor(quick: bool) -> None:
-    from smista import engine
-    from smista.defaults import default_classifier
+    from smista.config.defaults import default_classifier
+    from smista.core import engine
 
     prompts = corpus.mixed_prompts(800 if quick else 4000)
     classifier = default_classifier()
@@ -120,7 +120,7 @@ def section_floor(quick: bool) -> None:
     if engine.ACCELERATED:
         # A harder floor: the bare C pass that finds token boundaries (no
         # lowercasing, no objects), on the prompts whose letters are ASCII.
-        from smista._speedups import split_count
+        from smista.core._speedups import split_count
 
         ascii_prompts = [p for p in prompts if split_count(p) >= 0]
         bare, cls_ascii = interleaved(
@@ -168,7 +168,7 @@ def section_rust(quick: bool) -> None:
     if binary is None:
         emit("rust.skipped", "cargo not available or build failed")
         return
-    from smista.defaults import default_classifier
+    from smista.config.defaults import default_classifier
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -257,7 +257,7 @@ def _unique_words(n: int, seed: int) -> str:
 
 
 def section_scaling(quick: bool) -> None:
-    from smista.defaults import default_classifier
+    from smista.config.defaults import default_classifier
 
     rules = load_rules(None)
     short, long = _unique_words(1000, 1), _unique_words(10000, 2)
@@ -294,8 +294,8 @@ def section_scaling(quick: bool) -> None:
         "import sys, time, tracemalloc\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from benchmarks.corpus import random_token_text\n"
-        "from smista.rulecache import load_rules\n"
-        "from smista.engine import CompiledRules, MEMO_LIMIT\n"
+        "from smista.config.rulecache import load_rules\n"
+        "from smista.core.engine import CompiledRules, MEMO_LIMIT\n"
         "mb = int(sys.argv[1])\n"
         "base = load_rules(None)\n"
         "text = random_token_text(mb * 1_000_000)\n"

@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
-from smista.engine import RuleMatch, RuleSpec
+from smista.core.engine import RuleMatch, RuleSpec
 
 __all__ = ["build", "classify", "run_bench", "tokenize", "write_prompts", "write_rules"]
 

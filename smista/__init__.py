@@ -15,56 +15,56 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smista._lazy import lazy_getattr
+from smista._edge.lazy import lazy_getattr
 
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    "Classification": "smista.result",
-    "ClassificationConfig": "smista.rules",
-    "ClassificationRule": "smista.rules",
-    "Classifier": "smista.classifier",
-    "Confidence": "smista.intent",
-    "ConfigError": "smista.errors",
-    "DefaultRoute": "smista.routing",
-    "Explanation": "smista.explain",
-    "IntentSource": "smista.intent",
-    "KeywordHit": "smista.fuzzy",
-    "NoRouteError": "smista.errors",
-    "Preview": "smista.preview",
-    "RoutingDecision": "smista.routing",
-    "RoutingPolicy": "smista.routing",
-    "RoutingRule": "smista.routing",
-    "Settings": "smista.settings",
-    "SmistaError": "smista.errors",
-    "TaskIntent": "smista.intent",
-    "Turn": "smista.turns",
-    "TurnError": "smista.turns",
-    "TurnResult": "smista.turnclassify",
-    "TurnSettings": "smista.turnrules",
+    "Classification": "smista.core.result",
+    "ClassificationConfig": "smista.core.rules",
+    "ClassificationRule": "smista.core.rules",
+    "Classifier": "smista.core.classifier",
+    "Confidence": "smista.core.intent",
+    "ConfigError": "smista.core.errors",
+    "DefaultRoute": "smista.core.routing",
+    "Explanation": "smista.core.explain",
+    "IntentSource": "smista.core.intent",
+    "KeywordHit": "smista.core.fuzzy",
+    "NoRouteError": "smista.core.errors",
+    "Preview": "smista.decision.preview",
+    "RoutingDecision": "smista.core.routing",
+    "RoutingPolicy": "smista.core.routing",
+    "RoutingRule": "smista.core.routing",
+    "Settings": "smista.config.settings",
+    "SmistaError": "smista.core.errors",
+    "TaskIntent": "smista.core.intent",
+    "Turn": "smista.core.turns",
+    "TurnError": "smista.core.turns",
+    "TurnResult": "smista.core.turnclassify",
+    "TurnSettings": "smista.core.turnrules",
     "TierDecision": "smista.tiers.request",
     "TierOutcome": "smista.tiers.outcomes",
     "TierRequest": "smista.tiers.request",
     "TierRouter": "smista.tiers.router",
     "TiersConfig": "smista.tiers.model",
-    "UnknownIntentError": "smista.errors",
-    "Workspace": "smista.workspace",
-    "build_preview": "smista.preview",
+    "UnknownIntentError": "smista.core.errors",
+    "Workspace": "smista.core.workspace",
+    "build_preview": "smista.decision.preview",
     "classify": "smista.api",
     "classify_turn": "smista.api",
-    "context_kinds": "smista.workspace",
-    "default_classifier": "smista.defaults",
-    "default_config": "smista.defaults",
-    "fuzzy_cap": "smista.fuzzy",
-    "load_config": "smista.config",
-    "load_settings": "smista.settings",
+    "context_kinds": "smista.core.workspace",
+    "default_classifier": "smista.config.defaults",
+    "default_config": "smista.config.defaults",
+    "fuzzy_cap": "smista.core.fuzzy",
+    "load_config": "smista.config.load",
+    "load_settings": "smista.config.settings",
     "load_tiers": "smista.tiers.loader",
-    "match_keyword": "smista.fuzzy",
-    "parse_config": "smista.config",
-    "parse_settings": "smista.settings",
-    "route": "smista.routing",
-    "tokenize": "smista.tokenizer",
-    "touched_files": "smista.workspace",
+    "match_keyword": "smista.core.fuzzy",
+    "parse_config": "smista.config.load",
+    "parse_settings": "smista.config.settings",
+    "route": "smista.core.routing",
+    "tokenize": "smista.core.tokenizer",
+    "touched_files": "smista.core.workspace",
 }
 
 __all__ = [
@@ -118,28 +118,28 @@ __all__ = [
 
 if TYPE_CHECKING:
     from smista.api import classify, classify_turn
-    from smista.classifier import Classifier
-    from smista.config import load_config, parse_config
-    from smista.defaults import default_classifier, default_config
-    from smista.errors import ConfigError, NoRouteError, SmistaError, UnknownIntentError
-    from smista.explain import Explanation
-    from smista.fuzzy import KeywordHit, fuzzy_cap, match_keyword
-    from smista.intent import Confidence, IntentSource, TaskIntent
-    from smista.preview import Preview, build_preview
-    from smista.result import Classification
-    from smista.routing import DefaultRoute, RoutingDecision, RoutingPolicy, RoutingRule, route
-    from smista.rules import ClassificationConfig, ClassificationRule
-    from smista.settings import Settings, load_settings, parse_settings
+    from smista.config.defaults import default_classifier, default_config
+    from smista.config.load import load_config, parse_config
+    from smista.config.settings import Settings, load_settings, parse_settings
+    from smista.core.classifier import Classifier
+    from smista.core.errors import ConfigError, NoRouteError, SmistaError, UnknownIntentError
+    from smista.core.explain import Explanation
+    from smista.core.fuzzy import KeywordHit, fuzzy_cap, match_keyword
+    from smista.core.intent import Confidence, IntentSource, TaskIntent
+    from smista.core.result import Classification
+    from smista.core.routing import DefaultRoute, RoutingDecision, RoutingPolicy, RoutingRule, route
+    from smista.core.rules import ClassificationConfig, ClassificationRule
+    from smista.core.tokenizer import tokenize
+    from smista.core.turnclassify import TurnResult
+    from smista.core.turnrules import TurnSettings
+    from smista.core.turns import Turn, TurnError
+    from smista.core.workspace import Workspace, context_kinds, touched_files
+    from smista.decision.preview import Preview, build_preview
     from smista.tiers.loader import load_tiers
     from smista.tiers.model import TiersConfig
     from smista.tiers.outcomes import TierOutcome
     from smista.tiers.request import TierDecision, TierRequest
     from smista.tiers.router import TierRouter
-    from smista.tokenizer import tokenize
-    from smista.turnclassify import TurnResult
-    from smista.turnrules import TurnSettings
-    from smista.turns import Turn, TurnError
-    from smista.workspace import Workspace, context_kinds, touched_files
 
 
 __getattr__ = lazy_getattr(__name__, _EXPORTS, globals())

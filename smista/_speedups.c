@@ -1,11 +1,11 @@
 /*
- * smista._speedups: the compiled hot path of the rule matcher.
+ * smista.core._speedups: the compiled hot path of the rule matcher.
  *
  * Owns two tables and the scan that reads prompts against them:
  *
  * TokenCodes: a bounded table from token to the outcome code the matcher
- * (smista.engine) computed for it, and a scan that tokenizes a prompt in one
- * pass -- splitting exactly as smista.tokenizer does (Rust's
+ * (smista.core.engine) computed for it, and a scan that tokenizes a prompt in one
+ * pass -- splitting exactly as smista.core.tokenizer does (Rust's
  * char::is_alphanumeric, from the generated _speedups_alnum.h) -- and folds
  * the codes of its tokens without creating a Python object per known token.
  * Tokens the table does not know are handed back (the scan never restarts),
@@ -36,7 +36,7 @@
  * the Python engine, so its answers are the engine's. No I/O.
  *
  * Also here: count_newlines, the memchr loop that bulk classification
- * (smista.batch) uses to number lines without touching them in Python.
+ * (smista.scale.batch) uses to number lines without touching them in Python.
  *
  * Thread safety: every method runs holding the GIL and never releases it, so
  * each call is atomic with respect to other Python threads.
@@ -49,7 +49,7 @@
 #include "_speedups_alnum.h"
 
 /* Lowercased byte for an ASCII letter or digit, 0 for a separator (every
- * other ASCII byte, like smista.tokenizer.ASCII_TABLE's spaces). */
+ * other ASCII byte, like smista.core.tokenizer.ASCII_TABLE's spaces). */
 static unsigned char LOWER[128];
 /* One bit per BMP code point: whether it is a token character. */
 static uint8_t BMP_ALNUM[0x10000 / 8];
@@ -1307,7 +1307,7 @@ PyDoc_STRVAR(TokenCodes_doc,
 
 static PyTypeObject TokenCodesType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "smista._speedups.TokenCodes",
+    .tp_name = "smista.core._speedups.TokenCodes",
     .tp_basicsize = sizeof(TokenCodes),
     .tp_dealloc = (destructor)TokenCodes_dealloc,
     .tp_as_sequence = &TokenCodes_as_sequence,
@@ -1581,7 +1581,7 @@ PyDoc_STRVAR(VariantIndex_doc,
 
 static PyTypeObject VariantIndexType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "smista._speedups.VariantIndex",
+    .tp_name = "smista.core._speedups.VariantIndex",
     .tp_basicsize = sizeof(VariantIndex),
     .tp_dealloc = (destructor)VariantIndex_dealloc,
     .tp_as_sequence = &VariantIndex_as_sequence,
@@ -1671,8 +1671,8 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef speedups_module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "smista._speedups",
-    .m_doc = "Compiled hot path of smista's rule matcher (optional; see smista.engine).",
+    .m_name = "smista.core._speedups",
+    .m_doc = "Compiled hot path of smista's rule matcher (optional; see smista.core.engine).",
     .m_size = -1,
     .m_methods = module_methods,
 };

@@ -8,15 +8,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from smista.classifier import Classifier
-from smista.defaults import default_classifier
-from smista.intent import TaskIntent
-from smista.result import Classification
-from smista.rules import ClassificationConfig
-from smista.workspace import Workspace
+from smista.config.defaults import default_classifier
+from smista.core.classifier import Classifier
+from smista.core.intent import TaskIntent
+from smista.core.result import Classification
+from smista.core.rules import ClassificationConfig
+from smista.core.workspace import Workspace
 
 if TYPE_CHECKING:
-    from smista.turnclassify import TurnResult
+    from smista.core.turnclassify import TurnResult
 
 __all__ = ["classify", "classify_turn"]
 
@@ -52,7 +52,7 @@ def classify_turn(
 
     The answer reads the current user text with harness noise stripped, reports
     housekeeping calls, and applies the follow-up rule (docs/turns.md). Raises
-    :class:`smista.turns.TurnError` for a payload of no known shape.
+    :class:`smista.core.turns.TurnError` for a payload of no known shape.
     """
     return _classifier(config).classify_turn(
         payload, command=command, contexts=contexts, workspace=workspace

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, settings
 
 from tests.chat_server import ChatServer
 
-pytest_plugins = ["smista.pytest_plugin"]  # the assert_golden fixture users get
+pytest_plugins = ["smista.authoring.pytest_plugin"]  # the assert_golden fixture users get
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"

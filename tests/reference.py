@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from smista.tokenizer import rust_lower, tokenize
+from smista.core.tokenizer import rust_lower, tokenize
 
 
 def osa(a: str, b: str) -> int:
@@ -158,13 +158,13 @@ def _first_of(entries: list[str], result: Any) -> tuple[str, bool] | None:
 
 def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> dict[str, Any]:
     """The wire JSON for a config that may use every smista extension kind."""
-    from smista.conditions.markers import (
+    from smista.core.conditions.markers import (
         DEFAULT_MARKERS,
         content_tokens,
         is_question,
         slash_command,
     )
-    from smista.conditions.view import visible_text
+    from smista.core.conditions.view import visible_text
 
     options = config.get("options", {})
     markers = DEFAULT_MARKERS

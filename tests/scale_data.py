@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from smista.classifier import Classifier
-from smista.config import parse_config
-from smista.scale import OUTPUT_COLUMNS
+from smista.config.load import parse_config
+from smista.core.classifier import Classifier
+from smista.scale.frames import OUTPUT_COLUMNS
 
 CUSTOM_TOML = """
 [classification]

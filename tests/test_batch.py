@@ -11,7 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smista.batch import (
+from smista.config.defaults import default_classifier
+from smista.config.rulecache import load_rules
+from smista.core.workspace import Workspace
+from smista.scale.batch import (
     LONE_SURROGATE,
     BatchStats,
     classify_block,
@@ -19,9 +22,6 @@ from smista.batch import (
     iter_spans,
     run_batch,
 )
-from smista.defaults import default_classifier
-from smista.rulecache import load_rules
-from smista.workspace import Workspace
 from tests.conftest import RunCli, cli_env
 
 PROMPTS = [

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from smista.check import Finding, Severity, check_text, failed, summary
-from smista.lints import covers, unreachable_rules
-from smista.rules import ClassificationConfig, ClassificationRule
+from smista.authoring.check import Finding, Severity, check_text, failed, summary
+from smista.authoring.lints import covers, unreachable_rules
+from smista.core.rules import ClassificationConfig, ClassificationRule
 
 ROOT = Path(__file__).resolve().parent.parent
 RunCli = Callable[..., subprocess.CompletedProcess[bytes]]

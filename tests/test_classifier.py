@@ -23,7 +23,7 @@ from smista import (
     classify,
     context_kinds,
 )
-from smista.testing import typo_of
+from smista.authoring.testing import typo_of
 from tests import reference
 from tests.conftest import ROOT
 

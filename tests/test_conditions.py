@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smista.classifier import Classifier, compile_rules
-from smista.conditions.registry import BY_KEY, KINDS
-from smista.config import parse_config
-from smista.rules import ClassificationRule
+from smista.config.load import parse_config
+from smista.core.classifier import Classifier, compile_rules
+from smista.core.conditions.registry import BY_KEY, KINDS
+from smista.core.rules import ClassificationRule
 
 
 def classify(rules_toml: str, text: str, contexts: tuple[str, ...] = ()) -> tuple[str, str, str]:
@@ -218,7 +218,7 @@ def test_rule_model_fields_are_the_registered_kinds() -> None:
 
 def test_typing_mirror_matches_the_registry() -> None:
     """rules.py declares the kinds' keys for type checkers; they must agree."""
-    source = Path(__file__).parents[1] / "smista" / "rules.py"
+    source = Path(__file__).parents[1] / "smista" / "core" / "rules.py"
     tree = ast.parse(source.read_text(encoding="utf-8"))
     base = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_RuleBase")
     block = next(n for n in base.body if isinstance(n, ast.If))
@@ -231,7 +231,7 @@ def test_typing_mirror_matches_the_registry() -> None:
 
 
 def test_unknown_rule_key_lists_every_kind() -> None:
-    from smista.errors import ConfigError
+    from smista.core.errors import ConfigError
 
     with pytest.raises(ConfigError) as err:
         parse_config('[classification]\n[[classification.rules]]\nintent="edit"\nphrase=["x"]\n')
@@ -240,7 +240,7 @@ def test_unknown_rule_key_lists_every_kind() -> None:
 
 
 def test_wrong_types_name_key_path() -> None:
-    from smista.errors import ConfigError
+    from smista.core.errors import ConfigError
 
     with pytest.raises(ConfigError) as err:
         parse_config('[classification]\n[[classification.rules]]\nintent="edit"\nquestion="yes"\n')
@@ -252,7 +252,7 @@ def test_wrong_types_name_key_path() -> None:
 
 
 def _lints(rules_toml: str) -> list[tuple[str, str]]:
-    from smista.lints import lint_classification
+    from smista.authoring.lints import lint_classification
 
     config = parse_config("[classification]\n" + rules_toml)
     return [(lint.code, lint.key) for lint in lint_classification(config)]
@@ -297,7 +297,7 @@ def test_unreachable_accounts_for_extension_conditions() -> None:
 
 
 def test_unreachable_check_builds_prompts_from_every_kind() -> None:
-    from smista.testing import check_no_unreachable_rules
+    from smista.authoring.testing import check_no_unreachable_rules
 
     config = parse_config(
         "[classification]\n"
@@ -316,7 +316,7 @@ def test_unreachable_check_builds_prompts_from_every_kind() -> None:
 
 
 def test_ignore_code_keeps_sentence_punctuation_and_substrings_see_raw_text() -> None:
-    from smista.conditions.view import visible_text
+    from smista.core.conditions.view import visible_text
 
     assert visible_text("what is in config.yaml?").rstrip().endswith("?")
     assert "src" not in visible_text("(see src/app.py).")
@@ -362,7 +362,7 @@ def test_ignore_code_keeps_sentence_punctuation_and_substrings_see_raw_text() ->
 )
 def test_visible_text_blanks_exactly_the_readable_code_runs(words: list[str], noise: str) -> None:
     """The fast scan blanks the same runs as the readable regex (_CODE_RUN)."""
-    from smista.conditions import view
+    from smista.core.conditions import view
 
     text = " ".join(words) + noise
     plain = text
@@ -376,8 +376,8 @@ def test_a_kind_must_say_what_the_base_leaves_open() -> None:
     """A kind that forgets its type, compiler, semantics, gate test or strategy fails loudly."""
     from hypothesis import strategies as hst
 
-    from smista.conditions.base import Condition, ConditionKind
-    from smista.conditions.view import PromptView
+    from smista.core.conditions.base import Condition, ConditionKind
+    from smista.core.conditions.view import PromptView
 
     class Bare(ConditionKind):
         key = "bare"

@@ -1,6 +1,6 @@
 """Random configs mixing every condition kind: the engine against two references.
 
-* :func:`smista.reference.match_rules`, rule by rule with each kind's own
+* :func:`smista.core.reference.match_rules`, rule by rule with each kind's own
   ``match`` (the semantics as the kinds state them);
 * ``tests/reference.py``'s ``classify_extended``, the semantics restated
   plainly from docs/rules.md (wire JSON: intent, reason, confidence);
@@ -14,13 +14,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smista.classifier import Classifier, compile_rules
-from smista.conditions.view import visible_text
-from smista.engine import CompiledRules
-from smista.reference import match_rules
-from smista.rules import ClassificationConfig
-from smista.testing import configs, keywords, rules
-from smista.tokenizer import tokenize
+from smista.authoring.testing import configs, keywords, rules
+from smista.core.classifier import Classifier, compile_rules
+from smista.core.conditions.view import visible_text
+from smista.core.engine import CompiledRules
+from smista.core.reference import match_rules
+from smista.core.rules import ClassificationConfig
+from smista.core.tokenizer import tokenize
 from tests import reference
 
 WORDS = st.sampled_from(
@@ -114,7 +114,7 @@ VOCAB = ["review", "revew", "the", "plan", "plna", "commit", "message", "mesage"
 
 
 def _hits(words: tuple[str, ...]) -> Any:
-    from smista.conditions.words import word_match
+    from smista.core.conditions.words import word_match
 
     def hits(token: str) -> tuple[tuple[str, bool], ...]:
         found = ((w, word_match(w, token, typo=True)) for w in sorted(set(words)))
@@ -132,9 +132,9 @@ def test_indexed_phrase_and_lead_lookups_match_plain_ones(
     text: str, words: tuple[str, ...], typo: bool
 ) -> None:
     """find_in_view and the leading-word lookup give the plain scan's answer, typos included."""
-    from smista.conditions.leading import _lead_in_view, leads_with
-    from smista.conditions.phrases import find_in_view, find_sequence
-    from smista.conditions.view import PromptView
+    from smista.core.conditions.leading import _lead_in_view, leads_with
+    from smista.core.conditions.phrases import find_in_view, find_sequence
+    from smista.core.conditions.view import PromptView
 
     plain = PromptView(text)
     assert not plain.has_index
@@ -152,6 +152,6 @@ def test_indexed_phrase_and_lead_lookups_match_plain_ones(
 
 
 def _word(word: str, token: str) -> bool | None:
-    from smista.conditions.words import word_match
+    from smista.core.conditions.words import word_match
 
     return word_match(word, token, typo=True)

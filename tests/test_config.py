@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 
 from smista import ClassificationConfig, ConfigError, TaskIntent, load_config, parse_config
-from smista.config import parse_document
-from smista.defaults import default_config, shipped_rules_path
+from smista.config.defaults import default_config, shipped_rules_path
+from smista.config.load import parse_document
 from tests.test_classifier import config_st
 
 SPEC_EXAMPLE = """

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from smista.core.decisionresult import Complexity, Usage
+from smista.core.errors import EvaluatorResponseError
 from smista.decision.contract import (
     Answer,
     DecisionRequest,
@@ -15,10 +17,8 @@ from smista.decision.contract import (
     response_from_json,
     validate_response,
 )
-from smista.decision.result import Complexity, Usage
 from smista.decision.state import Conversation, bound_state
 from smista.decision.taskcomplexity import build_request, parse_result, task_complexity_questions
-from smista.errors import EvaluatorResponseError
 
 
 def choice(choice: str = "standard", p: float = 0.82, confidence: float | None = 0.74) -> Answer:

@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
+from smista.core.decisionresult import Complexity
+from smista.core.errors import ConfigError, EvaluatorResponseError
 from smista.decision.config import DecisionConfig
 from smista.decision.contract import DecisionRequest, Question
 from smista.decision.ledger import UsageLedger
 from smista.decision.providers import build_evaluator, build_stage
 from smista.decision.providers.systemone import SystemOneEvaluator
-from smista.decision.result import Complexity
 from smista.decision.stage import DecisionStage
 from smista.decision.state import Conversation, Message
 from smista.decision.switch import SwitchConfig
-from smista.errors import ConfigError, EvaluatorResponseError
 from tests.decision_server import base_url_for, decision_server, refused_url
 
 KEY = "sk-test-Zq8rT1-secret-value"

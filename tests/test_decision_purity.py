@@ -9,13 +9,13 @@ import sys
 from tests.conftest import cli_env
 
 PURE = [
-    "smista.glob",
-    "smista.modelref",
-    "smista.routing",
-    "smista.preview",
+    "smista.core.glob",
+    "smista.core.modelref",
+    "smista.core.routing",
+    "smista.decision.preview",
     "smista.decision",
     "smista.decision.contract",
-    "smista.decision.result",
+    "smista.core.decisionresult",
     "smista.decision.state",
     "smista.decision.taskcomplexity",
     "smista.decision.ledger",
@@ -24,12 +24,12 @@ PURE = [
     "smista.decision.config",
 ]
 FORBIDDEN = [
-    "smista.config",
-    "smista.settings",
+    "smista.config.load",
+    "smista.config.settings",
     "smista.cli",
-    "smista.defaults",
+    "smista.config.defaults",
     "smista.decision.providers",
-    "smista._http",
+    "smista._edge.http",
     "httpx",
     "httpcore",
     "hypothesis",

@@ -12,12 +12,12 @@ import logging
 
 import pytest
 
+from smista.core.decisionresult import Usage
+from smista.core.errors import EvaluatorTimeout, EvaluatorUnavailable
 from smista.decision.contract import Answer, DecisionRequest, DecisionResponse
 from smista.decision.ledger import UsageLedger
-from smista.decision.result import Usage
 from smista.decision.stage import DecisionOutcome, DecisionStage
 from smista.decision.state import Conversation, Message
-from smista.errors import EvaluatorTimeout, EvaluatorUnavailable
 
 
 class Scripted:
@@ -133,7 +133,7 @@ def test_low_confidence_abstains_but_is_reported() -> None:
 def test_abstention_gate_uses_the_clamped_threshold(
     confidence: float, threshold: float, status: str
 ) -> None:
-    """The gate is smista.abstain: strict less-than, clamped threshold."""
+    """The gate is smista.core.abstain: strict less-than, clamped threshold."""
     stage = DecisionStage(
         Scripted(keen_response(confidence=confidence)), model="m", min_confidence=threshold
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from smista.decision.result import Complexity, DecisionResult
+from smista.core.decisionresult import Complexity, DecisionResult
 from smista.decision.switch import SwitchConfig, decide_switch
 
 TIERS = SwitchConfig(simple="m/simple", standard="m/standard", complex="m/complex")

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from benchmarks.accuracy import real_prompt_parts
-from smista.classifier import Classifier
-from smista.defaults import default_config
-from smista.evaluate import evaluate_cases
-from smista.golden import load_cases
-from smista.intent import Confidence, TaskIntent
+from smista.authoring.evaluate import evaluate_cases
+from smista.authoring.golden import load_cases
+from smista.config.defaults import default_config
+from smista.core.classifier import Classifier
+from smista.core.intent import Confidence, TaskIntent
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"

@@ -1,9 +1,9 @@
 """The compiled engine's fast paths give exactly the readable matcher's answers.
 
 The reference evaluates every rule in ``(priority, index)`` order with
-:func:`smista.fuzzy.match_keyword`. Every fast path of :mod:`smista.engine` is
+:func:`smista.core.fuzzy.match_keyword`. Every fast path of :mod:`smista.core.engine` is
 checked against it on random rule sets and prompts: the memo (warm and cold,
-and forgetting when full), the compiled scan of :mod:`smista._speedups` (and
+and forgetting when full), the compiled scan of :mod:`smista.core._speedups` (and
 the pure-Python path without it; with its table forced to collide on every
 key and to evict constantly), the deletion-neighbourhood typo index (in C
 and in Python), the rapidfuzz length-band scans, the pure-Python OSA, rules
@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import OSA
 
-from smista import engine
-from smista.engine import CompiledRules, RuleMatch, RuleSpec, osa_within
-from smista.reference import match_rules
-from smista.tokenizer import tokenize
+from smista.core import engine
+from smista.core.engine import CompiledRules, RuleMatch, RuleSpec, osa_within
+from smista.core.reference import match_rules
+from smista.core.tokenizer import tokenize
 
 LABELS = ("plan", "edit", "review")
 CONTEXTS = ("git_diff", "active_file", "referenced_paths", "pull_request")
@@ -142,7 +142,7 @@ def _use_both(rules: CompiledRules) -> None:
 def _collide_and_evict(rules: CompiledRules) -> None:
     """The C table at its worst: every key hashes alike, three tokens held."""
     if rules._fast is not None:
-        from smista._speedups import TokenCodes
+        from smista.core._speedups import TokenCodes
 
         rules._fast = TokenCodes(
             3,
@@ -153,7 +153,7 @@ def _collide_and_evict(rules: CompiledRules) -> None:
         )
 
 
-needs_c = pytest.mark.skipif(not engine.ACCELERATED, reason="smista._speedups is not built")
+needs_c = pytest.mark.skipif(not engine.ACCELERATED, reason="smista.core._speedups is not built")
 
 
 @pytest.mark.parametrize(
@@ -253,8 +253,8 @@ def _slow_tokenize(text: str) -> list[str]:
     """Split on the generated alphanumeric ranges, then lowercase char by char."""
     from bisect import bisect_right
 
-    from smista import _unicode_tables
-    from smista.tokenizer import _class_ranges, _tables
+    from smista.core import _unicode_tables
+    from smista.core.tokenizer import _class_ranges, _tables
 
     ranges = _class_ranges(_unicode_tables.ALNUM_CLASS)
     starts = [a for a, _ in ranges]
@@ -345,8 +345,8 @@ def test_compiled_data_fields_are_type_checked(
 
 def test_compiled_data_marker_values_are_type_checked() -> None:
     """Marker words come back as they went; a tuple marker holding a non-string is refused."""
-    from smista.conditions.markers import DEFAULT_MARKERS
-    from smista.conditions.view import PlanOptions
+    from smista.core.conditions.markers import DEFAULT_MARKERS
+    from smista.core.conditions.view import PlanOptions
 
     opts = PlanOptions(True, True, DEFAULT_MARKERS)
     assert engine.options_from_data(engine.options_to_data(opts)) == opts
@@ -373,8 +373,8 @@ leading = ["fix"]
 
 
 def _extended() -> CompiledRules:
-    from smista.classifier import compile_rules
-    from smista.config import parse_config
+    from smista.config.load import parse_config
+    from smista.core.classifier import compile_rules
 
     rules = compile_rules(parse_config(EXTENDED_TOML))
     assert rules.extended

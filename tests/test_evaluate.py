@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from smista.classifier import Classifier
-from smista.config import load_config
-from smista.errors import ConfigError
-from smista.evaluate import Evaluation, evaluate_cases, evaluate_labels, parse_labelled
-from smista.golden import load_cases
-from smista.intent import INTENT_NAMES
-from smista.report import render_html, render_text
+from smista.authoring.evaluate import Evaluation, evaluate_cases, evaluate_labels, parse_labelled
+from smista.authoring.golden import load_cases
+from smista.authoring.report import render_html, render_text
+from smista.config.load import load_config
+from smista.core.classifier import Classifier
+from smista.core.errors import ConfigError
+from smista.core.intent import INTENT_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"

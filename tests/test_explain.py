@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from smista.classifier import Classifier
 from smista.cli._render import NEAR_MISSES_SHOWN, _rule_lines, render_explanation
-from smista.config import parse_config
-from smista.defaults import default_classifier
-from smista.explain import TOKENS_SHOWN
+from smista.config.defaults import default_classifier
+from smista.config.load import parse_config
+from smista.core.classifier import Classifier
+from smista.core.explain import TOKENS_SHOWN
 
 
 def test_extension_conditions_leave_evidence() -> None:

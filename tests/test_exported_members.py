@@ -8,10 +8,14 @@ table is exercised from a cold start, not from modules other tests loaded.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
+import pkgutil
 import subprocess
 import sys
+
+import pytest
 
 import smista
 from tests.conftest import cli_env
@@ -65,3 +69,40 @@ def test_the_version_is_a_plain_release_string() -> None:
     parts = smista.__version__.split(".")
     assert len(parts) == 3
     assert all(p.isdigit() for p in parts)
+
+
+# Documented public module paths whose code lives elsewhere since the layered layout
+# (docs/architecture.md): each is a thin alias that must re-export exactly its target's API.
+PUBLIC_ALIASES = {
+    "smista.golden": "smista.authoring.golden",
+    "smista.grounding": "smista.core.grounding",
+    "smista.pytest_plugin": "smista.authoring.pytest_plugin",
+    "smista.ray": "smista.scale.ray",
+    "smista.scale": "smista.scale.frames",
+    "smista.testing": "smista.authoring.testing",
+    "smista.turns": "smista.core.turns",
+}
+
+
+@pytest.mark.parametrize(("alias", "target"), sorted(PUBLIC_ALIASES.items()))
+def test_public_alias_re_exports_its_target_exactly(alias: str, target: str) -> None:
+    """``from <alias> import ...`` gives the very objects of the module the code lives in."""
+    if alias == "smista.ray":
+        pytest.importorskip("ray")
+    public = importlib.import_module(alias)
+    home = importlib.import_module(target)
+    assert public.__all__ == home.__all__
+    assert {n: getattr(public, n) for n in public.__all__} == {
+        n: getattr(home, n) for n in home.__all__
+    }
+    assert f"the code lives in :mod:`{target}`" in (public.__doc__ or "")
+
+
+def test_public_aliases_are_all_the_top_level_modules_besides_the_api() -> None:
+    """No alias for an internal path is left behind: the top level holds only what must stay."""
+    top = {
+        f"smista.{m.name}"
+        for m in pkgutil.iter_modules(smista.__path__)
+        if not m.ispkg and not m.name.startswith("_")
+    }
+    assert top == {"smista.api"} | (set(PUBLIC_ALIASES) - {"smista.scale"})

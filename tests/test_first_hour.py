@@ -304,11 +304,11 @@ BLOCK_SPEEDUPS = '''
 import sys
 
 class _NoSpeedups:
-    """As on a machine without a C compiler: smista._speedups was never built."""
+    """As on a machine without a C compiler: smista.core._speedups was never built."""
 
     def find_spec(self, name, path=None, target=None):
-        if name == "smista._speedups":
-            raise ModuleNotFoundError("No module named 'smista._speedups'", name=name)
+        if name == "smista.core._speedups":
+            raise ModuleNotFoundError("No module named 'smista.core._speedups'", name=name)
         return None
 
 sys.meta_path.insert(0, _NoSpeedups())
@@ -322,8 +322,8 @@ def test_doctor_reports_version_python_speedups_extras_and_cache(
     import platform
 
     import smista
-    from smista._extras import installed_extras
-    from smista.engine import ACCELERATED
+    from smista._edge.extras import installed_extras
+    from smista.core.engine import ACCELERATED
 
     env = cli_env(SMISTA_CACHE_DIR=str(tmp_path / "cache"))
     done = run_cli(["doctor", "--json"], env=env)
@@ -460,7 +460,7 @@ def test_classify_frame_without_a_text_column_says_so() -> None:
     """A frame without 'text' raised a bare KeyError."""
     pd = pytest.importorskip("pandas")
     pa = pytest.importorskip("pyarrow")
-    from smista.scale import classify_frame, classify_table
+    from smista.scale.frames import classify_frame, classify_table
 
     frame = pd.DataFrame({"prompt": ["fix it"], "id": [1]})
     with pytest.raises(ValueError, match=r"no 'text' column \(columns: prompt, id\); pass text="):

@@ -7,7 +7,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from smista import fuzzy_cap, match_keyword, tokenize
-from smista.fuzzy import KeywordHit, is_typo, osa_distance, token_match
+from smista.core.fuzzy import KeywordHit, is_typo, osa_distance, token_match
 from tests.reference import osa
 
 

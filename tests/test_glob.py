@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smista.glob import GlobError, compile_glob, glob_regex, paths_match
+from smista.core.glob import GlobError, compile_glob, glob_regex, paths_match
 
 # (pattern, path) pairs globset matches with default options.
 MATCHES = [

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from smista.classifier import Classifier
-from smista.config import load_config
-from smista.errors import ConfigError
-from smista.golden import GoldenCase, load_cases, parse_cases, run_case, run_cases
-from smista.intent import TaskIntent
-from smista.pytest_plugin import (
+from smista.authoring.golden import GoldenCase, load_cases, parse_cases, run_case, run_cases
+from smista.authoring.pytest_plugin import (
     AssertGolden,
     GoldenCaseRun,
     golden_cases,
     golden_params,
 )
+from smista.config.load import load_config
+from smista.core.classifier import Classifier
+from smista.core.errors import ConfigError
+from smista.core.intent import TaskIntent
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smista import abstain
-from smista.grounding import (
+from smista.core import abstain
+from smista.core.grounding import (
     ABSTAIN_THRESHOLD,
     DEFAULT_CLASSIFIER_THRESHOLD,
     PLACEHOLDER_PREFIXES,

@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from smista.settings import parse_settings
+from smista.config.settings import parse_settings
 from tests.conftest import ROOT
 
 DOC = (ROOT / "docs" / "hosts.md").read_text(encoding="utf-8")

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from smista.config.settings import parse_settings
 from smista.hosts.engine import HostEngine
 from smista.integrations.litellm import SmistaClassifier, SmistaRoutingPlugin
-from smista.settings import parse_settings
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
@@ -66,7 +66,7 @@ TITLE = [
 
 
 def engine() -> HostEngine:
-    from smista.classifier import Classifier
+    from smista.core.classifier import Classifier
 
     settings = parse_settings(POLICY, "policy.toml")
     return HostEngine(Classifier(settings.classification), settings.routing, "policy.toml")
@@ -239,7 +239,7 @@ model = "openai/planner"
 
 
 def decided_plugin(url: str) -> SmistaClassifier:
-    from smista.classifier import Classifier
+    from smista.core.classifier import Classifier
     from smista.decision.providers import build_stage
     from tests.preview_config import decision_table
 

@@ -13,11 +13,11 @@ import sys
 
 import pytest
 
-from smista import engine
+from smista.core import engine
 from tests.conftest import cli_env
 
 PROBE = (
-    "import json, smista.engine as e, smista.batch as b\n"
+    "import json, smista.core.engine as e, smista.scale.batch as b\n"
     "print(json.dumps({'accelerated': e.ACCELERATED, "
     "'c_newlines': type(b._count_newlines).__name__ == 'builtin_function_or_method', "
     "'intent': __import__('smista').classify('please review my diff').intent.value}))\n"
@@ -74,7 +74,7 @@ def test_unset_and_empty_take_c_when_it_is_built() -> None:
 
 def test_c_uses_the_extension() -> None:
     if not _built():
-        pytest.skip("smista._speedups is not built here")
+        pytest.skip("smista.core._speedups is not built here")
     out = _probe("c")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["accelerated"] is True
@@ -82,11 +82,11 @@ def test_c_uses_the_extension() -> None:
 
 def test_c_fails_loudly_when_the_extension_is_missing() -> None:
     """A missing extension (here hidden from the import system) is an ImportError naming the switch."""
-    out = _probe("c", prelude="import sys; sys.modules['smista._speedups'] = None\n")
+    out = _probe("c", prelude="import sys; sys.modules['smista.core._speedups'] = None\n")
     assert out.returncode != 0
     last = out.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: SMISTA_IMPLEMENTATION=c but the C extension")
-    assert "smista._speedups" in last
+    assert "smista.core._speedups" in last
 
 
 def test_an_unknown_value_is_refused_with_the_accepted_ones() -> None:

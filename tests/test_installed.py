@@ -30,7 +30,7 @@ def test_this_process_imports_smista_from_site_packages() -> None:
 
 def test_the_cli_subprocesses_import_it_from_site_packages_too() -> None:
     out = subprocess.run(
-        [sys.executable, "-c", "import smista.cli, smista.engine as e; print(e.__file__)"],
+        [sys.executable, "-c", "import smista.cli, smista.core.engine as e; print(e.__file__)"],
         env=cli_env(),
         capture_output=True,
         text=True,

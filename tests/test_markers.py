@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smista.conditions.markers import (
+from smista.core.conditions.markers import (
     DEFAULT_MARKERS,
     MARKER_KEYS,
     content_tokens,
@@ -14,8 +14,8 @@ from smista.conditions.markers import (
     markers_from,
     slash_command,
 )
-from smista.errors import ConfigError
-from smista.tokenizer import tokenize
+from smista.core.errors import ConfigError
+from smista.core.tokenizer import tokenize
 
 M = DEFAULT_MARKERS
 
@@ -311,8 +311,8 @@ def test_a_polite_request_opener_is_never_a_question(words: list[str]) -> None:
 
 def test_marker_data_is_split_as_the_tokenizer_would() -> None:
     """The import-time fast split of the built-in marker lists equals tokenize()."""
-    from smista.conditions import markers as m
-    from smista.tokenizer import tokenize
+    from smista.core.conditions import markers as m
+    from smista.core.tokenizer import tokenize
 
     blocks = [
         v for k, v in vars(m).items() if k.isupper() and k.startswith("_") and isinstance(v, str)

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from smista.decision.result import Complexity, DecisionResult
+from smista.core.decisionresult import Complexity, DecisionResult
+from smista.core.errors import NoRouteError
+from smista.core.routing import RoutingPolicy
+from smista.core.rules import ClassificationConfig
+from smista.core.workspace import Workspace
+from smista.decision.preview import Preview, build_preview, conversation_for
 from smista.decision.stage import DecisionOutcome
 from smista.decision.switch import SwitchConfig
-from smista.errors import NoRouteError
-from smista.preview import Preview, build_preview, conversation_for
-from smista.routing import RoutingPolicy
-from smista.rules import ClassificationConfig
-from smista.workspace import Workspace
 
 REFACTOR_RULES = ClassificationConfig.model_validate(
     {"default_intent": "chat", "rules": [{"intent": "edit", "keywords": ["refactor"]}]}

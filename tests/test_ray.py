@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-from smista.classifier import Classifier
-from smista.defaults import default_classifier
-from smista.scale import OUTPUT_COLUMNS
+from smista.config.defaults import default_classifier
+from smista.core.classifier import Classifier
+from smista.scale.frames import OUTPUT_COLUMNS
 from tests.scale_data import CUSTOM, CUSTOM_TOML, PROMPTS, expected_columns
 
 ray = pytest.importorskip("ray", exc_type=ImportError)
 pytest.importorskip("ray.data", exc_type=ImportError)
 pytest.importorskip("pandas")
 
-from smista.ray import SmistaClassify, actor_pool, classify_dataset  # noqa: E402
+from smista.scale.ray import SmistaClassify, actor_pool, classify_dataset  # noqa: E402
 
 # Ray's own deprecation notices (raised inside ray.*) are not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray")

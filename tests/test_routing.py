@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smista.decision.result import Complexity, DecisionResult
-from smista.errors import NoRouteError, RoutingError
-from smista.intent import Confidence, IntentSource, TaskIntent
-from smista.result import Classification
-from smista.routing import (
+from smista.core.decisionresult import Complexity, DecisionResult
+from smista.core.errors import NoRouteError, RoutingError
+from smista.core.intent import Confidence, IntentSource, TaskIntent
+from smista.core.result import Classification
+from smista.core.routing import (
     DefaultRoute,
     Effort,
     RoutingDecision,

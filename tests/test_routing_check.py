@@ -7,8 +7,8 @@ import tomllib
 
 import jsonschema
 
-from smista.check import check_text
-from smista.schema import config_schema
+from smista.authoring.check import check_text
+from smista.config.schema import config_schema
 
 CONFIG = """
 [routing.default]

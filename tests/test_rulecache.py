@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from smista import rulecache
-from smista.classifier import compile_rules
-from smista.config import load_config
-from smista.errors import ConfigError
-from smista.rulecache import cache_dir, cache_key, load_rules, render_default_pack
+from smista.config import rulecache
+from smista.config.load import load_config
+from smista.config.rulecache import cache_dir, cache_key, load_rules, render_default_pack
+from smista.core.classifier import compile_rules
+from smista.core.errors import ConfigError
 from tests.conftest import ROOT, cli_env
 
 RULES = """
@@ -57,7 +57,7 @@ def loads_pydantic(path: Path | None, cache: Path) -> bool:
     arg = "None" if path is None else repr(str(path))
     code = (
         "import sys\n"
-        "from smista.rulecache import load_rules\n"
+        "from smista.config.rulecache import load_rules\n"
         f"load_rules({arg})\n"
         "print('pydantic' in sys.modules)\n"
     )
@@ -358,12 +358,12 @@ def test_writes_are_atomic_and_pruned(
 
 
 def test_shipped_default_pack_is_current() -> None:
-    """smista/_default_pack.py matches rules/default.toml.
+    """smista/config/_default_pack.py matches rules/default.toml.
 
     After editing the default pack, regenerate with
-    ``python -m smista.rulecache --write-default-pack``.
+    ``python -m smista.config.rulecache --write-default-pack``.
     """
-    generated = (ROOT / "smista" / "_default_pack.py").read_text(encoding="utf-8")
+    generated = (ROOT / "smista" / "config" / "_default_pack.py").read_text(encoding="utf-8")
     assert generated == render_default_pack()
 
 

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smista.classifier import Classifier
-from smista.defaults import default_classifier
-from smista.errors import UnknownIntentError
-from smista.intent import TaskIntent
-from smista.scale import (
+from smista.config.defaults import default_classifier
+from smista.core.classifier import Classifier
+from smista.core.errors import UnknownIntentError
+from smista.core.intent import TaskIntent
+from smista.scale.frames import (
     OUTPUT_COLUMNS,
     SPARK_OUTPUT_DDL,
     classify_columns,

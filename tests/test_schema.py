@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 
 from smista.cli.schema import render
-from smista.config import SECTIONS
-from smista.schema import DRAFT4, DRAFT_2020_12, config_schema, to_draft4
+from smista.config.load import SECTIONS
+from smista.config.schema import DRAFT4, DRAFT_2020_12, config_schema, to_draft4
 
 ROOT = Path(__file__).resolve().parent.parent
 RunCli = Callable[..., subprocess.CompletedProcess[bytes]]

@@ -18,11 +18,11 @@ from typing import Any
 import httpx
 import pytest
 
-from smista._secrets import Redactor, check_key, register
+from smista._edge.secrets import Redactor, check_key, register
+from smista.core.errors import ConfigError
 from smista.decision.config import DecisionConfig
 from smista.decision.providers import build_stage
 from smista.decision.state import Conversation, Message
-from smista.errors import ConfigError
 from smista.tiers.http import ChatCompletionsClient, client_from_config
 from smista.tiers.model import TiersConfig
 from smista.tiers.request import TierRequest
@@ -198,7 +198,7 @@ def test_a_bad_key_is_a_config_error_at_build_time(key: str) -> None:
 
 def test_a_registered_key_is_masked_in_log_records() -> None:
     """The logging filter catches a key in a formatted argument too."""
-    from smista._secrets import RedactingFilter
+    from smista._edge.secrets import RedactingFilter
 
     register(KEY)
     record = logging.LogRecord("smista", logging.ERROR, __file__, 1, "got %s", (KEY,), None)

@@ -13,9 +13,9 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from smista.defaults import default_classifier, shipped_rules_path
+from smista.config.defaults import default_classifier, shipped_rules_path
+from smista.core.workspace import Workspace
 from smista.server.models import ErrorResponse, RulesInfo
-from smista.workspace import Workspace
 from tests.live import LiveServer
 
 PROMPTS: list[dict[str, Any]] = [

@@ -12,9 +12,9 @@ pytest.importorskip("uvicorn")
 
 from pydantic import BaseModel, ConfigDict, StrictStr
 
-from smista.classifier import Classifier
-from smista.defaults import default_classifier
-from smista.errors import ConfigError
+from smista.config.defaults import default_classifier
+from smista.core.classifier import Classifier
+from smista.core.errors import ConfigError
 from smista.server.app import create_app
 from smista.server.errors import ApiError
 from smista.server.openapi import build_openapi

@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("uvicorn")
 
+from smista.config.settings import parse_settings
+from smista.core.workspace import Workspace
+from smista.decision.preview import build_preview, conversation_for
 from smista.decision.providers import build_stage
 from smista.decision.state import messages_from_records
-from smista.preview import build_preview, conversation_for
-from smista.settings import parse_settings
-from smista.workspace import Workspace
 from tests.decision_server import decision_server, refused_url
 from tests.live import LiveServer
 from tests.preview_config import ROUTING, SWITCH, decision_table

@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("uvicorn")
 
-from smista.classifier import Classifier
-from smista.config import parse_config
+from smista.config.load import parse_config
+from smista.core.classifier import Classifier
 from tests.live import LiveServer
 
 RULES_A = """\

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from smista.defaults import default_config
-from smista.errors import ConfigError
-from smista.intent import TaskIntent
-from smista.settings import load_settings, parse_settings
+from smista.config.defaults import default_config
+from smista.config.settings import load_settings, parse_settings
+from smista.core.errors import ConfigError
+from smista.core.intent import TaskIntent
 
 FULL = """
 [classification]

@@ -6,7 +6,7 @@ import tomllib
 from importlib.metadata import version
 
 import smista
-from smista import _shipped, defaults, rulecache
+from smista.config import _shipped, defaults, rulecache
 from tests.conftest import ROOT
 
 

@@ -1,6 +1,6 @@
-"""The optional C hot path (``smista._speedups``): built where it can be, and exact.
+"""The optional C hot path (``smista.core._speedups``): built where it can be, and exact.
 
-``TokenCodes.scan`` must split text exactly as :func:`smista.tokenizer.tokenize`
+``TokenCodes.scan`` must split text exactly as :func:`smista.core.tokenizer.tokenize`
 does (ASCII or not), lowercase ASCII exactly, hand back every token it does
 not know (never giving up on the rest of the prompt), keep its table bounded
 (evicting gradually) and correct when every key collides. ``VariantIndex``
@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smista import engine
-from smista.tokenizer import rust_lower, tokenize
+from smista.core import engine
+from smista.core.tokenizer import rust_lower, tokenize
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,13 +42,13 @@ def test_extension_is_built_where_a_compiler_exists() -> None:
         pytest.skip("SMISTA_IMPLEMENTATION=python: the pure-Python path was asked for")
     if not _compiler_available():
         pytest.skip("no C compiler or Python headers: the pure-Python matcher is used")
-    assert engine.ACCELERATED, "smista._speedups was not built (see hatch_build.py)"
+    assert engine.ACCELERATED, "smista.core._speedups was not built (see hatch_build.py)"
 
 
 if engine.ACCELERATED:
-    from smista._speedups import TokenCodes, VariantIndex, hash_token, split_count
+    from smista.core._speedups import TokenCodes, VariantIndex, hash_token, split_count
 
-compiled = pytest.mark.skipif(not engine.ACCELERATED, reason="smista._speedups is not built")
+compiled = pytest.mark.skipif(not engine.ACCELERATED, reason="smista.core._speedups is not built")
 
 BIG = 10**12
 
@@ -68,8 +68,8 @@ def _raw_tokens(text: str) -> list[str]:
     """Tokens as written (split on the generated alphanumeric ranges, not lowered)."""
     from bisect import bisect_right
 
-    from smista import _unicode_tables
-    from smista.tokenizer import _class_ranges
+    from smista.core import _unicode_tables
+    from smista.core.tokenizer import _class_ranges
 
     ranges = _class_ranges(_unicode_tables.ALNUM_CLASS)
     starts = [a for a, _ in ranges]
@@ -278,7 +278,7 @@ def test_every_key_colliding_still_finds_each() -> None:
 @compiled
 def test_hash_is_keyed_per_process() -> None:
     """The table's hash key is drawn when the module loads: processes differ."""
-    code = "from smista._speedups import hash_token; print(hash_token('fix'))"
+    code = "from smista.core._speedups import hash_token; print(hash_token('fix'))"
     runs = {
         subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
@@ -320,7 +320,7 @@ def test_split_count() -> None:
 
 
 def _python_candidates(keywords: list[str], caps: list[int], token: str, depths: int) -> set[int]:
-    from smista.engine import _deletions, _token_variants
+    from smista.core.engine import _deletions, _token_variants
 
     levels = (bool(depths & 1), bool(depths & 2), bool(depths & 4))
     mine = _token_variants(token, levels)
@@ -355,7 +355,7 @@ def test_variant_index_basics() -> None:
     assert index.candidates("fxi", 7) == []  # cap 0: only the keyword itself
     assert set(index.candidates("café", 1)) == {2}
     assert index.candidates("zzzz", 7) == []
-    from smista.engine import _deletions
+    from smista.core.engine import _deletions
 
     assert len(index) == len(_deletions("implement", 2)) + 2  # distinct variants only
     assert sys.getsizeof(index) < 4096
@@ -378,7 +378,7 @@ def test_pickling_keeps_the_choice_of_path() -> None:
     """A matcher asked to stay pure Python stays so in another process."""
     import pickle
 
-    from smista.engine import CompiledRules, RuleSpec
+    from smista.core.engine import CompiledRules, RuleSpec
 
     specs = [RuleSpec("edit", 1, ("implement",), ())]
     pure = pickle.loads(pickle.dumps(CompiledRules(specs, "chat", accelerated=False)))

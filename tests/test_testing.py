@@ -1,4 +1,4 @@
-"""smista.testing: strategies respect the matcher; the checks catch what they claim."""
+"""smista.authoring.testing: strategies respect the matcher; the checks catch what they claim."""
 
 from __future__ import annotations
 
@@ -8,13 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smista.classifier import Classifier
-from smista.defaults import default_config
-from smista.fuzzy import fuzzy_cap, match_keyword, osa_distance, token_match
-from smista.golden import GoldenCase, LabelledCase, load_cases
-from smista.intent import TaskIntent
-from smista.rules import ClassificationConfig, ClassificationRule
-from smista.testing import (
+from smista.authoring.golden import GoldenCase, LabelledCase, load_cases
+from smista.authoring.testing import (
     check_explicit_commands_win,
     check_no_unreachable_rules,
     check_typo_stability,
@@ -27,8 +22,13 @@ from smista.testing import (
     typo_of,
     workspaces,
 )
-from smista.tokenizer import tokenize
-from smista.workspace import WORKSPACE_CONTEXT_KINDS, Workspace, context_kinds
+from smista.config.defaults import default_config
+from smista.core.classifier import Classifier
+from smista.core.fuzzy import fuzzy_cap, match_keyword, osa_distance, token_match
+from smista.core.intent import TaskIntent
+from smista.core.rules import ClassificationConfig, ClassificationRule
+from smista.core.tokenizer import tokenize
+from smista.core.workspace import WORKSPACE_CONTEXT_KINDS, Workspace, context_kinds
 
 ROOT = Path(__file__).resolve().parent.parent
 

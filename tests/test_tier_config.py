@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from smista.errors import ConfigError
+from smista.core.errors import ConfigError
 from smista.tiers import (
     DEFAULT_PROMPT,
     TierOutcome,

@@ -247,7 +247,7 @@ def test_chat_completions_url() -> None:
 
 def test_client_from_config_requires_endpoint() -> None:
     """Building a client without an endpoint is a config error naming the key."""
-    from smista.errors import ConfigError
+    from smista.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"tiers\.llm\.endpoint"):
         client_from_config(LlmClassifierConfig())

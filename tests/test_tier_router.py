@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from smista.errors import ConfigError, EvaluatorTimeout
+from smista.core.errors import ConfigError, EvaluatorTimeout
 from smista.tiers import (
     TierCache,
     TierDecision,

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from smista import tokenize
-from smista.tokenizer import rust_lower
+from smista.core.tokenizer import rust_lower
 
 RUST_CASES = [
     json.loads(line)
@@ -104,7 +104,7 @@ def test_a_class_with_no_chars_in_a_plane_never_matches() -> None:
     """The generated classes split BMP from astral; an empty half matches nothing at all."""
     import re
 
-    from smista.tokenizer import _class
+    from smista.core.tokenizer import _class
 
     empty = re.compile(_class([(0x41, 0x5A)], astral=True))
     assert [empty.match(c) for c in ("A", "\U0001f600", "")] == [None, None, None]

@@ -17,13 +17,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import smista
-from smista.classifier import Classifier
-from smista.config import parse_config
-from smista.defaults import default_classifier
-from smista.errors import ConfigError
-from smista.turnclassify import is_continuation
-from smista.turnrules import TurnSettings
-from smista.turns import PAYLOAD_SCHEMA, TurnError, detect_format, parse_turn
+from smista.config.defaults import default_classifier
+from smista.config.load import parse_config
+from smista.core.classifier import Classifier
+from smista.core.errors import ConfigError
+from smista.core.turnclassify import is_continuation
+from smista.core.turnrules import TurnSettings
+from smista.core.turns import PAYLOAD_SCHEMA, TurnError, detect_format, parse_turn
 
 DATA = Path(__file__).resolve().parent / "data" / "turns"
 
@@ -470,7 +470,7 @@ def test_tag_stripping_equals_the_lazy_regex(text: str) -> None:
     """The linear tag scan removes exactly what ``<(T)>[\\s\\S]*?</\\1>`` would."""
     import re
 
-    from smista.turns import Stripped, _strip_tags
+    from smista.core.turns import Stripped, _strip_tags
 
     for tag in ("ide_[a-z_]+", "system-reminder"):
         spans: list[Stripped] = []
@@ -517,7 +517,7 @@ def test_a_payload_of_no_json_type_is_named_in_the_error() -> None:
 
 def test_too_many_content_parts_are_refused() -> None:
     """A message holds at most MAX_ITEMS parts: the error gives the path and the count."""
-    from smista.turns import MAX_ITEMS
+    from smista.core.turns import MAX_ITEMS
 
     parts = [{"type": "text", "text": "a"}] * (MAX_ITEMS + 1)
     with pytest.raises(TurnError) as info:
@@ -603,7 +603,7 @@ def test_follow_up_skips_earlier_continuations() -> None:
 @pytest.mark.parametrize("command", [None, "plan"])
 def test_compiled_rules_classifier_answers_as_the_classifier(command: str | None) -> None:
     """batch's classifier over bare compiled rules gives Classifier's answer, commands included."""
-    from smista.turnclassify import CompiledRulesClassifier
+    from smista.core.turnclassify import CompiledRulesClassifier
 
     bare = CompiledRulesClassifier(CLASSIFIER.rules)
     for text in ["fix the retry loop", "review this diff please", "hello"]:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from smista.classifier import Classifier
-from smista.defaults import default_classifier
-from smista.preview import build_preview
-from smista.settings import parse_settings
-from smista.workspace import Workspace
+from smista.config.defaults import default_classifier
+from smista.config.settings import parse_settings
+from smista.core.classifier import Classifier
+from smista.core.workspace import Workspace
+from smista.decision.preview import build_preview
 from tests.preview_config import ROUTING
 
 RunCli = Callable[..., subprocess.CompletedProcess[bytes]]

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from smista.defaults import default_classifier
-from smista.scale import OUTPUT_COLUMNS, TURN_COLUMNS, classify_columns
-from smista.turns import TurnError
+from smista.config.defaults import default_classifier
+from smista.core.turns import TurnError
+from smista.scale.frames import OUTPUT_COLUMNS, TURN_COLUMNS, classify_columns
 
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
 
-from smista.scale import classify_frame, classify_table  # noqa: E402
+from smista.scale.frames import classify_frame, classify_table  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "turns"
 CLASSIFIER = default_classifier()

@@ -1,4 +1,4 @@
-"""One builder per wire shape (:mod:`smista.wire`): library, CLI and batch give the same JSON."""
+"""One builder per wire shape (:mod:`smista.core.wire`): library, CLI and batch give the same JSON."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smista import wire
-from smista.batch import classify_block
-from smista.defaults import default_classifier
-from smista.intent import Confidence, IntentSource, TaskIntent
-from smista.result import Classification
-from smista.rulecache import load_rules
+from smista.config.defaults import default_classifier
+from smista.config.rulecache import load_rules
+from smista.core import wire
+from smista.core.intent import Confidence, IntentSource, TaskIntent
+from smista.core.result import Classification
+from smista.scale.batch import classify_block
 
 PROMPTS = [
     "please review my diff",

@@ -38,12 +38,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.accuracy import REAL, real_prompt_parts  # noqa: E402
-from smista.classifier import Classifier  # noqa: E402
-from smista.config import load_config  # noqa: E402
-from smista.defaults import default_config  # noqa: E402
-from smista.evaluate import AnnotatedCase  # noqa: E402
-from smista.intent import TaskIntent  # noqa: E402
-from smista.rules import ClassificationConfig, ClassificationRule  # noqa: E402
+from smista.authoring.evaluate import AnnotatedCase  # noqa: E402
+from smista.config.defaults import default_config  # noqa: E402
+from smista.config.load import load_config  # noqa: E402
+from smista.core.classifier import Classifier  # noqa: E402
+from smista.core.intent import TaskIntent  # noqa: E402
+from smista.core.rules import ClassificationConfig, ClassificationRule  # noqa: E402
 
 FIELDS = ("keywords", "commands", "leading", "phrases", "stems", "substrings")
 Entry = tuple[int, str, str]  # (rule index, field, entry)

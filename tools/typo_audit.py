@@ -36,8 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from smista.fuzzy import fuzzy_cap, is_typo  # noqa: E402
-from smista.tokenizer import rust_lower, tokenize  # noqa: E402
+from smista.core.fuzzy import fuzzy_cap, is_typo  # noqa: E402
+from smista.core.tokenizer import rust_lower, tokenize  # noqa: E402
 
 
 def _hangul_or_han(word: str) -> bool:

@@ -136,7 +136,7 @@ def _run(name: str, entry: tuple[str, str], args: list[str]) -> int:
     except ModuleNotFoundError as exc:
         return _missing_module(name, exc)
     except Exception as exc:
-        from smista.errors import SmistaError
+        from smista.core.errors import SmistaError
 
         if isinstance(exc, SmistaError):
             print(f"smista {name}: error: {exc}", file=sys.stderr)
@@ -158,7 +158,7 @@ def _run(name: str, entry: tuple[str, str], args: list[str]) -> int:
 
 
 def _missing_module(name: str, exc: ModuleNotFoundError) -> int:
-    from smista._extras import extra_of, install_hint
+    from smista._edge.extras import extra_of, install_hint
 
     top = (exc.name or "").split(".")[0]
     extra = extra_of(top)

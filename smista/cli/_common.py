@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
-from smista.errors import SmistaError
+from smista.core.errors import SmistaError
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite

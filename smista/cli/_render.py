@@ -1,4 +1,4 @@
-"""Plain-text rendering of an :class:`~smista.explain.Explanation` for people.
+"""Plain-text rendering of an :class:`~smista.core.explain.Explanation` for people.
 
 Compact by design: one line per rule (its intent, priority and what it asks
 for), then only the evidence that matters: conditions that held, at most
@@ -8,7 +8,7 @@ conditions. ``--json`` has everything.
 
 from __future__ import annotations
 
-from smista.explain import Explanation, RuleTrace
+from smista.core.explain import Explanation, RuleTrace
 
 __all__ = ["render_explanation"]
 

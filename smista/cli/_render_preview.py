@@ -1,8 +1,8 @@
-"""Plain-text rendering of a :class:`~smista.preview.Preview` for people."""
+"""Plain-text rendering of a :class:`~smista.decision.preview.Preview` for people."""
 
 from __future__ import annotations
 
-from smista.preview import Preview
+from smista.decision.preview import Preview
 
 __all__ = ["render_preview"]
 

@@ -2,7 +2,7 @@
 
 I/O edge (reads the file or stdin). Shared by ``classify``, ``explain`` and
 ``preview``: exactly one of TEXT and ``--messages`` is given; the file holds
-JSON in any format :func:`smista.turns.parse_turn` reads. Every problem is a
+JSON in any format :func:`smista.core.turns.parse_turn` reads. Every problem is a
 :class:`~smista.cli._common.UsageError` (one line, exit 2); the payload's text
 never appears in an error.
 """
@@ -32,8 +32,8 @@ MAX_MESSAGES_BYTES = 64 * 1024 * 1024
 """A ``--messages`` document is at most this many bytes."""
 
 if TYPE_CHECKING:
-    from smista.turnclassify import TurnExplanation, TurnResult
-    from smista.turnrules import TurnSettings
+    from smista.core.turnclassify import TurnExplanation, TurnResult
+    from smista.core.turnrules import TurnSettings
 
 
 def add_messages_option(parser: argparse.ArgumentParser) -> None:
@@ -81,12 +81,12 @@ def load_turn_settings(path: str | None) -> TurnSettings | None:
     """
     if path is None:
         return None
-    from smista.config import load_document, validate_section
+    from smista.config.load import load_document, validate_section
 
     classification = load_document(path, known_tables_only=False).get("classification")
     if not isinstance(classification, dict) or "turns" not in classification:
         return None
-    from smista.turnrules import TurnSettings
+    from smista.core.turnrules import TurnSettings
 
     return validate_section(TurnSettings, classification["turns"], "classification.turns", path)
 

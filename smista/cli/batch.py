@@ -2,9 +2,9 @@
 
 I/O edge: opens the input and output, shows progress on stderr when stderr is
 a terminal (with percentage and time left for a file), and hands the streams
-to :func:`smista.batch.run_batch`. The final summary counts bad lines; when
+to :func:`smista.scale.batch.run_batch`. The final summary counts bad lines; when
 stderr is not a terminal it is printed only if some line was bad. Rules load
-through :mod:`smista.rulecache` (no pydantic once a rules file is known).
+through :mod:`smista.config.rulecache` (no pydantic once a rules file is known).
 Never writes anything but JSONL to the output, nor progress to a non-terminal.
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from typing import IO
 
-from smista._files import open_regular
 from smista.cli._common import ArgumentParser, UsageError
+from smista.config._files import open_regular
 
 __all__ = ["run"]
 
@@ -142,8 +142,8 @@ def _open(stack: ExitStack, path: str, mode: str, standard: IO[bytes]) -> IO[byt
 
 def run(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv[1:])
-    from smista.batch import default_workers, run_batch
-    from smista.rulecache import load_rules
+    from smista.config.rulecache import load_rules
+    from smista.scale.batch import default_workers, run_batch
 
     workers = default_workers() if args.workers is None else args.workers
     if workers < 1:

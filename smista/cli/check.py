@@ -16,8 +16,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from smista._files import CONFIG_LIMIT, read_bounded
 from smista.cli._common import ArgumentParser, UsageError
+from smista.config._files import CONFIG_LIMIT, read_bounded
 
 __all__ = ["run"]
 
@@ -72,7 +72,7 @@ def _read(path: Path) -> tuple[str | None, str]:
 
 
 def run(argv: Sequence[str]) -> int:
-    from smista.check import Finding, Severity, check_text, failed, summary
+    from smista.authoring.check import Finding, Severity, check_text, failed, summary
 
     args = _parser().parse_args(argv[1:])
     known = list(args.context_kind)

@@ -1,7 +1,7 @@
 """``smista classify`` and ``smista explain``.
 
 I/O edge. ``classify`` stays off pydantic: it reads compiled rules through
-:mod:`smista.rulecache` and renders the wire JSON with :mod:`smista.wire` (as
+:mod:`smista.config.rulecache` and renders the wire JSON with :mod:`smista.core.wire` (as
 ``Classification.to_wire`` does), so a hook calling it per
 prompt pays only for the work.
 """
@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 from smista.cli._common import ArgumentParser, add_request_options
 from smista.cli._turns import add_messages_option, text_or_messages
-from smista.engine import confidence_of, reason_of
-from smista.intent import TaskIntent
-from smista.rulecache import load_rules
-from smista.wire import classification, explicit
+from smista.config.rulecache import load_rules
+from smista.core.engine import confidence_of, reason_of
+from smista.core.intent import TaskIntent
+from smista.core.wire import classification, explicit
 
 if TYPE_CHECKING:
-    from smista.classifier import Classifier
+    from smista.core.classifier import Classifier
 
 __all__ = ["run"]
 
@@ -82,10 +82,10 @@ def _turn(
     as_json: bool,
 ) -> int:
     """``--messages``: classify or explain a whole turn (needs the validated config)."""
-    from smista.classifier import Classifier
-    from smista.config import load_config
-    from smista.defaults import default_classifier
-    from smista.turns import TurnError
+    from smista.config.defaults import default_classifier
+    from smista.config.load import load_config
+    from smista.core.classifier import Classifier
+    from smista.core.turns import TurnError
 
     classifier = default_classifier() if rules_path is None else Classifier(load_config(rules_path))
     try:
@@ -124,9 +124,9 @@ def _explain(
     contexts: list[str],
     as_json: bool,
 ) -> int:
-    from smista.classifier import Classifier
-    from smista.config import load_config
-    from smista.defaults import default_config
+    from smista.config.defaults import default_config
+    from smista.config.load import load_config
+    from smista.core.classifier import Classifier
 
     config = default_config() if rules_path is None else load_config(rules_path)
     explanation = Classifier(config).explain(text, command=command, contexts=contexts)

@@ -2,7 +2,7 @@
 
 I/O edge (reads the environment and the import system; imports no extra).
 Reports the version, the Python, whether the compiled hot path
-(:mod:`smista._speedups`) is active, which extras are installed and where the
+(:mod:`smista.core._speedups`) is active, which extras are installed and where the
 rules cache lives. Never prints environment values other than paths, and
 never fails: a part it cannot inspect is reported as such.
 """
@@ -36,8 +36,8 @@ def _parser() -> ArgumentParser:
 
 def _speedups() -> tuple[bool, str]:
     """(active, where or why not)."""
-    from smista._implementation import IMPLEMENTATION
-    from smista.engine import ACCELERATED
+    from smista.core._implementation import IMPLEMENTATION
+    from smista.core.engine import ACCELERATED
 
     if IMPLEMENTATION == "python":
         return False, "pure-Python matcher: SMISTA_IMPLEMENTATION=python asks for it"
@@ -46,7 +46,7 @@ def _speedups() -> tuple[bool, str]:
             "pure-Python matcher (slower): the C extension was not built at install "
             "(no C compiler, or SMISTA_NO_SPEEDUPS=1); install a compiler and reinstall"
         )
-    import smista._speedups as compiled
+    import smista.core._speedups as compiled
 
     return True, str(Path(compiled.__file__ or "").name)
 
@@ -59,8 +59,8 @@ def speedups_line() -> str:
 def report() -> dict[str, Any]:
     """The doctor's findings as a JSON-ready mapping."""
     import smista
-    from smista._extras import installed_extras
-    from smista.rulecache import cache_dir, default_pack_path
+    from smista._edge.extras import installed_extras
+    from smista.config.rulecache import cache_dir, default_pack_path
 
     active, detail = _speedups()
     cache = cache_dir()
@@ -89,7 +89,7 @@ def run(argv: Sequence[str]) -> int:
     if args.json:
         print(json.dumps(found, ensure_ascii=False, indent=2))
         return 0
-    from smista._extras import install_hint
+    from smista._edge.extras import install_hint
 
     speed = found["speedups"]
     extras = found["extras"]

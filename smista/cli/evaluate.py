@@ -17,10 +17,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from smista._files import CASES_LIMIT, read_bounded
+from smista.authoring.evaluate import AnnotatedCase, Evaluation, GroupScore, parse_labelled
 from smista.cli._common import ArgumentParser, UsageError
-from smista.errors import ConfigError
-from smista.evaluate import AnnotatedCase, Evaluation, GroupScore, parse_labelled
+from smista.config._files import CASES_LIMIT, read_bounded
+from smista.core.errors import ConfigError
 
 __all__ = ["render_groups", "run"]
 
@@ -83,11 +83,11 @@ def _read_cases(path: str) -> list[AnnotatedCase]:
 
 
 def run(argv: Sequence[str]) -> int:
-    from smista.classifier import Classifier
-    from smista.config import load_config
-    from smista.defaults import default_config
-    from smista.evaluate import evaluate_cases
-    from smista.report import render_html, render_text
+    from smista.authoring.evaluate import evaluate_cases
+    from smista.authoring.report import render_html, render_text
+    from smista.config.defaults import default_config
+    from smista.config.load import load_config
+    from smista.core.classifier import Classifier
 
     args = _parser().parse_args(argv[1:])
     if args.min_accuracy is not None and not 0.0 <= args.min_accuracy <= 1.0:
@@ -101,7 +101,7 @@ def run(argv: Sequence[str]) -> int:
         import hashlib
         from datetime import UTC, datetime
 
-        from smista.rulecache import default_pack_path
+        from smista.config.rulecache import default_pack_path
 
         rules_path = Path(args.rules) if args.rules else default_pack_path()
         rules_name = args.rules or f"{rules_path} (shipped default pack)"

@@ -47,11 +47,11 @@ def _parser() -> ArgumentParser:
 
 
 def run(argv: Sequence[str]) -> int:
-    from smista.classifier import Classifier
+    from smista.authoring.golden import load_cases, run_cases
     from smista.cli._render import render_explanation
-    from smista.config import load_config
-    from smista.defaults import default_config
-    from smista.golden import load_cases, run_cases
+    from smista.config.defaults import default_config
+    from smista.config.load import load_config
+    from smista.core.classifier import Classifier
 
     args = _parser().parse_args(argv[1:])
     if args.min_accuracy is not None and not 0.0 <= args.min_accuracy <= 1.0:

@@ -1,7 +1,7 @@
 """``smista ground``: score a tool call's parameters before dispatching it.
 
 I/O edge (argv, stdin, stdout). Prints the grounding report of
-:func:`smista.grounding.evaluate`. Exit status: 0 when the report was
+:func:`smista.core.grounding.evaluate`. Exit status: 0 when the report was
 printed (whatever the score), 1 with ``--fail-on-abstain`` when the score is
 below the threshold, 2 for usage errors (bad JSON, not an object).
 """
@@ -78,8 +78,8 @@ def required_keys(values: Sequence[str]) -> list[str]:
 
 
 def run(argv: Sequence[str]) -> int:
-    from smista.abstain import clamp_threshold
-    from smista.grounding import ABSTAIN_THRESHOLD, evaluate, should_abstain_at
+    from smista.core.abstain import clamp_threshold
+    from smista.core.grounding import ABSTAIN_THRESHOLD, evaluate, should_abstain_at
 
     args = _parser().parse_args(argv[1:])
     params = _params(read_text_arg(args.params))

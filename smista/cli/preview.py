@@ -15,9 +15,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from smista._files import CASES_LIMIT, read_bounded
 from smista.cli._common import ArgumentParser, UsageError, add_request_options
 from smista.cli._turns import add_messages_option, text_or_messages
+from smista.config._files import CASES_LIMIT, read_bounded
 
 __all__ = ["run"]
 
@@ -86,12 +86,12 @@ def run(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv[1:])
     given, payload = text_or_messages(args.text, args.messages)
 
+    from smista.config.settings import load_settings
+    from smista.core.intent import TaskIntent
+    from smista.core.workspace import Workspace
+    from smista.decision.preview import build_preview, conversation_for
     from smista.decision.stage import DecisionOutcome
     from smista.decision.state import messages_from_records
-    from smista.intent import TaskIntent
-    from smista.preview import build_preview, conversation_for
-    from smista.settings import load_settings
-    from smista.workspace import Workspace
 
     settings = load_settings(args.config)
     command = TaskIntent.parse(args.command) if args.command is not None else None
@@ -103,8 +103,8 @@ def run(argv: Sequence[str]) -> int:
     )
     found = None
     if given is None:
-        from smista.classifier import Classifier
-        from smista.turns import TurnError
+        from smista.core.classifier import Classifier
+        from smista.core.turns import TurnError
 
         classifier = Classifier(settings.classification)
         try:

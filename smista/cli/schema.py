@@ -17,7 +17,7 @@ __all__ = ["run"]
 
 def render(*, draft4: bool = False, cases: bool = False) -> str:
     """The schema as pretty JSON text (what the command prints, newline-terminated)."""
-    from smista.schema import cases_schema, config_schema
+    from smista.config.schema import cases_schema, config_schema
 
     schema = cases_schema(draft4=draft4) if cases else config_schema(draft4=draft4)
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"

@@ -4,25 +4,25 @@ Everything importable from here is pure (no I/O, no environment, no network).
 Providers that talk HTTP live in :mod:`smista.decision.providers` and are never
 imported by this package; build one with
 :func:`smista.decision.providers.build_stage`. Names load lazily (PEP 562) so
-that importing :mod:`smista.routing` stays cheap.
+that importing :mod:`smista.core.routing` stays cheap.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smista._lazy import lazy_getattr
+from smista._edge.lazy import lazy_getattr
 
 _EXPORTS: dict[str, str] = {
     "Answer": "smista.decision.contract",
     "BoundedState": "smista.decision.state",
-    "Complexity": "smista.decision.result",
+    "Complexity": "smista.core.decisionresult",
     "Conversation": "smista.decision.state",
     "DecisionConfig": "smista.decision.config",
     "DecisionOutcome": "smista.decision.stage",
     "DecisionRequest": "smista.decision.contract",
     "DecisionResponse": "smista.decision.contract",
-    "DecisionResult": "smista.decision.result",
+    "DecisionResult": "smista.core.decisionresult",
     "DecisionStage": "smista.decision.stage",
     "Evaluator": "smista.decision.contract",
     "Message": "smista.decision.state",
@@ -30,7 +30,7 @@ _EXPORTS: dict[str, str] = {
     "StateTooLarge": "smista.decision.state",
     "SwitchConfig": "smista.decision.switch",
     "SwitchDecision": "smista.decision.switch",
-    "Usage": "smista.decision.result",
+    "Usage": "smista.core.decisionresult",
     "UsageLedger": "smista.decision.ledger",
     "bound_state": "smista.decision.state",
     "decide_switch": "smista.decision.switch",
@@ -64,6 +64,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from smista.core.decisionresult import Complexity, DecisionResult, Usage
     from smista.decision.config import DecisionConfig
     from smista.decision.contract import (
         Answer,
@@ -73,7 +74,6 @@ if TYPE_CHECKING:
         Question,
     )
     from smista.decision.ledger import UsageLedger
-    from smista.decision.result import Complexity, DecisionResult, Usage
     from smista.decision.stage import DecisionOutcome, DecisionStage
     from smista.decision.state import (
         BoundedState,

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
-from smista.abstain import DEFAULT_CLASSIFIER_THRESHOLD
+from smista.core.abstain import DEFAULT_CLASSIFIER_THRESHOLD
 from smista.decision.state import DEFAULT_MAX_STATE_BYTES
 from smista.decision.switch import SwitchConfig
 

@@ -8,7 +8,7 @@ that answered and its token usage. No task-specific type belongs here.
 :func:`validate_response` is the protocol check every provider applies (the
 answer set must match the questions, types must agree, probabilities must be
 finite and in [0, 1]); :func:`response_from_json` reads the wire JSON of a
-response. Both raise :class:`~smista.errors.EvaluatorResponseError` with a
+response. Both raise :class:`~smista.core.errors.EvaluatorResponseError` with a
 precise, secret-free reason.
 """
 
@@ -28,8 +28,8 @@ from pydantic import (
     field_validator,
 )
 
-from smista.decision.result import Usage
-from smista.errors import EvaluatorResponseError
+from smista.core.decisionresult import Usage
+from smista.core.errors import EvaluatorResponseError
 
 __all__ = [
     "Answer",

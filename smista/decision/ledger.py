@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from smista.decision.result import Usage
+from smista.core.decisionresult import Usage
 
 __all__ = ["UsageLedger"]
 

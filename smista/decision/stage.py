@@ -7,7 +7,7 @@ transport or protocol error, invalid answers or an oversized current message
 all end as a :class:`DecisionOutcome` whose ``reason`` reads
 ``decision unavailable: <why>``, and the turn goes on with deterministic
 routing alone. A valid result whose confidence is below ``min_confidence``
-(clamped like :mod:`smista.abstain`) is reported but is no signal.
+(clamped like :mod:`smista.core.abstain`) is reported but is no signal.
 
 Usage of every call that produced a valid result goes to the usage ledger.
 Failures are logged on the ``smista.decision`` logger without secrets; the
@@ -23,11 +23,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from smista._secrets import redact
-from smista.abstain import DEFAULT_CLASSIFIER_THRESHOLD, clamp_threshold, should_abstain_at
+from smista._edge.secrets import redact
+from smista.core.abstain import DEFAULT_CLASSIFIER_THRESHOLD, clamp_threshold, should_abstain_at
+from smista.core.decisionresult import DecisionResult
+from smista.core.errors import EvaluatorError
 from smista.decision.contract import Evaluator, validate_response
 from smista.decision.ledger import UsageLedger
-from smista.decision.result import DecisionResult
 from smista.decision.state import (
     DEFAULT_MAX_STATE_BYTES,
     BoundedState,
@@ -36,7 +37,6 @@ from smista.decision.state import (
     has_previous_user_task,
 )
 from smista.decision.taskcomplexity import build_request, parse_result
-from smista.errors import EvaluatorError
 
 __all__ = ["DecisionOutcome", "DecisionStage", "StateInfo"]
 

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from smista.errors import EvaluatorError
+from smista.core.errors import EvaluatorError
 
 __all__ = [
     "DEFAULT_MAX_STATE_BYTES",

@@ -12,7 +12,7 @@ selected-category probability is strictly greater than ``category_threshold``
 
 If the active model is not one of the configured tier models, only the
 new-task rule can switch it. No decision result means no switch. Thresholds
-are clamped as :mod:`smista.abstain` does: ``<= 0`` means the threshold's
+are clamped as :mod:`smista.core.abstain` does: ``<= 0`` means the threshold's
 default, ``> 1`` means 1.
 """
 
@@ -22,9 +22,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat
 
-from smista.abstain import clamp_threshold
-from smista.decision.result import COMPLEXITY_RANK, Complexity, DecisionResult
-from smista.modelref import ModelRef
+from smista.core.abstain import clamp_threshold
+from smista.core.decisionresult import COMPLEXITY_RANK, Complexity, DecisionResult
+from smista.core.modelref import ModelRef
 
 __all__ = [
     "DEFAULT_CATEGORY_THRESHOLD",

@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 from types import MappingProxyType
 
+from smista.core.decisionresult import Complexity, DecisionResult
+from smista.core.errors import EvaluatorResponseError
 from smista.decision.contract import DecisionRequest, DecisionResponse, Question
-from smista.decision.result import Complexity, DecisionResult
 from smista.decision.state import BoundedState
-from smista.errors import EvaluatorResponseError
 
 __all__ = [
     "CATEGORY",

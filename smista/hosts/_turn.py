@@ -3,11 +3,11 @@
 Edge helper, pure (no I/O). Every adapter wraps what its host hands over
 (a hook's bare ``prompt`` plus the earlier prompts, or a whole request body)
 with :func:`turn_from_prompt` / :func:`turn_from_body` and classifies it with
-:func:`classify_turn`, which is :meth:`smista.classifier.Classifier.classify_turn`:
-the turn model (:mod:`smista.turns`, :mod:`smista.turnclassify`) parses the
+:func:`classify_turn`, which is :meth:`smista.core.classifier.Classifier.classify_turn`:
+the turn model (:mod:`smista.core.turns`, :mod:`smista.core.turnclassify`) parses the
 message formats, strips harness noise, spots housekeeping calls and applies
 the follow-up rule, all configured by the rule file's ``[classification.turns]``.
-A malformed payload raises :class:`smista.turns.TurnError`.
+A malformed payload raises :class:`smista.core.turns.TurnError`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from smista.classifier import Classifier
-from smista.intent import TaskIntent
-from smista.turnclassify import TurnResult
-from smista.turns import TurnError
+from smista.core.classifier import Classifier
+from smista.core.intent import TaskIntent
+from smista.core.turnclassify import TurnResult
+from smista.core.turns import TurnError
 
 __all__ = ["HostTurn", "TurnError", "classify_turn", "turn_from_body", "turn_from_prompt"]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from smista.errors import SmistaError
+from smista.core.errors import SmistaError
 from smista.hosts._turn import turn_from_prompt
 from smista.hosts.engine import HostDecision, HostEngine
 from smista.hosts.tools import ground_tool_call

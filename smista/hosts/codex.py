@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from smista.core.routing import RoutingDecision
 from smista.hosts.claude_code import (
     HookInputError,
     context_text,
@@ -34,7 +35,6 @@ from smista.hosts.claude_code import (
 )
 from smista.hosts.engine import HostDecision, HostEngine
 from smista.hosts.tools import ground_tool_call
-from smista.routing import RoutingDecision
 
 __all__ = ["respond", "same_model"]
 

@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smista.classifier import Classifier
-from smista.decision.result import DecisionResult
-from smista.errors import RoutingError
+from smista.core.classifier import Classifier
+from smista.core.decisionresult import DecisionResult
+from smista.core.errors import RoutingError
+from smista.core.intent import TaskIntent
+from smista.core.result import Classification
+from smista.core.routing import RoutingDecision, RoutingPolicy, route
+from smista.core.turnclassify import TurnResult
+from smista.core.turns import Housekeeping
 from smista.hosts._turn import HostTurn, classify_turn
-from smista.intent import TaskIntent
-from smista.result import Classification
-from smista.routing import RoutingDecision, RoutingPolicy, route
-from smista.turnclassify import TurnResult
-from smista.turns import Housekeeping
 
 __all__ = ["HostDecision", "HostEngine", "policy_or_none"]
 
@@ -100,21 +100,21 @@ class HostEngine:
     def load(cls, config: str | Path | None = None) -> HostEngine:
         """From a smista config file, or the shipped default rules when ``None``.
 
-        Raises :class:`~smista.errors.ConfigError` for an invalid file. A file
+        Raises :class:`~smista.core.errors.ConfigError` for an invalid file. A file
         without ``[routing]`` rules or default gives no routing policy.
         """
         if config is None:
-            from smista.defaults import default_classifier
+            from smista.config.defaults import default_classifier
 
             return cls(default_classifier())
-        from smista.settings import load_settings
+        from smista.config.settings import load_settings
 
         settings = load_settings(config)
         classifier = Classifier(settings.classification)
         return cls(classifier, policy_or_none(settings.routing), str(config))
 
     def classify(self, turn: HostTurn, *, command: TaskIntent | str | None = None) -> TurnResult:
-        """The turn model's result (raises :class:`~smista.turns.TurnError` if malformed)."""
+        """The turn model's result (raises :class:`~smista.core.turns.TurnError` if malformed)."""
         return classify_turn(self.classifier, turn, command=command)
 
     def route(

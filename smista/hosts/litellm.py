@@ -33,12 +33,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from smista.decision.result import DecisionResult
+from smista.core.decisionresult import DecisionResult
+from smista.core.turnclassify import TurnResult
 from smista.decision.stage import DecisionStage
 from smista.decision.state import Conversation, Message
 from smista.hosts._turn import HostTurn, turn_from_body
 from smista.hosts.engine import HostDecision, HostEngine
-from smista.turnclassify import TurnResult
 
 __all__ = ["SmistaClassifier", "SmistaRoutingPlugin", "tier_for"]
 

@@ -1,6 +1,6 @@
 """Grounding checks for agent tool calls: which keys of a tool's input must be concrete.
 
-Pure. :func:`ground_tool_call` runs :func:`smista.grounding.evaluate` on a
+Pure. :func:`ground_tool_call` runs :func:`smista.core.grounding.evaluate` on a
 host's ``tool_input`` against the tool's required keys: the built-in table
 :data:`CLAUDE_CODE_REQUIRED` for Claude Code's own tools (keys whose empty or
 placeholder value is never meaningful; ``Write.content`` or
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from smista.grounding import Report, evaluate, should_abstain_at
+from smista.core.grounding import Report, evaluate, should_abstain_at
 
 __all__ = ["CLAUDE_CODE_REQUIRED", "ToolGrounding", "ground_tool_call", "parse_required"]
 

@@ -29,8 +29,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from smista.config import format_loc
-from smista.result import Classification
+from smista.config.load import format_loc
+from smista.core.result import Classification
+from smista.core.turnclassify import TurnResult
+from smista.core.turns import Turn
 from smista.server.body import OFFLOAD_BYTES, parse_bounded, read_body
 from smista.server.errors import ApiError, error_response
 from smista.server.logs import ACCESS, DECISION, emit
@@ -41,8 +43,6 @@ from smista.server.settings import ServerSettings
 from smista.server.state import ServiceState, StateHolder, load_state, reload_and_log
 from smista.server.turns import request_turn
 from smista.server.watch import watch_files
-from smista.turnclassify import TurnResult
-from smista.turns import Turn
 
 __all__ = ["OFFLOAD_CHARS", "create_app"]
 
@@ -423,7 +423,7 @@ def create_app(
     """The service as an ASGI app; loads (and validates) the rules now.
 
     ``endpoints`` defaults to every pluggable endpoint installed; raises
-    :class:`~smista.errors.ConfigError` when the rules or config are invalid.
+    :class:`~smista.core.errors.ConfigError` when the rules or config are invalid.
     """
     found = available_endpoints() if endpoints is None else tuple(endpoints)
     if holder is None:

@@ -30,7 +30,7 @@ import pydantic_core
 from pydantic import BaseModel, ValidationError
 from starlette.requests import ClientDisconnect, Request
 
-from smista.config import config_error_from_validation
+from smista.config.load import config_error_from_validation
 from smista.server.errors import ApiError
 
 __all__ = ["MAX_KEYS", "OFFLOAD_BYTES", "parse_bounded", "parse_model", "read_body"]

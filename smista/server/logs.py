@@ -19,7 +19,7 @@ import traceback
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from smista._secrets import redact
+from smista._edge.secrets import redact
 
 __all__ = ["ACCESS", "DECISION", "JsonFormatter", "configure_logging", "emit"]
 
@@ -55,7 +55,7 @@ def _timestamp(created: float) -> str:
 class JsonFormatter(logging.Formatter):
     """Formats a record as a single JSON line (ASCII, so any text is safe to write).
 
-    The line passes through :func:`smista._secrets.redact`: no API key reaches the log.
+    The line passes through :func:`smista._edge.secrets.redact`: no API key reaches the log.
     """
 
     def format(self, record: logging.LogRecord) -> str:

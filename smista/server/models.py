@@ -1,7 +1,7 @@
 """Request and response models of the HTTP service (the shapes in ``/openapi.json``).
 
 Pure data (pydantic v2, frozen, unknown keys rejected). Responses that the
-library already defines (:class:`~smista.result.Classification`) are reused
+library already defines (:class:`~smista.core.result.Classification`) are reused
 as they are, so ``/v1/classify`` answers exactly the library's wire JSON.
 Never performs I/O.
 """
@@ -12,12 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
-from smista.intent import TaskIntent
-from smista.result import Classification
-from smista.rules import ClassificationConfig
+from smista.core.intent import TaskIntent
+from smista.core.result import Classification
+from smista.core.rules import ClassificationConfig
+from smista.core.turnclassify import TurnInfo
+from smista.core.workspace import Workspace
 from smista.server.turns import ONE_OF_TEXT_OR_MESSAGES, Messages, OptionalText, one_input
-from smista.turnclassify import TurnInfo
-from smista.workspace import Workspace
 
 __all__ = [
     "BatchRequest",

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from smista.classifier import Classifier
+from smista.core.classifier import Classifier
 
 __all__ = [
     "ENDPOINT_MODULES",

@@ -1,9 +1,9 @@
 """``POST /v1/preview``: classification, decision outcome, routing and model switch.
 
 I/O edge (calls the decision model when ``[decision] enabled = true``). A thin
-adapter over :func:`smista.preview.build_preview`, exactly what ``smista
+adapter over :func:`smista.decision.preview.build_preview`, exactly what ``smista
 preview --json`` prints. Each load validates ``[routing]`` and ``[decision]``
-of ``--config`` with :func:`smista.settings.settings_from_document` and builds
+of ``--config`` with :func:`smista.config.settings.settings_from_document` and builds
 the decision stage (a missing API key variable is a config error then, never
 per request); the classification is the service's own rules, the same ones
 ``/v1/classify`` answers with. The stage fails open: an unreachable or
@@ -20,16 +20,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
 
-from smista.classifier import Classifier
+from smista.config.settings import settings_from_document
+from smista.core.classifier import Classifier
+from smista.core.errors import NoRouteError, RoutingError
+from smista.core.intent import TaskIntent
+from smista.core.result import Classification
+from smista.core.routing import RoutingDecision, RoutingPolicy
+from smista.core.turnclassify import TurnInfo, TurnResult
+from smista.core.workspace import Workspace
 from smista.decision.ledger import UsageLedger
+from smista.decision.preview import Preview, build_preview, conversation_for
 from smista.decision.stage import DecisionOutcome, DecisionStage
 from smista.decision.state import messages_from_records
 from smista.decision.switch import SwitchConfig, SwitchDecision
-from smista.errors import NoRouteError, RoutingError
-from smista.intent import TaskIntent
-from smista.preview import Preview, build_preview, conversation_for
-from smista.result import Classification
-from smista.routing import RoutingDecision, RoutingPolicy
 from smista.server.errors import ApiError
 from smista.server.plugins import Handled, RequestContext
 from smista.server.turns import (
@@ -40,9 +43,6 @@ from smista.server.turns import (
     one_input,
     request_turn,
 )
-from smista.settings import settings_from_document
-from smista.turnclassify import TurnInfo, TurnResult
-from smista.workspace import Workspace
 
 __all__ = ["ENDPOINT", "HistoryRecord", "PreviewAnswer", "PreviewBody", "PreviewEndpoint"]
 
@@ -104,7 +104,7 @@ class PreviewBody(BaseModel):
 
 
 class PreviewAnswer(BaseModel):
-    """The answer's shape (``smista.preview.Preview``; classification in wire form)."""
+    """The answer's shape (``smista.decision.preview.Preview``; classification in wire form)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -30,15 +30,15 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, WithJsonSchema
 
-from smista.classifier import Classifier
+from smista.config.settings import settings_from_document
+from smista.core.classifier import Classifier
+from smista.core.intent import Confidence, TaskIntent
+from smista.core.routing import RoutingDecision, RoutingPolicy
+from smista.core.turns import PAYLOAD_SCHEMA, TurnError
 from smista.hosts._turn import turn_from_body
 from smista.hosts.engine import HostDecision, HostEngine, policy_or_none
-from smista.intent import Confidence, TaskIntent
-from smista.routing import RoutingDecision, RoutingPolicy
 from smista.server.errors import ApiError
 from smista.server.plugins import Handled, RequestContext
-from smista.settings import settings_from_document
-from smista.turns import PAYLOAD_SCHEMA, TurnError
 
 __all__ = ["ENDPOINT", "RouteAnswer", "RouteBody", "RouteEndpoint", "ccr_model"]
 

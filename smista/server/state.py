@@ -21,12 +21,12 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
-from smista._files import CONFIG_LIMIT, read_bounded
-from smista.classifier import Classifier
-from smista.config import parse_config, parse_document, read_source, validate_section
-from smista.defaults import default_config, shipped_rules_path
-from smista.errors import ConfigError
-from smista.rules import ClassificationConfig
+from smista.config._files import CONFIG_LIMIT, read_bounded
+from smista.config.defaults import default_config, shipped_rules_path
+from smista.config.load import parse_config, parse_document, read_source, validate_section
+from smista.core.classifier import Classifier
+from smista.core.errors import ConfigError
+from smista.core.rules import ClassificationConfig
 from smista.server.models import RulesInfo
 from smista.server.plugins import Endpoint
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
-from smista.classifier import Classifier
+from smista.core.classifier import Classifier
 from smista.server.plugins import Handled, RequestContext
 from smista.tiers.loader import tiers_or_shipped
 from smista.tiers.model import TiersConfig

@@ -1,8 +1,8 @@
 """Turns on the HTTP API: the ``messages`` field of ``/v1/classify``, its batch and preview.
 
-I/O-free adapter between the request models and :mod:`smista.turns`: parses a
+I/O-free adapter between the request models and :mod:`smista.core.turns`: parses a
 body's ``messages`` with the service's ``[classification.turns]`` settings and
-turns a :class:`~smista.turns.TurnError` into a 422 naming the field inside the
+turns a :class:`~smista.core.turns.TurnError` into a 422 naming the field inside the
 body (``items[2].messages[0].role``). Never quotes the payload's text.
 """
 
@@ -12,10 +12,10 @@ from typing import Annotated, Any
 
 from pydantic import StrictStr, WithJsonSchema
 
-from smista.classifier import Classifier
-from smista.config import format_loc
+from smista.config.load import format_loc
+from smista.core.classifier import Classifier
+from smista.core.turns import PAYLOAD_SCHEMA, Turn, TurnError, parse_turn
 from smista.server.errors import ApiError
-from smista.turns import PAYLOAD_SCHEMA, Turn, TurnError, parse_turn
 
 __all__ = [
     "MESSAGES_HELP",
@@ -64,7 +64,7 @@ ONE_OF_TEXT_OR_MESSAGES: dict[str, Any] = {
 """The object-level rule, for the schema (``json_schema_extra``)."""
 
 Messages = Annotated[list[Any] | dict[str, Any] | None, WithJsonSchema(PAYLOAD_SCHEMA)]
-"""The type of a request's ``messages`` field; described by :data:`smista.turns.PAYLOAD_SCHEMA`."""
+"""A request's ``messages`` field; described by :data:`smista.core.turns.PAYLOAD_SCHEMA`."""
 
 OptionalText = Annotated[StrictStr | None, WithJsonSchema({"type": "string"})]
 """A ``text`` field that may be absent (when ``messages`` is given) but never null."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smista._lazy import lazy_getattr
+from smista._edge.lazy import lazy_getattr
 from smista.tiers.cache import CACHE_SIZE, CachedTier, CacheKey, TierCache, cache_key
 from smista.tiers.model import (
     DEFAULT_MODELS,

@@ -1,8 +1,8 @@
 """A small OpenAI-compatible chat-completions client for the LLM tier classifier.
 
 I/O edge (network, and the environment for the API key); the POST itself is
-:mod:`smista._http`'s (it needs ``httpx``, the ``llm`` extra), imported on
-first use, through one long-lived :class:`~smista._http.Poster` per client
+:mod:`smista._edge.http`'s (it needs ``httpx``, the ``llm`` extra), imported on
+first use, through one long-lived :class:`~smista._edge.http.Poster` per client
 (and so one proxy policy: the environment is never read). It implements the
 router's :class:`~smista.tiers.request.Completer` protocol and nothing more:
 one POST, no retries, no redirects followed, bounded connect and overall time,
@@ -11,10 +11,10 @@ failures for the router. The API key is read once from the environment
 variable the config names, checked to be printable ASCII (else a
 ``ConfigError``) and sent only in its header; it never appears in ``repr``,
 errors or logs, and the model's reply text is redacted
-(:mod:`smista._secrets`) before the router sees it, so an echoed key cannot
+(:mod:`smista._edge.secrets`) before the router sees it, so an echoed key cannot
 become a reason or a tier.
 
-Errors are :class:`smista.errors.EvaluatorError` subclasses: ``EvaluatorTimeout``
+Errors are :class:`smista.core.errors.EvaluatorError` subclasses: ``EvaluatorTimeout``
 (the router reports ``classifier_timeout``), ``EvaluatorUnavailable`` and
 ``EvaluatorResponseError`` (``classifier_failed``).
 """
@@ -26,8 +26,8 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from smista import _secrets
-from smista.errors import (
+from smista._edge import secrets
+from smista.core.errors import (
     ConfigError,
     EvaluatorError,
     EvaluatorResponseError,
@@ -37,7 +37,7 @@ from smista.errors import (
 from smista.tiers.model import LlmClassifierConfig
 
 if TYPE_CHECKING:
-    from smista._http import HttpFailure, Poster
+    from smista._edge.http import HttpFailure, Poster
 
 __all__ = ["ChatCompletionsClient", "chat_completions_url", "client_from_config"]
 
@@ -81,10 +81,10 @@ class ChatCompletionsClient:
     ) -> None:
         key = api_key or None
         if key is not None:
-            problem = _secrets.check_key(key)
+            problem = secrets.check_key(key)
             if problem:
                 raise ValueError(f"the API key {problem}")
-            _secrets.register(key)
+            secrets.register(key)
         self.url = chat_completions_url(endpoint)
         self.model = model
         self._api_key = key
@@ -103,9 +103,9 @@ class ChatCompletionsClient:
     async def complete(self, system: str, user: str, timeout: float) -> str:
         """One completion: ``system`` as the system message, ``user`` as the only user message."""
         try:
-            from smista._http import HttpFailure, snippet
+            from smista._edge.http import HttpFailure, snippet
         except ImportError:
-            from smista._extras import install_hint
+            from smista._edge.extras import install_hint
 
             raise EvaluatorUnavailable(
                 f"the llm tier classifier needs httpx: {install_hint('llm')}"
@@ -138,10 +138,10 @@ class ChatCompletionsClient:
             raise EvaluatorUnavailable(
                 f"classifier endpoint returned HTTP {reply.status}" + (f": {text}" if text else "")
             )
-        return _secrets.redact(_content(reply.body))
+        return secrets.redact(_content(reply.body))
 
     def _get_poster(self) -> Poster:
-        from smista._http import Poster
+        from smista._edge.http import Poster
 
         if self._poster is None:
             self._poster = Poster(
@@ -227,7 +227,7 @@ def client_from_config(
             raise ConfigError(
                 [("tiers.llm.api_key_env", f"environment variable {config.api_key_env} is not set")]
             )
-        problem = _secrets.check_key(api_key)
+        problem = secrets.check_key(api_key)
         if problem:
             raise ConfigError(
                 [

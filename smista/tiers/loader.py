@@ -1,8 +1,8 @@
 """Reading ``[tiers]`` from TOML, the shipped tier pack, and ready-made routers.
 
-I/O edge: reads files (through :mod:`smista.config`) and, for the ``llm``
+I/O edge: reads files (through :mod:`smista.config.load`) and, for the ``llm``
 classifier, wires in the HTTP client of :mod:`smista.tiers.http`. Loading
-raises :class:`~smista.errors.ConfigError` naming the file, the key path and
+raises :class:`~smista.core.errors.ConfigError` naming the file, the key path and
 what was expected; :func:`router_from_file` never raises: a bad file gives a
 router whose routing is disabled, carrying that error. A config file without
 a ``[tiers]`` table means the shipped pack (:func:`tiers_or_shipped`).
@@ -15,8 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from smista.config import load_document, parse_document, validate_section
-from smista.errors import ConfigError
+from smista.config.load import load_document, parse_document, validate_section
+from smista.core.errors import ConfigError
 from smista.tiers.model import TiersConfig, config_problems
 from smista.tiers.router import TierRouter
 
@@ -64,7 +64,7 @@ def load_tiers(path: str | Path) -> TiersConfig:
 
 def shipped_tiers_path() -> Path:
     """The shipped tier pack, ``rules/tiers.toml``."""
-    from smista.defaults import shipped_rules_path
+    from smista.config.defaults import shipped_rules_path
 
     return shipped_rules_path("tiers")
 

@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from smista.rules import DEFAULT_PRIORITY, MAX_PRIORITY
+from smista.core.rules import DEFAULT_PRIORITY, MAX_PRIORITY
 from smista.tiers.prompt import DEFAULT_PROMPT, normalize_prompt
 
 __all__ = [

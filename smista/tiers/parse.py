@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
-from smista._strictjson import js_parse_object
+from smista.core._strictjson import js_parse_object
 from smista.tiers.prompt import JS_WHITESPACE, js_trim
 
 __all__ = ["ParsedTier", "normalize_tier", "parse_tier_output"]

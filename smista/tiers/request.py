@@ -31,7 +31,7 @@ ROUTABLE_ROLES = frozenset({"task", "default"})
 class Completer(Protocol):
     """One chat completion: a system prompt and one user message in, text out.
 
-    Implementations raise :class:`smista.errors.EvaluatorTimeout` (or
+    Implementations raise :class:`smista.core.errors.EvaluatorTimeout` (or
     ``TimeoutError``) when out of time and any other exception on failure;
     the router turns both into fail-open outcomes.
     """

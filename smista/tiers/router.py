@@ -21,9 +21,9 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from smista._secrets import redact
-from smista.engine import CompiledRules
-from smista.errors import ConfigError, EvaluatorTimeout
+from smista._edge.secrets import redact
+from smista.core.engine import CompiledRules
+from smista.core.errors import ConfigError, EvaluatorTimeout
 from smista.tiers.cache import CACHE_SIZE, CachedTier, CacheKey, TierCache, cache_key
 from smista.tiers.model import LlmClassifierConfig, TiersConfig, config_problems
 from smista.tiers.outcomes import TierOutcome

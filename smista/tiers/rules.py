@@ -1,8 +1,8 @@
 """The deterministic tier classifier: tier rules on the shared compiled engine.
 
-Pure (standard library plus rapidfuzz, through :mod:`smista.engine`). Tier
+Pure (standard library plus rapidfuzz, through :mod:`smista.core.engine`). Tier
 rules are classification rules whose label is a tier id; they are compiled by
-the same :class:`~smista.engine.CompiledRules` as intent rules, so matching,
+the same :class:`~smista.core.engine.CompiledRules` as intent rules, so matching,
 typo tolerance, priorities and first-match-wins are identical. The text
 matched is the task followed by the solution space. The context kinds are
 those the caller names, plus ``solution_space`` when solution-space text is
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple, Protocol
 
-from smista.engine import CompiledRules, RuleMatch, RuleSpec, reason_of
-from smista.tokenizer import tokenize
+from smista.core.engine import CompiledRules, RuleMatch, RuleSpec, reason_of
+from smista.core.tokenizer import tokenize
 
 __all__ = [
     "SOLUTION_SPACE_CONTEXT",

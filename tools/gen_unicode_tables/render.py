@@ -1,6 +1,7 @@
-"""Render smista/_unicode_tables.py from the Rust dump.
+"""Render smista/core/_unicode_tables.py from the Rust dump.
 
-Usage: cargo run --release > dump.txt && python render.py dump.txt > ../../smista/_unicode_tables.py
+Usage: cargo run --release > dump.txt
+       python render.py dump.txt > ../../smista/core/_unicode_tables.py
 Run with the oldest supported Python (3.11): overrides are relative to its str.lower().
 """
 

@@ -4,9 +4,9 @@ I/O edge: reads the API key from the environment variable the config names and
 imports httpx (the ``llm`` extra) when a provider is built. Misconfiguration
 (stage disabled, unknown provider, missing base URL or model, unset key
 variable, a key that is not printable ASCII) raises
-:class:`~smista.errors.ConfigError` here, at build time, and is never
+:class:`~smista.core.errors.ConfigError` here, at build time, and is never
 swallowed per request. The key itself is never logged or echoed: it is
-registered with :mod:`smista._secrets` so every text that could carry it is
+registered with :mod:`smista._edge.secrets` so every text that could carry it is
 redacted.
 """
 
@@ -16,12 +16,12 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from smista._secrets import check_key
+from smista._edge.secrets import check_key
+from smista.core.errors import ConfigError
 from smista.decision.config import PROVIDERS, DecisionConfig
 from smista.decision.contract import Evaluator
 from smista.decision.ledger import UsageLedger
 from smista.decision.stage import DecisionStage
-from smista.errors import ConfigError
 
 __all__ = ["PROVIDERS", "build_evaluator", "build_stage"]
 

@@ -1,18 +1,18 @@
 """What every HTTP decision provider shares: construction, identity, the POST and its errors.
 
-I/O edge (network, through :mod:`smista._http`). A provider subclasses
+I/O edge (network, through :mod:`smista._edge.http`). A provider subclasses
 :class:`HttpEvaluator`, names itself (``provider_id``) and its endpoint path,
 and supplies the request body and the reading of the reply; the POST, the
 protocol check of the response and the error wording live here.
 
-Every transport failure becomes an :class:`~smista.errors.EvaluatorError`
+Every transport failure becomes an :class:`~smista.core.errors.EvaluatorError`
 whose message names what went wrong (timeout, connection refused, HTTP
 status, oversized or non-JSON body) and never contains the API key: the key is
-held by the :class:`~smista._http.Poster`, travels only in its header
+held by the :class:`~smista._edge.http.Poster`, travels only in its header
 (``Authorization: Bearer`` unless ``key_header`` names another), is never
-logged, and is redacted (:mod:`smista._secrets`) from any server text quoted
+logged, and is redacted (:mod:`smista._edge.secrets`) from any server text quoted
 in an error and from the model name a reply carries. Proxy and ``.netrc``
-settings from the environment are not used (see :mod:`smista._http`).
+settings from the environment are not used (see :mod:`smista._edge.http`).
 """
 
 from __future__ import annotations
@@ -23,18 +23,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from smista import __version__
-from smista._http import HttpFailure, Poster, Reply, snippet
+from smista._edge.http import HttpFailure, Poster, Reply, snippet
+from smista.core.errors import (
+    EvaluatorError,
+    EvaluatorResponseError,
+    EvaluatorTimeout,
+    EvaluatorUnavailable,
+)
 from smista.decision.contract import (
     DecisionRequest,
     DecisionResponse,
     loads_strict,
     validate_response,
-)
-from smista.errors import (
-    EvaluatorError,
-    EvaluatorResponseError,
-    EvaluatorTimeout,
-    EvaluatorUnavailable,
 )
 
 if TYPE_CHECKING:

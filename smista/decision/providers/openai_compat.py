@@ -1,6 +1,6 @@
 """The ``openai`` provider: any OpenAI-compatible chat-completions endpoint.
 
-I/O edge (network, via :mod:`smista._http`). Works with OpenAI itself and local servers
+I/O edge (network, via :mod:`smista._edge.http`). Works with OpenAI itself and local servers
 that speak the same protocol (Ollama, vLLM, llama.cpp server): ``base_url`` is
 the API root including its version segment (``http://127.0.0.1:11434/v1``)
 and requests go to ``{base_url}/chat/completions``.
@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from smista.core.decisionresult import Usage
+from smista.core.errors import EvaluatorResponseError
 from smista.decision.contract import (
     Answer,
     DecisionRequest,
@@ -28,9 +30,7 @@ from smista.decision.contract import (
     loads_strict,
 )
 from smista.decision.providers._base import HttpEvaluator
-from smista.decision.result import Usage
 from smista.decision.state import go_json
-from smista.errors import EvaluatorResponseError
 
 __all__ = ["SYSTEM_PROMPT", "OpenAICompatEvaluator"]
 

@@ -1,6 +1,6 @@
 """The ``systemone`` provider: TypeSafe-compatible ``POST {base_url}/v1/systemone``.
 
-I/O edge (network, via :mod:`smista._http`). The request body is
+I/O edge (network, via :mod:`smista._edge.http`). The request body is
 ``{"model", "questions": {id: {"criteria"?, "instructions", "type"}}, "state"}``
 with keys sorted and the caller's JSON state embedded as a value; the API key
 goes only in ``Authorization: Bearer``. The reply

@@ -1,0 +1,254 @@
+"""Scoring a classifier on labelled prompts: accuracy, per-intent precision/recall/F1,
+confusion matrix, accuracy per intent and per language, and the misclassified prompts.
+
+Pure: takes (expected, predicted) labels or a classifier plus cases, returns an
+:class:`Evaluation`; never performs I/O (:func:`parse_labelled` reads text it
+is given). Rows and columns of the confusion matrix always list the seven
+intents in their canonical order, so reports of different rule files line up.
+Precision of an intent never predicted, and recall of an intent absent from
+the data, are 0.0 (and F1 follows).
+
+Labelled data may carry a second acceptable intent (``alt``) and a language
+(``lang``), as the real-prompt set does (``id``, ``text``, ``intent``, ``alt``,
+``lang``, ``source``): a prediction equal to ``alt`` counts as correct and is
+entered in the matrix as the expected intent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from smista.authoring.golden import GoldenCase, LabelledCase, parse_cases
+from smista.core.classifier import Classifier
+from smista.core.errors import ConfigError, UnknownIntentError
+from smista.core.intent import INTENT_NAMES, TaskIntent
+
+__all__ = [
+    "AnnotatedCase",
+    "Evaluation",
+    "GroupScore",
+    "IntentScore",
+    "Miss",
+    "evaluate_cases",
+    "evaluate_labels",
+    "parse_labelled",
+]
+
+
+class AnnotatedCase(NamedTuple):
+    """A labelled case with the real-prompt annotations: a second acceptable intent, a language."""
+
+    where: str
+    case: GoldenCase
+    alt: TaskIntent | None = None
+    lang: str | None = None
+
+
+class GroupScore(NamedTuple):
+    """Accuracy over one group of prompts (one intent or one language)."""
+
+    group: str
+    correct: int
+    total: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.total if self.total else 0.0
+
+
+class IntentScore(NamedTuple):
+    """Scores of one intent; ``support``/``predicted``: expected/predicted counts."""
+
+    intent: str
+    precision: float
+    recall: float
+    f1: float
+    support: int
+    predicted: int
+
+
+class Miss(NamedTuple):
+    """One misclassified prompt."""
+
+    where: str
+    text: str
+    expected: str
+    got: str
+    reason: str
+    contexts: tuple[str, ...] = ()
+
+
+class Evaluation(NamedTuple):
+    """Everything ``smista eval`` reports."""
+
+    labels: tuple[str, ...]
+    matrix: tuple[tuple[int, ...], ...]
+    """``matrix[i][j]``: prompts expected ``labels[i]`` and classified ``labels[j]``."""
+    scores: tuple[IntentScore, ...]
+    misses: tuple[Miss, ...]
+    by_language: tuple[GroupScore, ...] = ()
+    """Accuracy per ``lang`` (sorted by code); empty when no case names its language."""
+
+    @property
+    def total(self) -> int:
+        return sum(sum(row) for row in self.matrix)
+
+    @property
+    def correct(self) -> int:
+        return sum(self.matrix[i][i] for i in range(len(self.labels)))
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.total if self.total else 0.0
+
+    @property
+    def by_intent(self) -> tuple[GroupScore, ...]:
+        """Accuracy per expected intent (an ``alt`` prediction counts as correct)."""
+        return tuple(
+            GroupScore(label, self.matrix[i][i], sum(self.matrix[i]))
+            for i, label in enumerate(self.labels)
+        )
+
+    @property
+    def non_english(self) -> GroupScore | None:
+        """Accuracy over every language but English; None when there is none."""
+        others = [g for g in self.by_language if g.group != "en"]
+        if not others:
+            return None
+        return GroupScore("non-en", sum(g.correct for g in others), sum(g.total for g in others))
+
+    @property
+    def macro_f1(self) -> float:
+        """Mean F1 over the intents present in the data."""
+        present = [s.f1 for s in self.scores if s.support]
+        return sum(present) / len(present) if present else 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "total": self.total,
+            "correct": self.correct,
+            "accuracy": self.accuracy,
+            "macro_f1": self.macro_f1,
+            "labels": list(self.labels),
+            "confusion_matrix": [list(row) for row in self.matrix],
+            "per_intent": {s.intent: s._asdict() for s in self.scores},
+            "accuracy_by_intent": {g.group: _group_json(g) for g in self.by_intent},
+            "accuracy_by_language": {g.group: _group_json(g) for g in self.by_language},
+            "misclassified": [m._asdict() for m in self.misses],
+        }
+
+
+def _group_json(group: GroupScore) -> dict[str, object]:
+    return {"correct": group.correct, "total": group.total, "accuracy": group.accuracy}
+
+
+def _ratio(a: int, b: int) -> float:
+    return a / b if b else 0.0
+
+
+def evaluate_labels(
+    pairs: Iterable[tuple[str, str]],
+    misses: Sequence[Miss] = (),
+    labels: Sequence[str] = INTENT_NAMES,
+) -> Evaluation:
+    """An :class:`Evaluation` from ``(expected, predicted)`` label pairs."""
+    names = tuple(labels)
+    position = {name: i for i, name in enumerate(names)}
+    counts = [[0] * len(names) for _ in names]
+    for expected, got in pairs:
+        counts[position[expected]][position[got]] += 1
+    scores: list[IntentScore] = []
+    for i, name in enumerate(names):
+        hit = counts[i][i]
+        support = sum(counts[i])
+        predicted = sum(row[i] for row in counts)
+        precision, recall = _ratio(hit, predicted), _ratio(hit, support)
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        scores.append(IntentScore(name, precision, recall, f1, support, predicted))
+    return Evaluation(names, tuple(tuple(r) for r in counts), tuple(scores), tuple(misses))
+
+
+def evaluate_cases(
+    classifier: Classifier, cases: Iterable[LabelledCase | AnnotatedCase]
+) -> Evaluation:
+    """Classify every case and score the intents (``intent``, or ``alt`` when given)."""
+    pairs: list[tuple[str, str]] = []
+    misses: list[Miss] = []
+    languages: dict[str, list[int]] = {}
+    for item in cases:
+        where, case = item[0], item[1]
+        alt = item.alt if isinstance(item, AnnotatedCase) else None
+        lang = item.lang if isinstance(item, AnnotatedCase) else None
+        result = classifier.classify(case.text, command=case.command, contexts=case.contexts)
+        expected, got = case.intent.value, result.intent.value
+        right = result.intent is case.intent or result.intent is alt
+        pairs.append((expected, expected if right else got))
+        if not right:
+            misses.append(Miss(where, case.text, expected, got, result.reason, case.contexts))
+        if lang is not None:
+            tally = languages.setdefault(lang, [0, 0])
+            tally[0] += right
+            tally[1] += 1
+    by_language = tuple(GroupScore(k, *languages[k]) for k in sorted(languages))
+    return evaluate_labels(pairs, misses)._replace(by_language=by_language)
+
+
+_ANNOTATIONS = ("id", "alt", "lang", "source")
+
+
+def _annotated_line(number: int, line: str, source: str | None) -> AnnotatedCase:
+    loc = f"line {number}"
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ConfigError([(loc, f"invalid JSON: {exc.msg}")], source) from None
+    if not isinstance(data, Mapping):
+        raise ConfigError([(loc, "expected a table (object) with text and intent")], source)
+    core = {k: v for k, v in data.items() if k not in _ANNOTATIONS}
+    alt_raw, lang, ident = data.get("alt"), data.get("lang"), data.get("id")
+    alt: TaskIntent | None = None
+    if alt_raw is not None:
+        if not isinstance(alt_raw, str):
+            raise ConfigError([(f"{loc}.alt", "expected an intent name or null")], source)
+        try:
+            alt = TaskIntent.parse(alt_raw)
+        except UnknownIntentError as exc:
+            raise ConfigError([(f"{loc}.alt", str(exc))], source) from None
+    if lang is not None and not (isinstance(lang, str) and lang.strip()):
+        raise ConfigError([(f"{loc}.lang", "expected a language code such as 'en'")], source)
+    if ident is not None and (isinstance(ident, bool) or not isinstance(ident, str | int)):
+        raise ConfigError([(f"{loc}.id", "expected a string or an integer")], source)
+    if data.get("source") is not None and not isinstance(data["source"], str):
+        raise ConfigError([(f"{loc}.source", "expected a string")], source)
+    # One line through the golden-case parser keeps its validation and messages.
+    try:
+        (parsed,) = parse_cases(json.dumps(core), source, jsonl=True)
+    except ConfigError as exc:
+        raise ConfigError(
+            [(where.replace("line 1", loc, 1), msg) for where, msg in exc.errors], source
+        ) from None
+    where = parsed.where.replace("line 1", loc, 1)
+    if ident is not None and parsed.case.name is None:
+        where = f"{loc} ({ident})"
+    return AnnotatedCase(where, parsed.case, alt, lang.strip() if lang else None)
+
+
+def parse_labelled(
+    text: str, source: str | None = None, *, jsonl: bool | None = None
+) -> list[AnnotatedCase]:
+    """Labelled cases from TOML ``[[cases]]`` or JSONL text (``jsonl=None``: by suffix).
+
+    JSONL lines may carry ``id``, ``alt``, ``lang`` and ``source`` besides the
+    golden-case keys; errors name the file and ``line N.key`` like case files.
+    """
+    if jsonl is None:
+        jsonl = source is not None and source.lower().endswith((".jsonl", ".ndjson", ".json"))
+    if not jsonl:
+        return [AnnotatedCase(where, case) for where, case in parse_cases(text, source)]
+    return [
+        _annotated_line(number, line, source)
+        for number, line in enumerate(text.splitlines(), start=1)
+        if line.strip()
+    ]

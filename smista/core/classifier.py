@@ -1,0 +1,195 @@
+"""The intent classifier: a compiled :class:`ClassificationConfig` answering requests.
+
+Pure; never performs I/O or calls a model. ``Classifier.classify`` is the
+original's ``TaskNormalizer::classify``: explicit command override, then the
+first rule in ``(priority, index)`` order whose conditions all hold, else the
+default intent. ``Classifier.explain`` gives the same answer with the full
+decision trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable
+from typing import TYPE_CHECKING
+
+from smista.core.conditions.compile import plan_options, rule_spec
+from smista.core.conditions.view import visible_text
+from smista.core.engine import CompiledRules, RuleMatch, confidence_of, reason_of
+from smista.core.explain import Explanation, explain_rules
+from smista.core.intent import Confidence, IntentSource, TaskIntent
+from smista.core.result import Classification
+from smista.core.rules import ClassificationConfig
+from smista.core.tokenizer import tokenize
+from smista.core.wire import explicit_reason
+from smista.core.workspace import Workspace, context_kinds
+
+if TYPE_CHECKING:
+    from smista.core.turnclassify import TurnExplanation, TurnResult
+
+__all__ = ["Classifier", "compile_rules"]
+
+
+def compile_rules(config: ClassificationConfig) -> CompiledRules:
+    """The matcher for ``config`` (labels are intent names)."""
+    return CompiledRules(
+        (rule_spec(r.intent.value, r) for r in config.rules),
+        config.default_intent.value,
+        options=plan_options(config),
+    )
+
+
+def _contexts(contexts: Iterable[str], workspace: Workspace | None) -> frozenset[str]:
+    # A lone string is one context kind, not a sequence of one-letter kinds.
+    kinds = frozenset((contexts,)) if isinstance(contexts, str) else frozenset(contexts)
+    return kinds | context_kinds(workspace) if workspace is not None else kinds
+
+
+class Classifier:
+    """A classifier built once from a config: immutable, picklable, thread-safe."""
+
+    __slots__ = ("_by_code", "_match_code", "_match_text", "_results", "config", "rules")
+
+    config: ClassificationConfig
+    rules: CompiledRules
+    _match_text: Callable[[str, Collection[str]], RuleMatch]
+    _match_code: Callable[[str], int]
+    _results: dict[RuleMatch, Classification]
+    _by_code: dict[int, Classification]
+
+    def __init__(self, config: ClassificationConfig) -> None:
+        # Attributes are set once here; __setattr__ refuses later changes.
+        init = object.__setattr__
+        rules = compile_rules(config)
+        init(self, "config", config)
+        init(self, "rules", rules)
+        init(self, "_match_text", rules.match_text)
+        init(self, "_match_code", rules.match_code)
+        init(self, "_results", {})
+        init(self, "_by_code", {})
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Classifier is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Classifier is immutable: cannot delete {name!r}")
+
+    def __repr__(self) -> str:
+        return f"Classifier(<{len(self.config.rules)} rules>)"
+
+    def __getstate__(self) -> ClassificationConfig:
+        return self.config
+
+    def __setstate__(self, state: ClassificationConfig) -> None:
+        Classifier.__init__(self, state)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Classifier):
+            return NotImplemented
+        return self.config == other.config
+
+    def __hash__(self) -> int:
+        return hash(self.config)
+
+    def classify(
+        self,
+        text: str,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+        workspace: Workspace | None = None,
+    ) -> Classification:
+        """Classify one request.
+
+        ``command`` is an explicit intent (a ``TaskIntent`` or a name, read
+        case-insensitively); ``contexts`` names available context kinds
+        directly; ``workspace`` adds the kinds it provides.
+        """
+        if command is None and workspace is None and not contexts:  # the hot path
+            code = self._match_code(text)
+            found = self._by_code.get(code)
+            if found is None:
+                found = self._by_code[code] = self.result(self.rules.match_of_code(code))
+            return found
+        if command is not None:
+            return explicit(command)
+        kinds: Collection[str]
+        if isinstance(contexts, (set, frozenset)) and workspace is None:
+            kinds = contexts
+        else:
+            kinds = _contexts(contexts, workspace)
+        match = self._match_text(text, kinds)
+        cached = self._results.get(match)
+        return cached if cached is not None else self.result(match)
+
+    def result(self, match: RuleMatch) -> Classification:
+        """The (shared, immutable) :class:`Classification` for a matcher outcome."""
+        cached = self._results.get(match)
+        if cached is None:
+            cached = Classification(
+                intent=TaskIntent(match.label),
+                source=IntentSource.INFERRED,
+                reason=reason_of(match),
+                matched_rule=match.rule,
+                confidence=Confidence(confidence_of(match)),
+            )
+            self._results[match] = cached
+        return cached
+
+    def explain(
+        self,
+        text: str,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+        workspace: Workspace | None = None,
+    ) -> Explanation:
+        """The decision trace behind :meth:`classify` for the same inputs."""
+        kinds = _contexts(contexts, workspace)
+        visible = visible_text(text) if self.rules.options.ignore_code else text
+        tokens = tokenize(visible)
+        result = self.classify(text, command=command, contexts=kinds)
+        return explain_rules(
+            self.rules, tokens, kinds, result, explicit=command is not None, text=text
+        )
+
+    def classify_turn(
+        self,
+        payload: object,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+        workspace: Workspace | None = None,
+    ) -> TurnResult:
+        """Classify a whole turn (messages or a request body): :mod:`smista.core.turnclassify`."""
+        from smista.core.turnclassify import classify_turn
+
+        return classify_turn(self, payload, command=command, contexts=contexts, workspace=workspace)
+
+    def explain_turn(
+        self,
+        payload: object,
+        *,
+        command: TaskIntent | str | None = None,
+        contexts: Iterable[str] = (),
+        workspace: Workspace | None = None,
+    ) -> TurnExplanation:
+        """The trace behind :meth:`classify_turn`: stripped spans, follow-up, rule traces."""
+        from smista.core.turnclassify import explain_turn
+
+        return explain_turn(self, payload, command=command, contexts=contexts, workspace=workspace)
+
+
+def explicit(command: TaskIntent | str) -> Classification:
+    """The result of an explicit command: no rule is evaluated."""
+    intent = command if isinstance(command, TaskIntent) else TaskIntent.parse(command)
+    return _EXPLICIT[intent]
+
+
+_EXPLICIT: dict[TaskIntent, Classification] = {
+    intent: Classification(
+        intent=intent,
+        source=IntentSource.EXPLICIT,
+        reason=explicit_reason(intent.value),
+    )
+    for intent in TaskIntent
+}

@@ -1,0 +1,204 @@
+"""What a rule condition kind is: the one interface every kind implements.
+
+Pure; standard library only. A *kind* (``keywords``, ``phrases``, ``question``
+...) owns one TOML key of a ``[[classification.rules]]`` entry and everything
+that key means: its pydantic field (type, default, description, hence its
+JSON Schema fragment), how a value compiles into plain matcher data, how it
+matches a prompt and the evidence it leaves, its reason wording and whether
+it counts as a confidence signal, its lints and its hypothesis strategy.
+Consumers (the rule model, the engine, ``explain``, ``check``, the schema,
+:mod:`smista.authoring.testing`) iterate over :data:`smista.core.conditions.registry.KINDS`
+and never special-case a kind.
+
+Must never perform I/O or import the edge (config, cli, server ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+    from smista.core.conditions.view import PromptView
+
+__all__ = [
+    "Condition",
+    "ConditionKind",
+    "Evidence",
+    "Lint",
+    "Severity",
+    "rule_key",
+]
+
+
+class Severity(StrEnum):
+    """``error`` always fails a check; ``warning`` fails it under ``--strict``."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Lint(NamedTuple):
+    """One finding about one place in the ``[classification]`` section."""
+
+    rule: int | None
+    key: str
+    severity: Severity
+    code: str
+    message: str
+
+
+def rule_key(rule: int, field: str | None = None, item: int | None = None) -> str:
+    """``classification.rules[3].phrases[1]`` style key paths."""
+    key = f"classification.rules[{rule}]"
+    if field is not None:
+        key += f".{field}"
+    return key if item is None else key + f"[{item}]"
+
+
+class Condition(NamedTuple):
+    """A compiled extension condition: plain, hashable, picklable data.
+
+    ``values`` are the normalized (lowercased) entries, ``flag`` a boolean
+    parameter (the ``question`` polarity, or whether typo tolerance is on).
+    """
+
+    kind: str
+    values: tuple[str, ...] = ()
+    flag: bool = True
+
+
+class Evidence(NamedTuple):
+    """What made a condition hold: shown in reasons (``shown``) and ``explain``.
+
+    ``shown`` is ``None`` for conditions that leave no reason part (vetoes).
+    """
+
+    kind: str
+    shown: str | None
+    fuzzy: bool = False
+
+
+class ConditionKind:
+    """Base class of a condition kind; subclasses are stateless singletons.
+
+    Class attributes describe the TOML key; methods give its semantics. The
+    two kinds of the original (``keywords``, ``requires_any_context``) are
+    ``indexed``: the engine matches them through its compiled token index
+    (an optimisation checked against :meth:`match`); every other kind is
+    compiled to a :class:`Condition` that the engine verifies with
+    :meth:`match` on a :class:`~smista.core.conditions.view.PromptView`.
+    """
+
+    key: ClassVar[str]
+    """The TOML key inside a rule."""
+    default: ClassVar[Any]
+    """The value meaning "no such condition"."""
+    label: ClassVar[str] = ""
+    """The word naming the evidence in reasons: ``phrase 'commit message'``."""
+    signal: ClassVar[bool] = True
+    """Whether holding counts as a confidence signal (vetoes do not)."""
+    original: ClassVar[bool] = False
+    """Whether the Rust original has this key (parity is then untouchable)."""
+    indexed: ClassVar[bool] = False
+    """Whether the engine matches it through its token index, not a Condition."""
+    typo_aware: ClassVar[bool] = False
+    """Whether the rule's ``typo`` switch applies to it."""
+    summary: ClassVar[str] = ""
+    """One line for docs and ``smista schema``."""
+
+    # -- the value in a rule ---------------------------------------------------
+
+    def annotation(self) -> Any:
+        """The pydantic field type, with its ``Field`` description (imports pydantic)."""
+        raise NotImplementedError
+
+    def is_set(self, value: Any) -> bool:
+        """Whether ``value`` (as validated) states a condition at all."""
+        return bool(value != self.default)
+
+    def compile(self, value: Any, *, typo: bool) -> Condition:
+        """The plain matcher data for a set ``value`` (never asked of ``indexed`` kinds)."""
+        raise NotImplementedError
+
+    # -- semantics -----------------------------------------------------------
+
+    def match(self, condition: Condition, view: PromptView) -> Evidence | None:
+        """The evidence if ``condition`` holds for the prompt in ``view``, else ``None``.
+
+        This is the kind's plain reference semantics.
+        """
+        raise NotImplementedError
+
+    def describe(self, evidence: Evidence) -> str | None:
+        """The reason part for ``evidence`` (``None``: it leaves none)."""
+        if evidence.shown is None:
+            return None
+        return f"{self.label} '{evidence.shown}'"
+
+    def words(self, condition: Condition) -> tuple[str, ...]:
+        """Lowercased words the engine should index for this condition's lookups."""
+        del condition
+        return ()
+
+    def gate(self, condition: Condition) -> frozenset[str] | None:
+        """Gate keys of which one must be present for ``condition`` to hold, if any.
+
+        Lets the engine skip a keyword-less rule with one set test; the keys
+        mean what :meth:`present` says they mean (for phrases and leading
+        words, words of :meth:`words`, which the engine indexes).
+        """
+        del condition
+        return None
+
+    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+        """Which of this kind's gate ``keys`` the prompt in ``view`` has."""
+        del view, keys
+        raise NotImplementedError
+
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        """Prompt fragments that make this condition hold on their own (for checks).
+
+        :func:`smista.authoring.testing.check_no_unreachable_rules` composes one per
+        kind, in :attr:`place` order, into prompts a rule should win.
+        """
+        del value
+        return ("",)
+
+    place: ClassVar[int] = 50
+    """Where a witness goes in a composed prompt (lower first)."""
+
+    def counts(self, evidence: Evidence) -> bool:
+        """Whether ``evidence`` is a confidence signal (see ``engine.confidence_of``)."""
+        return self.signal and evidence.shown is not None
+
+    def trace(self, condition: Condition, view: PromptView) -> str:
+        """A one-line account of how ``condition`` fared, for ``explain``."""
+        found = self.match(condition, view)
+        if found is None:
+            return "does not hold"
+        part = self.describe(found)
+        return f"holds: {part}" if part else "holds"
+
+    def covers(self, earlier: Any, later: Any) -> bool:
+        """Whether ``earlier``'s condition holds whenever ``later``'s does (conservative)."""
+        return not self.is_set(earlier) or earlier == later
+
+    # -- authoring -----------------------------------------------------------
+
+    def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
+        """Findings about this kind's values across ``rules`` (validated rules)."""
+        del rules, known_contexts
+        return iter(())
+
+    def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
+        """Values of this key for generated rules, built from single-token ``words``."""
+        raise NotImplementedError
+
+    def read(self, rule: Any) -> Any:
+        """This kind's value in a validated rule."""
+        return getattr(rule, self.key)

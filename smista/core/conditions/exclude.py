@@ -1,0 +1,91 @@
+"""The ``exclude`` kind (smista extension): words or phrases that veto a rule.
+
+Pure. ``exclude = ["test", "don't write code"]``: the rule does not match
+when any entry occurs in the prompt, a one-token entry as an exact token, a
+longer entry as exact consecutive tokens. Exclusions never use typos (a veto
+should be certain) and leave no reason part and no confidence signal. Must
+never perform I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Annotated, Any
+
+from smista.core.conditions._lists import list_lints
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
+from smista.core.conditions.phrases import find_sequence, phrase_tokens
+from smista.core.conditions.view import PromptView
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+__all__ = ["EXCLUDE", "ExcludeKind", "excluded_by"]
+
+
+def excluded_by(condition: Condition, view: PromptView) -> str | None:
+    """The first entry of ``condition`` that occurs in the prompt, if any."""
+    tokens = view.token_set
+    for entry in condition.values:
+        words = phrase_tokens(entry)
+        if len(words) == 1:
+            if words[0] in tokens:
+                return entry
+        elif words and find_sequence(words, view.tokens, typo=False) is False:
+            return entry
+    return None
+
+
+class ExcludeKind(ConditionKind):
+    """``exclude = ["test"]``."""
+
+    key = "exclude"
+    default = ()
+    signal = False
+    summary = "veto: the rule does not match when any of these words/phrases occurs"
+
+    def annotation(self) -> Any:
+        from pydantic import Field, StrictStr
+
+        return Annotated[
+            tuple[StrictStr, ...],
+            Field(
+                description=(
+                    "smista extension: the rule does not match when any of these words or "
+                    "phrases occurs in the prompt (exact tokens)."
+                )
+            ),
+        ]
+
+    def compile(self, value: Any, *, typo: bool) -> Condition:
+        del typo
+        return Condition(self.key, tuple(value))
+
+    def match(self, condition: Condition, view: PromptView) -> Evidence | None:
+        return None if excluded_by(condition, view) is not None else Evidence(self.key, None)
+
+    def trace(self, condition: Condition, view: PromptView) -> str:
+        hit = excluded_by(condition, view)
+        return "holds: no excluded word" if hit is None else f"vetoed by {hit!r}"
+
+    def covers(self, earlier: Any, later: Any) -> bool:
+        wanted = {" ".join(phrase_tokens(e)) for e in earlier}
+        return wanted <= {" ".join(phrase_tokens(e)) for e in later}
+
+    def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
+        del known_contexts
+        yield from list_lints(
+            self.key,
+            "excluded word",
+            rules,
+            lambda p: " ".join(phrase_tokens(p)),
+            across_intents=False,
+        )
+
+    def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
+        from hypothesis import strategies as st
+
+        return st.lists(words, max_size=2).map(tuple)
+
+
+EXCLUDE = ExcludeKind()

@@ -1,0 +1,122 @@
+"""The ``leading`` kind (smista extension): the prompt's first content word.
+
+Pure. ``leading = ["add", "fix", "build a"]`` holds when the first content
+words of the prompt are one of these entries: after a slash command,
+@mentions, greetings and polite fillers ("hi", "ok", "please", "can you",
+"I want you to" ... see :mod:`smista.core.conditions.markers`). An entry of several
+words matches the first content words in order. Each word is typo-tolerant
+with the keyword caps (never for Hangul or Han words, nor with
+``typo = false``); an exact entry beats a typo one. Must never perform I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Annotated, Any
+
+from smista.core.conditions._lists import list_lints
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
+from smista.core.conditions.phrases import first_words, phrase_tokens
+from smista.core.conditions.view import PromptView, is_hangul_or_han
+from smista.core.conditions.words import word_match
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+__all__ = ["LEADING", "LeadingKind", "leads_with"]
+
+
+def _lead_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
+    """:func:`leads_with` on the view's content words, through its word index."""
+    content = view.content
+    if not view.has_index:
+        return leads_with(words, content, typo=typo)
+    if not words or len(words) > len(content):
+        return None
+    fuzzy = False
+    for word, token in zip(words, content, strict=False):
+        hit = next((f for w, f in view.hits_of(token) if w == word), None)
+        if hit is None or (hit and not (typo and not is_hangul_or_han(word))):
+            return None
+        fuzzy = fuzzy or hit
+    return fuzzy
+
+
+def leads_with(words: tuple[str, ...], content: Sequence[str], *, typo: bool) -> bool | None:
+    """``False``: ``content`` starts with ``words`` exactly; ``True``: with typos; else ``None``."""
+    if not words or len(words) > len(content):
+        return None
+    fuzzy = False
+    for word, token in zip(words, content, strict=False):
+        hit = word_match(word, token, typo=typo and not is_hangul_or_han(word))
+        if hit is None:
+            return None
+        fuzzy = fuzzy or hit
+    return fuzzy
+
+
+class LeadingKind(ConditionKind):
+    """``leading = ["add", "fix"]``."""
+
+    key = "leading"
+    default = ()
+    label = "leading word"
+    typo_aware = True
+    summary = "the first content word (after greetings, @mentions, fillers) is one of these"
+
+    def annotation(self) -> Any:
+        from pydantic import Field, StrictStr
+
+        return Annotated[
+            tuple[StrictStr, ...],
+            Field(
+                description=(
+                    "smista extension: holds when the first content word(s) of the prompt, "
+                    "after a slash command, @mentions, greetings and polite fillers, are one "
+                    "of these (typo-tolerant, as keywords)."
+                )
+            ),
+        ]
+
+    place = 20
+
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        return tuple(v for v in value if v) or ("",)
+
+    def compile(self, value: Any, *, typo: bool) -> Condition:
+        return Condition(self.key, tuple(value), typo)
+
+    def match(self, condition: Condition, view: PromptView) -> Evidence | None:
+        if not view.content:
+            return None
+        if view.has_index and first_words(condition).isdisjoint(view.lead_words):
+            return None
+        fuzzy_hit: str | None = None
+        for entry in condition.values:
+            found = _lead_in_view(phrase_tokens(entry), view, typo=condition.flag)
+            if found is False:
+                return Evidence(self.key, entry)
+            if found is True and fuzzy_hit is None:
+                fuzzy_hit = entry
+        return None if fuzzy_hit is None else Evidence(self.key, fuzzy_hit, fuzzy=True)
+
+    def gate(self, condition: Condition) -> frozenset[str] | None:
+        return first_words(condition)
+
+    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+        return keys & view.lead_words
+
+    def words(self, condition: Condition) -> tuple[str, ...]:
+        return tuple(w for entry in condition.values for w in phrase_tokens(entry))
+
+    def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
+        del known_contexts
+        yield from list_lints(self.key, "leading word", rules, lambda p: " ".join(phrase_tokens(p)))
+
+    def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
+        from hypothesis import strategies as st
+
+        return st.lists(words, max_size=3).map(tuple)
+
+
+LEADING = LeadingKind()

@@ -1,0 +1,166 @@
+"""The ``phrases`` kind (smista extension): consecutive tokens, each typo-tolerant.
+
+Pure. ``phrases = ["commit message", "best way"]``: a phrase is tokenized like
+a prompt, and holds when its tokens occur one after another in the prompt's
+tokens. Each phrase token may be a typo of the prompt token within the usual
+length caps (0/1/2 for <5/5-8/>=9 characters, containment never a typo),
+except Hangul and Han words and when the rule says ``typo = false``. An exact
+occurrence of any phrase beats a typo one. Must never perform I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Annotated, Any
+
+from smista.core.conditions._lists import list_lints
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
+from smista.core.conditions.view import PromptView, is_hangul_or_han
+from smista.core.conditions.words import word_match
+from smista.core.tokenizer import tokenize
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+__all__ = [
+    "PHRASES",
+    "PhrasesKind",
+    "find_in_view",
+    "find_sequence",
+    "first_words",
+    "phrase_tokens",
+]
+
+
+@lru_cache(maxsize=4096)
+def phrase_tokens(phrase: str) -> tuple[str, ...]:
+    """The tokens of a phrase (lowercased, as a prompt would be tokenized)."""
+    return tuple(tokenize(phrase))
+
+
+@lru_cache(maxsize=4096)
+def first_words(condition: Condition) -> frozenset[str]:
+    """The first words of a condition's phrases: one must occur for any to hold."""
+    return frozenset(words[0] for p in condition.values if (words := phrase_tokens(p)))
+
+
+def find_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
+    """:func:`find_sequence` on the view's tokens, through its word index when it has one."""
+    if not view.has_index:
+        return find_sequence(words, view.tokens, typo=typo)
+    n = len(words)
+    if n == 0:
+        return None
+    allow = tuple(typo and not is_hangul_or_han(w) for w in words)
+    fuzzy_seen = False
+    for start, head in view.word_starts(words[0]):
+        if head and not allow[0]:
+            continue
+        fuzzy = head
+        for k in range(1, n):
+            hit = view.word_at(words[k], start + k)
+            if hit is None or (hit and not allow[k]):
+                break
+            fuzzy = fuzzy or hit
+        else:
+            if not fuzzy:
+                return False
+            fuzzy_seen = True
+    return True if fuzzy_seen else None
+
+
+def find_sequence(words: tuple[str, ...], tokens: Sequence[str], *, typo: bool) -> bool | None:
+    """``False`` if ``words`` occur consecutively in ``tokens`` exactly, ``True`` if only
+    with typos, ``None`` if not at all."""
+    n = len(words)
+    if n == 0 or n > len(tokens):
+        return None
+    allow = tuple(typo and not is_hangul_or_han(w) for w in words)
+    fuzzy_seen = False
+    first = words[0]
+    for start in range(len(tokens) - n + 1):
+        head = word_match(first, tokens[start], typo=allow[0])
+        if head is None:
+            continue
+        fuzzy = head
+        for k in range(1, n):
+            hit = word_match(words[k], tokens[start + k], typo=allow[k])
+            if hit is None:
+                break
+            fuzzy = fuzzy or hit
+        else:
+            if not fuzzy:
+                return False
+            fuzzy_seen = True
+    return True if fuzzy_seen else None
+
+
+class PhrasesKind(ConditionKind):
+    """``phrases = ["commit message"]``."""
+
+    key = "phrases"
+    default = ()
+    label = "phrase"
+    typo_aware = True
+    summary = "consecutive tokens, each typo-tolerant with the keyword caps"
+
+    def annotation(self) -> Any:
+        from pydantic import Field, StrictStr
+
+        return Annotated[
+            tuple[StrictStr, ...],
+            Field(
+                description=(
+                    "smista extension: holds when a phrase's tokens occur consecutively "
+                    "in the prompt (each typo-tolerant, as keywords)."
+                )
+            ),
+        ]
+
+    place = 40
+
+    def witnesses(self, value: Any) -> tuple[str, ...]:
+        return tuple(v for v in value if v) or ("",)
+
+    def compile(self, value: Any, *, typo: bool) -> Condition:
+        return Condition(self.key, tuple(value), typo)
+
+    def match(self, condition: Condition, view: PromptView) -> Evidence | None:
+        if view.has_index and first_words(condition).isdisjoint(view.present_words):
+            return None
+        fuzzy_hit: str | None = None
+        for phrase in condition.values:
+            found = find_in_view(phrase_tokens(phrase), view, typo=condition.flag)
+            if found is False:
+                return Evidence(self.key, phrase)
+            if found is True and fuzzy_hit is None:
+                fuzzy_hit = phrase
+        return None if fuzzy_hit is None else Evidence(self.key, fuzzy_hit, fuzzy=True)
+
+    def gate(self, condition: Condition) -> frozenset[str] | None:
+        return first_words(condition)
+
+    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+        return keys & view.present_words
+
+    def words(self, condition: Condition) -> tuple[str, ...]:
+        return tuple(w for phrase in condition.values for w in phrase_tokens(phrase))
+
+    def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
+        del known_contexts
+        yield from list_lints(self.key, "phrase", rules, lambda p: " ".join(phrase_tokens(p)))
+        for i, rule in enumerate(rules):
+            for j, phrase in enumerate(rule.phrases):
+                if len(phrase_tokens(phrase)) == 1:
+                    msg = f"phrase {phrase!r} is one token: a keyword says the same"
+                    yield Lint(i, rule_key(i, self.key, j), Severity.INFO, "one-word-phrase", msg)
+
+    def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
+        from hypothesis import strategies as st
+
+        phrase = st.lists(words, min_size=2, max_size=3).map(" ".join)
+        return st.lists(phrase, max_size=2).map(tuple)
+
+
+PHRASES = PhrasesKind()

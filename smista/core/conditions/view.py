@@ -1,0 +1,293 @@
+"""One prompt as the condition kinds see it: text, tokens and lazily computed features.
+
+Pure. A :class:`PromptView` is built per request by the engine only when a rule
+with an extension condition has to be verified; each feature (tokens, slash
+command, content words, question) is computed on first use and kept for the
+other conditions of the same request. :func:`visible_text` implements the
+file-level ``ignore_code`` option. Must never perform I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Collection
+from typing import NamedTuple
+
+from smista.core.conditions.markers import (
+    DEFAULT_MARKERS,
+    Markers,
+    content_tokens,
+    is_question,
+    slash_command,
+)
+from smista.core.tokenizer import tokenize
+
+__all__ = ["PlanOptions", "PromptView", "WordHits", "is_hangul_or_han", "visible_text"]
+
+WordHits = Callable[[str], tuple[tuple[str, bool], ...]]
+"""``token -> ((word, fuzzy), ...)``: the looked-up words a token equals or is a typo of."""
+
+
+class PlanOptions(NamedTuple):
+    """File-level options of a rule set (``[classification.options]``, ``.markers``)."""
+
+    ignore_code: bool = False
+    hangul_han_typos: bool = True
+    markers: Markers = DEFAULT_MARKERS
+
+
+_FENCED = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
+_INLINE = re.compile(r"`[^`\n]*`")
+_URL = re.compile(r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.)\S+", re.IGNORECASE)
+# A whitespace-free run that looks like a path, a file name, a dotted name or
+# an identifier: a slash or backslash next to a word character, a dot or an
+# underscore between word characters, or a lower-to-upper case change.
+_CODE_RUN = re.compile(
+    r"(?<!\S)(?=\S*?(?:\w[/\\]|[/\\]\w|\w\.\w|[^\W_]_[^\W_]|[a-z][A-Z]))"
+    r"\S+?(?=[?!.,;:)\]}\"'\u2019\u201d\uff1f\uff01\u3002]*(?:\s|$))"
+)
+"""The readable statement of a code run, without the sentence punctuation that
+ends it ("what is in config.yaml?" keeps its question mark).
+:func:`visible_text` finds the same runs faster (tests compare the two)."""
+
+_TRIGGER = re.compile(r"[/\\._]|[a-z][A-Z]")
+_TRAILING = frozenset("?!.,;:)]}\"'\u2019\u201d\uff1f\uff01\u3002")
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the runs :data:`_CODE_RUN` matches, found from their signature characters."""
+    spans: list[tuple[int, int]] = []
+    n = len(text)
+    done = 0
+    for found in _TRIGGER.finditer(text):
+        i = found.start()
+        if i < done:
+            continue
+        ch = text[i]
+        if found.end() - i == 2:
+            ok = True
+        elif ch in "/\\":
+            ok = (i > 0 and _word(text[i - 1])) or (i + 1 < n and _word(text[i + 1]))
+        elif ch == ".":
+            ok = 0 < i < n - 1 and _word(text[i - 1]) and _word(text[i + 1])
+        else:  # "_" between letters or digits
+            ok = 0 < i < n - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+        if not ok:
+            continue
+        start = i
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        end = found.end()
+        while end < n and not text[end].isspace():
+            end += 1
+        done = end
+        while end > start + 1 and text[end - 1] in _TRAILING:
+            end -= 1
+        spans.append((start, end))
+    return spans
+
+
+def visible_text(text: str) -> str:
+    """``text`` with code, URLs, paths and identifiers blanked out (each by one space)."""
+    if "`" in text or "~~~" in text:
+        text = _FENCED.sub(" ", text)
+        text = _INLINE.sub(" ", text)
+    if "://" in text or "www." in text or "WWW." in text:
+        text = _URL.sub(" ", text)
+    spans = _code_spans(text)
+    if not spans:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for start, end in spans:
+        pieces.append(text[last:start])
+        pieces.append(" ")
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def is_hangul_or_han(word: str) -> bool:
+    """Whether ``word`` has a Hangul or Han character (one syllable is one code point)."""
+    for ch in word:
+        o = ord(ch)
+        if (
+            0xAC00 <= o <= 0xD7A3
+            or 0x1100 <= o <= 0x11FF
+            or 0x3130 <= o <= 0x318F
+            or 0x3400 <= o <= 0x4DBF
+            or 0x4E00 <= o <= 0x9FFF
+            or 0xF900 <= o <= 0xFAFF
+            or 0x20000 <= o <= 0x3134F
+        ):
+            return True
+    return False
+
+
+class PromptView:
+    """The features of one prompt, computed on demand."""
+
+    __slots__ = (
+        "_at",
+        "_command",
+        "_content",
+        "_hits",
+        "_lead",
+        "_lowered",
+        "_present",
+        "_question",
+        "_set",
+        "_sorted",
+        "_starts",
+        "_tokens",
+        "contexts",
+        "options",
+        "text",
+        "visible",
+    )
+
+    def __init__(
+        self,
+        text: str,
+        contexts: Collection[str] = (),
+        options: PlanOptions | None = None,
+        *,
+        tokens: list[str] | tuple[str, ...] | None = None,
+        hits: WordHits | None = None,
+        visible: str | None = None,
+    ) -> None:
+        """``tokens``, when given, must be ``tokenize(visible text)`` (the engine has them);
+        ``hits``, when given, must agree with :func:`smista.core.conditions.words.word_match`
+        (the engine's index of the words phrases and leading words use)."""
+        self.text = text
+        self.options = options if options is not None else PlanOptions()
+        if visible is None:
+            visible = visible_text(text) if self.options.ignore_code else text
+        self.visible = visible
+        self.contexts = contexts
+        self._tokens: tuple[str, ...] | None = tuple(tokens) if tokens is not None else None
+        self._set: frozenset[str] | None = None
+        self._command: str | bool | None = False  # False: not computed yet
+        self._content: tuple[str, ...] | None = None
+        self._question: bool | None = None
+        self._lowered: str | None = None
+        self._hits = hits
+        self._sorted: list[str] | None = None
+        self._starts: dict[str, list[tuple[int, bool]]] | None = None
+        self._at: dict[tuple[str, int], bool] | None = None
+        self._present: frozenset[str] | None = None
+        self._lead: frozenset[str] | None = None
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """The visible text's tokens, in order (duplicates kept)."""
+        if self._tokens is None:
+            self._tokens = tuple(tokenize(self.visible))
+        return self._tokens
+
+    @property
+    def token_set(self) -> frozenset[str]:
+        """The distinct visible tokens."""
+        if self._set is None:
+            self._set = frozenset(self.tokens)
+        return self._set
+
+    @property
+    def lowered(self) -> str:
+        """The raw text, lowercased (for substring conditions, which ``ignore_code``
+        does not hide anything from: "CLAUDE.md" stays visible to them)."""
+        if self._lowered is None:
+            self._lowered = self.text.lower()
+        return self._lowered
+
+    @property
+    def command(self) -> str | None:
+        """The slash command the raw prompt starts with (lowercased, no slash), if any."""
+        if self._command is False:
+            self._command = slash_command(self.text)
+        return self._command  # type: ignore[return-value]
+
+    @property
+    def content(self) -> tuple[str, ...]:
+        """Tokens from the first content word on (after command, mentions, fillers)."""
+        if self._content is None:
+            self._content = content_tokens(self.visible, self.options.markers)
+        return self._content
+
+    @property
+    def question(self) -> bool:
+        """Whether the prompt asks a question (a polite request does not)."""
+        if self._question is None:
+            self._question = is_question(self.visible, self.options.markers)
+        return self._question
+
+    # -- word lookups (phrases, leading words, stems) ----------------------------
+
+    def hits_of(self, token: str) -> tuple[tuple[str, bool], ...]:
+        """The looked-up words ``token`` equals (fuzzy False) or is a typo of (True)."""
+        return () if self._hits is None else self._hits(token)
+
+    @property
+    def has_index(self) -> bool:
+        """Whether word lookups go through the engine's index."""
+        return self._hits is not None
+
+    def _build_positions(self) -> None:
+        starts: dict[str, list[tuple[int, bool]]] = {}
+        at: dict[tuple[str, int], bool] = {}
+        for pos, token in enumerate(self.tokens):
+            for word, fuzzy in self.hits_of(token):
+                starts.setdefault(word, []).append((pos, fuzzy))
+                at[(word, pos)] = fuzzy
+        self._starts, self._at = starts, at
+        self._present = frozenset(starts)
+
+    def word_starts(self, word: str) -> list[tuple[int, bool]]:
+        """Positions where a token equals or is a typo of looked-up ``word``."""
+        if self._starts is None:
+            self._build_positions()
+        assert self._starts is not None
+        return self._starts.get(word, [])
+
+    def word_at(self, word: str, pos: int) -> bool | None:
+        """``False``/``True`` if the token at ``pos`` is ``word`` exactly/by typo, else None."""
+        if self._at is None:
+            self._build_positions()
+        assert self._at is not None
+        return self._at.get((word, pos))
+
+    @property
+    def sorted_tokens(self) -> list[str]:
+        """The distinct visible tokens, sorted (prefix lookups bisect it)."""
+        if self._sorted is None:
+            self._sorted = sorted(self.token_set)
+        return self._sorted
+
+    def has_prefix(self, stem: str) -> bool:
+        """Whether some token starts with ``stem``."""
+        tokens = self.sorted_tokens
+        i = bisect_left(tokens, stem)
+        return i < len(tokens) and tokens[i].startswith(stem)
+
+    @property
+    def present_words(self) -> frozenset[str]:
+        """The looked-up words some token hits (exactly or by typo)."""
+        if self._present is None:
+            self._build_positions()
+        assert self._present is not None
+        return self._present
+
+    @property
+    def lead_words(self) -> frozenset[str]:
+        """The looked-up words the first content word hits."""
+        if self._lead is None:
+            content = self.content
+            self._lead = (
+                frozenset(w for w, _ in self.hits_of(content[0])) if content else frozenset()
+            )
+        return self._lead

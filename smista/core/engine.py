@@ -1,0 +1,1068 @@
+"""The compiled rule matcher: first-match-wins over priority-ordered rules.
+
+Pure; standard library only at import time (rapidfuzz is imported on first
+heavy use, so the command line starts fast). Rules are plain tuples whose
+labels are strings (task intents for the classifier, tier ids for the tier
+router). The matcher gives exactly the answer of evaluating every rule in
+``(priority, index)`` order with :func:`smista.core.fuzzy.match_keyword`, without
+scanning rules or keywords:
+
+* every keyword is lowercased once and indexed to the ``(rank, position,
+  rule)`` places that list it (``rank`` = place in evaluation order);
+* typo candidates come from a deletion-neighbourhood index (SymSpell style):
+  a token within OSA distance ``d`` of a keyword shares with it a string
+  reached by at most ``d`` deletions from each, so a token's few deletion
+  variants find every candidate whatever the number of keywords; each
+  candidate is then verified with the exact rules (length cap, containment,
+  OSA distance). With the C extension the index is compact (8 bytes a
+  variant, built in one C pass); without it, a dict, and once a rule set has
+  learned a few hundred tokens, token lengths where a rapidfuzz scan of the
+  keywords of compatible length is cheaper than generating deletion variants
+  use that scan instead;
+* tokens that can match no keyword (longer than every keyword plus its typo
+  cap, or with more characters outside the keywords' alphabet than a typo
+  may edit: numbers, hashes) are never resolved nor remembered;
+* each other distinct token is resolved once into its sorted entries
+  ``(rank, fuzzy, position, rule, match)`` and remembered in a bounded memo
+  that forgets gradually (vocabulary repeats), so a prompt of known tokens
+  costs a few set operations in C plus work proportional to the tokens that
+  hit a keyword; an unseen token costs its own resolution, never the
+  prompt's again;
+* the winner is the smallest entry whose rule's context condition holds,
+  compared with the first keyword-less rule whose context condition holds;
+* a text longer than :data:`LARGE_TEXT` is matched piece by piece (cut at
+  spaces and newlines), keeping only the best evidence per rule, so memory
+  stays bounded by the piece size, the memo limit and the number of rules;
+* when the optional C extension :mod:`smista.core._speedups` is built, token codes
+  live in its bounded table (CLOCK eviction, keyed hash), and every prompt is
+  one C pass over its characters, ASCII or not: known tokens are folded
+  without creating objects, unknown ones are handed back to be resolved here
+  and put in the table (with contexts, the pass returns just the few tokens
+  that hit a rule, for the winner to be picked among their entries).
+  The table only holds codes this module computed, so the answers are the
+  same with or without it.
+
+Must never perform I/O, read the environment, or consult a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator
+from itertools import chain, combinations, islice
+from typing import Any, NamedTuple
+
+import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read once, before the try below
+from smista.core.conditions.base import Condition, Evidence
+from smista.core.conditions.markers import DEFAULT_MARKERS
+from smista.core.conditions.registry import BY_KEY
+from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_han, visible_text
+from smista.core.osa import OSA_CHECK as _OSA
+from smista.core.osa import cap as _cap
+from smista.core.osa import osa_within
+from smista.core.tokenizer import ASCII_TABLE, rust_lower, tokenize
+
+try:  # the optional compiled hot path (see hatch_build.py); same answers without it
+    from smista.core._speedups import TokenCodes as _TokenCodes
+    from smista.core._speedups import VariantIndex as _VariantIndex
+except ImportError:  # pragma: no cover - exercised on machines without a C compiler
+    _TokenCodes = None  # type: ignore[assignment,misc]
+    _VariantIndex = None  # type: ignore[assignment,misc]
+
+__all__ = [
+    "ACCELERATED",
+    "FORMAT",
+    "LARGE_TEXT",
+    "MEMO_LIMIT",
+    "CompiledRules",
+    "RuleMatch",
+    "RuleSpec",
+    "confidence_of",
+    "osa_within",
+    "reason_of",
+]
+
+ACCELERATED = _TokenCodes is not None
+"""Whether the compiled hot path (:mod:`smista.core._speedups`) is available here."""
+
+MEMO_LIMIT = 1 << 17
+"""Most distinct tokens remembered per compiled rule set. Past it the memo
+forgets gradually: the C table evicts one token its CLOCK hand finds unused,
+the Python memo drops its oldest quarter (never everything at once). Only
+tokens that could match are held, so the C table stays under about 8 MB of
+slots plus its keys longer than 16 bytes (each at most four bytes a
+character of the longest keyword plus its typo cap)."""
+
+LARGE_TEXT = 1 << 20
+"""Texts longer than this (characters) are matched piece by piece, in bounded memory."""
+
+FORMAT = 4
+"""Version of :meth:`CompiledRules.to_data`'s layout (bump on any change).
+Format 4 stores no typo index: it is rebuilt from the keywords (in C, in a
+fraction of a second for 10,000 rules)."""
+
+
+class RuleSpec(NamedTuple):
+    """A rule as the matcher sees it.
+
+    ``keywords`` and ``contexts`` (the original's two kinds) are matched
+    through the token index; ``conditions`` are the extension kinds' compiled
+    conditions, in reason order, verified on a :class:`PromptView`; ``typo``
+    is the rule's typo switch (it applies to keywords here).
+    """
+
+    label: str
+    priority: int
+    keywords: tuple[str, ...]
+    contexts: tuple[str, ...]
+    conditions: tuple[Condition, ...] = ()
+    typo: bool = True
+
+
+class RuleMatch(NamedTuple):
+    """The outcome of matching: the winning rule (``None`` = default) and its evidence.
+
+    ``keyword`` is the configured spelling of the keyword that satisfied the
+    rule (``None`` when the rule has no keywords); ``context`` likewise;
+    ``extra`` the evidence of the rule's extension conditions, in reason order.
+    """
+
+    rule: int | None
+    label: str
+    keyword: str | None = None
+    fuzzy: bool = False
+    context: str | None = None
+    extra: tuple[Evidence, ...] = ()
+
+
+def _evidence(match: RuleMatch) -> list[Evidence]:
+    """Every condition's evidence in reason order (keywords first, contexts last)."""
+    found: list[Evidence] = []
+    if match.keyword is not None:
+        found.append(Evidence("keywords", match.keyword, match.fuzzy))
+    found.extend(match.extra)
+    if match.context is not None:
+        found.append(Evidence("requires_any_context", match.context))
+    return found
+
+
+def reason_of(match: RuleMatch) -> str:
+    """The human-readable reason for an inferred result.
+
+    The parts each condition kind words, in reason order, joined by "and":
+    for the original's kinds exactly the original's reasons.
+    """
+    if match.rule is None:
+        return f"no rule matched; default intent '{match.label}'"
+    parts = [p for e in _evidence(match) if (p := BY_KEY[e.kind].describe(e)) is not None]
+    if parts:
+        return f"{' and '.join(parts)} matched rule {match.rule}"
+    if match.extra:
+        return f"rule {match.rule} matched: none of its exclusions occur"
+    return f"catch-all rule {match.rule} matched"
+
+
+def confidence_of(match: RuleMatch) -> str:
+    """The confidence label: ``low``, ``medium`` or ``high``.
+
+    Counts the signals that held (a keyword, a context, and each extension
+    kind that counts, see :meth:`ConditionKind.counts`): none is ``low``, one
+    ``medium``, two or more ``high`` unless one was a typo (``medium``). For
+    the original's kinds this is exactly the original's table.
+    """
+    if match.rule is None:
+        return "low"
+    signals = 0
+    fuzzy = False
+    for e in _evidence(match):
+        if BY_KEY[e.kind].counts(e):
+            signals += 1
+            fuzzy = fuzzy or e.fuzzy
+    if signals >= 2:
+        return "medium" if fuzzy else "high"
+    return "medium" if signals else "low"
+
+
+_BAND_AFTER = 256
+"""Tokens a rule set learns before it may use rapidfuzz scans (imported then)."""
+
+
+def _extract(token: str, band: tuple[str, ...], **kwargs: Any) -> list[tuple[str, int, int]]:
+    from rapidfuzz import process
+
+    global _extract
+    _extract = process.extract  # type: ignore[assignment]
+    return process.extract(token, band, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# Deletion neighbourhoods
+
+
+def _deletions(word: str, depth: int) -> set[str]:
+    """``word`` and every string reached from it by 1..``depth`` single deletions."""
+    out = {word}
+    n = len(word)
+    if depth >= 1:
+        out.update(word[:i] + word[i + 1 :] for i in range(n))
+    if depth >= 2:
+        out.update(word[:i] + word[i + 1 : j] + word[j + 1 :] for i, j in combinations(range(n), 2))
+    return out
+
+
+def _token_variants(token: str, levels: tuple[bool, bool, bool]) -> set[str]:
+    """The deletion variants of ``token`` at the depths some keyword needs."""
+    n = len(token)
+    out: set[str] = {token} if levels[0] else set()
+    if levels[1]:
+        out.update(token[:i] + token[i + 1 :] for i in range(n))
+    if levels[2]:
+        out.update(
+            token[:i] + token[i + 1 : j] + token[j + 1 :] for i, j in combinations(range(n), 2)
+        )
+    return out
+
+
+# (rank, fuzzy 0/1, keyword position in the rule, rule index, match when no context is needed)
+_Entry = tuple[int, int, int, int, RuleMatch | None]
+# (tokens that satisfy no rule, token -> its entries, token -> its outcome code)
+_State = tuple[dict[str, None], dict[str, tuple[_Entry, ...]], dict[str, int]]
+
+
+class CompiledRules:
+    """An immutable, picklable, thread-safe matcher for one rule set.
+
+    The only mutable state is the token memo, a cache whose contents never
+    change an answer; concurrent use can at worst compute an entry twice.
+    """
+
+    __slots__ = (
+        "_accelerated",
+        "_alphabet",
+        "_bands",
+        "_by_code",
+        "_codes",
+        "_exact",
+        "_fast",
+        "_free_code",
+        "_free_default",
+        "_free_rank",
+        "_gate_keys",
+        "_half",
+        "_has_typo",
+        "_keywordless",
+        "_learned",
+        "_levels",
+        "_matches",
+        "_max_cap",
+        "_max_len",
+        "_needs_context",
+        "_no_free",
+        "_plan",
+        "_state",
+        "_stride",
+        "_typo",
+        "_typo_keywords",
+        "_typo_ok",
+        "_typo_places",
+        "_ungated",
+        "_vindex",
+        "_word_hits",
+        "_words",
+        "conditions",
+        "contexts",
+        "default_label",
+        "extended",
+        "keywords",
+        "labels",
+        "options",
+        "order",
+        "specs",
+    )
+
+    def __init__(
+        self,
+        specs: Iterable[RuleSpec],
+        default_label: str,
+        *,
+        typo_index: dict[str, tuple[str, ...]] | None = None,
+        accelerated: bool = True,
+        options: PlanOptions | None = None,
+    ) -> None:
+        """Compile ``specs``; ``accelerated=False`` keeps to the pure-Python path."""
+        self.specs: tuple[RuleSpec, ...] = tuple(specs)
+        self.default_label = default_label
+        self.options = options if options is not None else PlanOptions()
+        self.conditions = tuple(s.conditions for s in self.specs)
+        # Rule sets using extension kinds or options take the verifying path.
+        self.extended = any(self.conditions) or self.options != PlanOptions()
+        self._codes: dict[RuleMatch, int] = {}
+        # The words phrases and leading words look up, in an index of their own.
+        words = sorted(
+            {w for c in chain.from_iterable(self.conditions) for w in BY_KEY[c.kind].words(c)}
+        )
+        self._words = (
+            CompiledRules([RuleSpec(w, 0, (w,), ()) for w in words], "", accelerated=accelerated)
+            if words
+            else None
+        )
+        self._word_hits: dict[str, tuple[tuple[str, bool], ...]] = {}
+        self.labels = tuple(s.label for s in self.specs)
+        self.keywords = tuple(s.keywords for s in self.specs)
+        self.contexts = tuple(s.contexts for s in self.specs)
+        self.order: tuple[int, ...] = tuple(
+            sorted(range(len(self.specs)), key=lambda i: (self.specs[i].priority, i))
+        )
+        self._needs_context = tuple(bool(c) for c in self.contexts)
+        self._matches: dict[tuple[int, int, int], RuleMatch] = {}
+        exact: dict[str, list[tuple[int, int, int]]] = {}
+        keywordless: list[tuple[int, int]] = []
+        for rank, index in enumerate(self.order):
+            spec = self.specs[index]
+            if not spec.keywords:
+                keywordless.append((rank, index))
+            for pos, keyword in enumerate(spec.keywords):
+                exact.setdefault(rust_lower(keyword), []).append((rank, pos, index))
+        self._exact: dict[str, tuple[tuple[int, int, int], ...]] = {
+            k: tuple(v) for k, v in exact.items()
+        }
+        # Places a typo of the keyword may take: rules whose typo switch is on
+        # (and, with hangul_han_typos off, not for Hangul or Han keywords).
+        han_typos = self.options.hangul_han_typos
+        self._typo_places: dict[str, tuple[tuple[int, int, int], ...]] = {}
+        for keyword, places in self._exact.items():
+            if not han_typos and is_hangul_or_han(keyword):
+                continue
+            allowed = tuple(p for p in places if self.specs[p[2]].typo)
+            if allowed:
+                self._typo_places[keyword] = allowed
+        self._keywordless = tuple(keywordless)
+        # Keyword-less rules, in order, each with the gate of one of its
+        # conditions (ConditionKind.gate): keys of which one must be present
+        # for the rule to hold, so most are skipped with one set test.
+        plan: list[tuple[int, int, str | None, frozenset[str]]] = []
+        gate_keys: dict[str, set[str]] = {}
+        for rank, index in keywordless:
+            gates = [
+                (c.kind, g)
+                for c in self.conditions[index]
+                if (g := BY_KEY[c.kind].gate(c)) is not None
+            ]
+            if gates:
+                kind, keys = min(gates, key=lambda kg: len(kg[1]))
+                gate_keys.setdefault(kind, set()).update(keys)
+                plan.append((rank, index, kind, keys))
+            else:
+                plan.append((rank, index, None, frozenset()))
+        self._plan = tuple(plan)
+        self._gate_keys = {k: frozenset(v) for k, v in gate_keys.items()}
+        free = next(
+            ((r, i) for r, i in keywordless if not self.contexts[i] and not self.conditions[i]),
+            None,
+        )
+        if free is None:
+            self._free_rank = len(self.order)
+            self._free_default = RuleMatch(None, default_label)
+        else:
+            self._free_rank = free[0]
+            self._free_default = RuleMatch(free[1], self.labels[free[1]])
+        # Outcome codes order entries like (rank, fuzzy, position) tuples.
+        self._half = max((len(k) for k in self.keywords), default=0) + 1
+        self._stride = 2 * self._half
+        self._free_code = self._free_rank * self._stride
+        self._no_free = (len(self.order) + 1) * self._stride
+        self._by_code: dict[int, RuleMatch] = {self._free_code: self._free_default}
+        # What a token must be like to match some keyword: at most this long,
+        # with at most this many characters outside the keywords' alphabet
+        # (each costs an edit); other tokens are never resolved nor memoized.
+        typo_caps = {k: _cap(len(k)) for k in self._typo_places}
+        self._has_typo = any(typo_caps.values())
+        self._max_len = max((len(k) + typo_caps.get(k, 0) for k in self._exact), default=0)
+        self._max_cap = max(typo_caps.values(), default=0)
+        self._alphabet = frozenset(chain.from_iterable(self._exact))
+        self._levels = self._depth_levels()
+        self._bands: tuple[tuple[str, ...] | None, ...] | None = None
+        self._learned = 0
+        self._state: _State = ({}, {}, {})
+        compiled = accelerated and _TokenCodes is not None
+        # The typo index: in C (8 bytes a variant, built in one pass) when the
+        # extension is there, holding every keyword (exact ones at depth 0,
+        # so the scan can tell a token near no keyword); else Python's dict.
+        self._typo_keywords = tuple(self._exact)  # the C index's keyword positions
+        self._typo_ok = tuple(k in typo_caps for k in self._typo_keywords)
+        self._vindex: Any = None
+        self._typo: dict[str, tuple[str, ...]] | None = typo_index
+        if compiled:
+            self._vindex = _VariantIndex(
+                self._typo_keywords, [typo_caps.get(k, 0) for k in self._typo_keywords]
+            )
+        elif typo_index is None:
+            self._typo = self._build_typo_index()
+        self._fast = (
+            _TokenCodes(
+                MEMO_LIMIT,
+                max_len=max(1, self._max_len),
+                alphabet="".join(sorted(self._alphabet)),
+                max_foreign=self._max_cap,
+            )
+            if compiled and not self.extended
+            else None
+        )
+        if self._fast is not None:
+            # Unknown tokens near no keyword are settled in the C scan itself.
+            self._fast.attach(self._vindex, self._depth_bits())
+        self._accelerated = accelerated
+
+    @property
+    def accelerated(self) -> bool:
+        """Whether this rule set answers known ASCII prompts in compiled code."""
+        return self._fast is not None
+
+    # -- construction ---------------------------------------------------------
+
+    def _build_typo_index(self) -> dict[str, tuple[str, ...]]:
+        index: dict[str, list[str]] = {}
+        for keyword in self._typo_places:
+            cap = _cap(len(keyword))
+            if cap:
+                for variant in _deletions(keyword, cap):
+                    index.setdefault(variant, []).append(keyword)
+        return {v: tuple(k) for v, k in index.items()}
+
+    def _depth_levels(self) -> tuple[tuple[bool, bool, bool], ...]:
+        """Per token length: which deletion depths of the token can meet a keyword's."""
+        lengths = {(len(k), _cap(len(k))) for k in self._typo_places if _cap(len(k))}
+        longest = max((n for n, _ in lengths), default=0) + 2
+        levels: list[tuple[bool, bool, bool]] = []
+        for n in range(longest + 1):
+            # token depth t meets keyword depth d when n - t == len(k) - d, d <= cap
+            meets = [
+                any(t <= cap and 0 <= length - (n - t) <= cap for length, cap in lengths)
+                for t in (0, 1, 2)
+            ]
+            levels.append((meets[0], meets[1], meets[2]))
+        return tuple(levels)
+
+    def _depth_bits(self) -> bytes:
+        """``_levels`` as bit sets (1: the token itself, 2: one deletion, 4: two)."""
+        return bytes(a | b << 1 | c << 2 for a, b, c in self._levels)
+
+    def _typo_index(self) -> dict[str, tuple[str, ...]]:
+        """The Python typo index (built on first use when the C one serves matching)."""
+        typo = self._typo
+        if typo is None:
+            typo = self._typo = self._build_typo_index()
+        return typo
+
+    def _hopeless(self, token: str) -> bool:
+        """Whether ``token`` can match no keyword: too long, or too many foreign characters.
+
+        Exact matches need every character in a keyword; a typo allows at most
+        ``_max_cap`` edits and each character outside the keywords' alphabet
+        needs one of its own.
+        """
+        if len(token) > self._max_len:
+            return True
+        return len(set(token).difference(self._alphabet)) > self._max_cap
+
+    def _enable_bands(self) -> None:
+        """Switch token lengths where a C scan of same-length keywords is cheaper.
+
+        Deletion variants cost about the same whatever the rule set, but grow
+        quadratically with token length; a rapidfuzz scan over the keywords a
+        token's length allows costs per keyword. Each length uses the cheaper.
+        """
+        from rapidfuzz.distance import OSA
+
+        _OSA.fast = OSA.distance
+        typo_keywords = [(k, _cap(len(k))) for k in self._typo_places if _cap(len(k))]
+        bands: list[tuple[str, ...] | None] = []
+        for n, level in enumerate(self._levels):
+            band = tuple(k for k, cap in typo_keywords if abs(len(k) - n) <= cap)
+            variants = level[0] + level[1] * n + level[2] * n * (n - 1) // 2
+            # nanoseconds, measured: Python builds a string per variant; the
+            # C typo index hashes a buffer
+            per_variant, fixed = (17, 100) if self._vindex is not None else (110, 600)
+            deletion_cost = fixed + per_variant * variants
+            band_cost = 1500 + 60 * len(band)
+            bands.append(band if band and band_cost < deletion_cost else None)
+        self._bands = tuple(bands)
+
+    # -- pickling, equality, cache data ----------------------------------------
+
+    def __getstate__(self) -> tuple[tuple[RuleSpec, ...], str, bool, PlanOptions]:
+        return (self.specs, self.default_label, self._accelerated, self.options)
+
+    def __setstate__(self, state: tuple[tuple[RuleSpec, ...], str, bool, PlanOptions]) -> None:
+        specs, default, accelerated, options = state
+        CompiledRules.__init__(self, specs, default, accelerated=accelerated, options=options)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CompiledRules):
+            return NotImplemented
+        return (self.specs, self.default_label, self.options) == (
+            other.specs,
+            other.default_label,
+            other.options,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.specs, self.default_label, self.options))
+
+    def to_data(self) -> tuple[object, ...]:
+        """Plain data (tuples; str/int/bool only) for a cache; see :meth:`from_data`.
+
+        Deterministic: the same rules always give the same data. The typo
+        index is derived from the keywords, so it is not stored.
+        """
+        specs = tuple(
+            (
+                s.label,
+                s.priority,
+                tuple(s.keywords),
+                tuple(s.contexts),
+                tuple((c.kind, tuple(c.values), c.flag) for c in s.conditions),
+                s.typo,
+            )
+            for s in self.specs
+        )
+        return (FORMAT, self.default_label, specs, options_to_data(self.options))
+
+    @classmethod
+    def from_data(cls, data: object) -> CompiledRules:
+        """Rebuild from :meth:`to_data` output; ``ValueError`` if its shape is wrong.
+
+        Every field is type-checked.
+        """
+        if not (type(data) is tuple and len(data) == 4 and data[0] == FORMAT):
+            raise ValueError("not compiled rules data of this format")
+        _, default, raw_specs, raw_options = data
+        if type(default) is not str or type(raw_specs) is not tuple:
+            raise ValueError("bad compiled rules header")
+        specs: list[RuleSpec] = []
+        for raw in raw_specs:
+            if not (type(raw) is tuple and len(raw) == 6):
+                raise ValueError("bad rule")
+            label, priority, keywords, contexts, raw_conditions, typo_on = raw
+            if not (
+                type(label) is str
+                and type(priority) is int
+                and _str_tuple(keywords)
+                and _str_tuple(contexts)
+                and type(raw_conditions) is tuple
+                and type(typo_on) is bool
+            ):
+                raise ValueError("bad rule")
+            conditions: list[Condition] = []
+            for cond in raw_conditions:
+                if not (
+                    type(cond) is tuple
+                    and len(cond) == 3
+                    and cond[0] in BY_KEY
+                    and not BY_KEY[cond[0]].indexed
+                    and _str_tuple(cond[1])
+                    and type(cond[2]) is bool
+                ):
+                    raise ValueError("bad rule condition")
+                conditions.append(Condition(*cond))
+            specs.append(RuleSpec(label, priority, keywords, contexts, tuple(conditions), typo_on))
+        return cls(specs, default, options=options_from_data(raw_options))
+
+    # -- matching ------------------------------------------------------------
+
+    def match_text(self, text: str, contexts: Collection[str] = ()) -> RuleMatch:
+        """The winning rule for prompt ``text`` given the available ``contexts``."""
+        if self.extended:
+            return self._match_view(text, contexts)
+        if not contexts:
+            return self._by_code[self.match_code(text)]
+        fast = self._fast
+        if fast is not None and len(text) <= LARGE_TEXT:  # (hits repeat: bound the list)
+            found, unknown = fast.hits(text)
+            known = self._state[1]
+            entries: list[tuple[_Entry, ...]] = []
+            for token in found:
+                got = known.get(token)
+                if got is None:  # evicted from the Python memo, or not ASCII
+                    got = self._resolve(token, fast)
+                if got:
+                    entries.append(got)
+            for token in unknown:
+                got = self._resolve(token, fast)
+                if got:
+                    entries.append(got)
+            return self._decide(entries, contexts)
+        if len(text) > LARGE_TEXT:
+            return self._decide([self._large_entries(text)], contexts)
+        return self.match(tokenize(text), contexts)
+
+    def match(self, tokens: Iterable[str], contexts: Collection[str] = ()) -> RuleMatch:
+        """The winning rule for a prompt's ``tokens`` given the available ``contexts``.
+
+        Rule sets with extension conditions need the text itself (slash
+        commands, questions): use :meth:`match_text` for them.
+        """
+        if self.extended:
+            return self._match_view(" ".join(tokens), contexts)
+        distinct = tokens if isinstance(tokens, (set, frozenset)) else set(tokens)
+        rest = distinct.difference(self._state[0])
+        if not contexts:
+            return self._by_code[self._code_of_rest(rest)]
+        return self._decide(self._learn(rest) if rest else (), contexts)
+
+    def match_code(self, text: str) -> int:
+        """``match_text(text)`` with no context, as an int; :meth:`match_of_code` reads it.
+
+        This is the hot path of classification. With the C extension: one
+        compiled pass over the prompt's characters folds the codes of the
+        tokens it knows and hands back the ones it does not; only those are
+        resolved (in Python) and put in its table. Otherwise: one tokenizing
+        pass, one set built, one set difference against the tokens known to
+        hit nothing (all in C), then a loop over the codes of the few tokens
+        left, resolving the unknown ones.
+        """
+        if self.extended:
+            return self._code_of_match(self._match_view(text, ()))
+        fast = self._fast
+        if fast is not None and len(text) <= LARGE_TEXT:
+            got = fast.scan(text, self._free_code)
+            if isinstance(got, int):
+                return got
+            best, unknown = got
+            resolve = self._resolve
+            for token in unknown if len(unknown) < 2 else dict.fromkeys(unknown):
+                entries = resolve(token, fast)
+                if entries:
+                    code = self._code_of_entries(entries)
+                    if code < best:
+                        best = code
+            return best
+        if len(text) > LARGE_TEXT:
+            return min(self._code_of_entries(self._large_entries(text)), self._free_code)
+        if text.isascii():  # tokenize() inlined
+            distinct = set(text.encode().translate(ASCII_TABLE).decode().split())
+        else:
+            distinct = set(tokenize(text))
+        rest = distinct.difference(self._state[0])
+        return self._code_of_rest(rest) if rest else self._free_code
+
+    def _resolve(self, raw: str, fast: Any) -> tuple[_Entry, ...]:
+        """The entries of a token the C scan handed back, recorded in its table.
+
+        ``raw`` is lowercased when ASCII, as written otherwise (Rust's
+        lowercasing happens here); the table keys it as the scan does.
+        """
+        if raw.isascii():
+            token = raw
+        else:
+            token = rust_lower(raw)
+            if self._hopeless(token):  # (the scan's own lowercasing leaves final sigma here)
+                fast.put(raw, None)
+                return ()
+        hits = self._state[1]
+        entries = hits.get(token)
+        if entries is None:
+            entries = self._entries(token)
+            if entries:
+                self._remember(token, entries)
+        if entries:
+            fast.put(raw, self._code_of_entries(entries))
+        else:
+            fast.put(raw, None)
+        return entries
+
+    def _code_of_match(self, match: RuleMatch) -> int:
+        """A code standing for ``match`` (extended rule sets), past every entry code."""
+        code = self._codes.get(match)
+        if code is None:
+            code = self._codes.setdefault(match, self._no_free + 1 + len(self._codes))
+            self._by_code[code] = match
+        return code
+
+    def _match_view(self, text: str, contexts: Collection[str]) -> RuleMatch:
+        """First-match-wins with extension conditions verified on a :class:`PromptView`.
+
+        Candidates are the rules some prompt token satisfies (through the
+        index, best evidence per rule) and the keyword-less rules, in
+        evaluation order; each is checked for its contexts, then for each
+        extension condition, and the first that holds wins.
+        """
+        visible = visible_text(text) if self.options.ignore_code else text
+        tokens: list[str] | None = None
+        if len(visible) > LARGE_TEXT:
+            entry_lists: Iterable[tuple[_Entry, ...]] = [self._large_entries(visible)]
+        else:
+            tokens = tokenize(visible)
+            entry_lists = self._learn(set(tokens).difference(self._state[0]))
+        best: dict[int, _Entry] = {}
+        for entries in entry_lists:
+            for entry in entries:
+                held = best.get(entry[0])
+                if held is None or entry < held:
+                    best[entry[0]] = entry
+        view = PromptView(
+            text, contexts, self.options, tokens=tokens, hits=self._hits_of, visible=visible
+        )
+        hits = sorted(best.values())
+        plan = self._plan
+        present: dict[str, frozenset[str]] = {}
+        h = p = 0
+        while h < len(hits) or p < len(plan):
+            if p >= len(plan) or (h < len(hits) and hits[h][0] < plan[p][0]):
+                hit: _Entry | None = hits[h]
+                index = hits[h][3]
+                h += 1
+            else:
+                hit = None
+                _, index, gate_kind, keys = plan[p]
+                p += 1
+                if gate_kind is not None:
+                    found_keys = present.get(gate_kind)
+                    if found_keys is None:
+                        found_keys = BY_KEY[gate_kind].present(view, self._gate_keys[gate_kind])
+                        present[gate_kind] = found_keys
+                    if keys.isdisjoint(found_keys):
+                        continue
+            context: str | None = None
+            wanted = self.contexts[index]
+            if wanted:
+                context = next((c for c in wanted if c in contexts), None)
+                if context is None:
+                    continue
+            extra: tuple[Evidence, ...] = ()
+            conditions = self.conditions[index]
+            if conditions:
+                found: list[Evidence] = []
+                for condition in conditions:
+                    evidence = BY_KEY[condition.kind].match(condition, view)
+                    if evidence is None:
+                        break
+                    found.append(evidence)
+                if len(found) < len(conditions):
+                    continue
+                extra = tuple(found)
+            if hit is None:
+                return RuleMatch(index, self.labels[index], None, False, context, extra)
+            keyword = self.keywords[index][hit[2]]
+            return RuleMatch(index, self.labels[index], keyword, bool(hit[1]), context, extra)
+        return RuleMatch(None, self.default_label)
+
+    def _hits_of(self, token: str) -> tuple[tuple[str, bool], ...]:
+        """The looked-up words ``token`` hits (remembered, bounded like the token memo)."""
+        memo = self._word_hits
+        found = memo.get(token)
+        if found is None:
+            words = self._words
+            if words is None or words._hopeless(token):
+                return ()  # never remembered: it can hit no word
+            found = tuple(words.keyword_hits(token))
+            if len(memo) >= MEMO_LIMIT:  # forget the oldest quarter, never all at once
+                for old in list(islice(memo, MEMO_LIMIT // 4)):
+                    del memo[old]
+            memo[token] = found
+        return found
+
+    def memo_size(self) -> int:
+        """How many distinct tokens the memo holds now (at most :data:`MEMO_LIMIT`)."""
+        plain, hits, _ = self._state
+        return len(plain) + len(hits)
+
+    def match_of_code(self, code: int) -> RuleMatch:
+        """The :class:`RuleMatch` a :meth:`match_code` result stands for."""
+        return self._by_code[code]
+
+    def _code_of_rest(self, rest: set[str] | frozenset[str]) -> int:
+        """The outcome code given the tokens not known to hit nothing.
+
+        Only tokens never seen are resolved (the rest of the prompt is not
+        looked at again).
+        """
+        codes = self._state[2]
+        best = self._free_code
+        for token in rest:
+            code = codes.get(token, -1)
+            if code < 0:  # a token never seen (or one that can never match)
+                found = self._learn((token,))
+                if not found:
+                    continue
+                code = self._code_of_entries(found[0])
+            if code < best:
+                best = code
+        return best
+
+    def _code_of_entries(self, entries: tuple[_Entry, ...]) -> int:
+        """The code of the best entry needing no context (or a code past every rule)."""
+        for entry in entries:
+            if entry[4] is not None:
+                code = entry[0] * self._stride + entry[1] * self._half + entry[2]
+                if code not in self._by_code:
+                    self._by_code[code] = entry[4]
+                return code
+        return self._no_free
+
+    def _large_entries(self, text: str) -> tuple[_Entry, ...]:
+        """Match a huge text piece by piece: memory stays proportional to a piece.
+
+        Pieces end at a space or newline (never inside a token); per rule only
+        the best evidence seen so far is kept, so what accumulates is bounded
+        by the number of rules.
+        """
+        best: dict[int, _Entry] = {}
+        for piece in _pieces(text, LARGE_TEXT):
+            distinct = set(tokenize(piece))
+            rest = distinct.difference(self._state[0])
+            del distinct
+            for entries in self._learn(rest):
+                for entry in entries:
+                    held = best.get(entry[0])
+                    if held is None or entry < held:
+                        best[entry[0]] = entry
+        return tuple(sorted(best.values()))
+
+    def _decide(
+        self, entry_lists: Iterable[tuple[_Entry, ...]], contexts: Collection[str]
+    ) -> RuleMatch:
+        """The winner among ``entry_lists`` (each sorted) and the keyword-less rules."""
+        contexts_of = self.contexts
+        needs = self._needs_context
+        limit = len(self.order)
+        fallback = -1
+        for rank, index in self._keywordless:
+            wanted = contexts_of[index]
+            if not wanted or any(c in contexts for c in wanted):
+                limit = rank
+                fallback = index
+                break
+        best: _Entry | None = None
+        for entries in entry_lists:
+            for entry in entries:
+                if entry[0] >= limit or (best is not None and entry[:3] >= best[:3]):
+                    break
+                index = entry[3]
+                if not needs[index] or any(c in contexts for c in contexts_of[index]):
+                    best = entry
+                    break
+        if best is not None:
+            if not needs[best[3]]:
+                return best[4]  # type: ignore[return-value]
+            index = best[3]
+            context = next(c for c in contexts_of[index] if c in contexts)
+            return RuleMatch(
+                index,
+                self.labels[index],
+                self.keywords[index][best[2]],
+                bool(best[1]),
+                context,
+            )
+        if fallback < 0:
+            return RuleMatch(None, self.default_label)
+        found = next((c for c in contexts_of[fallback] if c in contexts), None)
+        return RuleMatch(fallback, self.labels[fallback], None, False, found)
+
+    # -- learning tokens -------------------------------------------------------
+
+    def _learn(self, tokens: Iterable[str]) -> list[tuple[_Entry, ...]]:
+        """The non-empty entries of ``tokens``, resolving (and remembering) unseen ones.
+
+        Tokens that can never match are neither resolved nor remembered.
+        """
+        plain, hits, _ = self._state
+        found: list[tuple[_Entry, ...]] = []
+        for token in tokens:
+            known = hits.get(token)
+            if known is not None:
+                found.append(known)
+                continue
+            if token in plain or self._hopeless(token):
+                continue
+            entries = self._entries(token)
+            self._learned += 1
+            if self._learned == _BAND_AFTER and self._vindex is None:
+                self._enable_bands()
+            if entries:
+                found.append(entries)
+            self._remember(token, entries)
+        return found
+
+    def _remember(self, token: str, entries: tuple[_Entry, ...]) -> None:
+        """Memoize ``token``'s entries (a hit token's in ``hits`` before its code).
+
+        Full at :data:`MEMO_LIMIT` tokens: the oldest quarter (in insertion
+        order) is forgotten, so the memo never empties all at once.
+        """
+        plain, hits, codes = self._state
+        if len(plain) + len(hits) >= MEMO_LIMIT:
+            for memo in (plain, codes, hits):
+                for old in list(islice(memo, max(1, len(memo) // 4))):
+                    memo.pop(old, None)
+        if entries:
+            hits[token] = entries
+            codes[token] = self._code_of_entries(entries)
+        else:
+            plain[token] = None
+
+    def _entries(self, token: str) -> tuple[_Entry, ...]:
+        """Every rule ``token`` satisfies, as sorted entries (best evidence per rule)."""
+        places: list[tuple[int, int, int, int]] = [
+            (rank, 0, pos, index) for rank, pos, index in self._exact.get(token, ())
+        ]
+        n = len(token)
+        levels = self._levels
+        if n < len(levels) and self._has_typo:
+            level = levels[n]
+            bands = self._bands
+            band = bands[n] if bands is not None else None
+            if band is not None:
+                for keyword, distance, _ in _extract(
+                    token, band, scorer=_OSA.fast, score_cutoff=2, limit=None
+                ):
+                    if (
+                        0 < distance <= _cap(len(keyword))
+                        and keyword not in token
+                        and token not in keyword
+                    ):
+                        places.extend(
+                            (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
+                        )
+            elif level[0] or level[1] or level[2]:
+                for keyword in self._verified_typos(token, level):
+                    places.extend(
+                        (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
+                    )
+        if not places:
+            return ()
+        places.sort()
+        out: list[_Entry] = []
+        last_rank = -1
+        for rank, fuzzy, pos, index in places:
+            if rank == last_rank:
+                continue  # a better (exact, or earlier) keyword of this rule came first
+            last_rank = rank
+            out.append((rank, fuzzy, pos, index, self._free_match(index, pos, fuzzy)))
+        return tuple(out)
+
+    def keyword_hits(self, token: str) -> list[tuple[str, bool]]:
+        """Every lowercased keyword ``token`` satisfies for some rule, and whether by typo.
+
+        For ``explain``: the index's answer for one token, not remembered.
+        """
+        out: list[tuple[str, bool]] = [(token, False)] if token in self._exact else []
+        n = len(token)
+        if n < len(self._levels) and self._has_typo:
+            level = self._levels[n]
+            if level[0] or level[1] or level[2]:
+                out.extend((k, True) for k in sorted(self._verified_typos(token, level)))
+        return out
+
+    def _verified_typos(self, token: str, level: tuple[bool, bool, bool]) -> Iterator[str]:
+        """The typo-index candidates ``token`` really is a typo of (length cap,
+        containment, OSA distance: the rules of :mod:`smista.core.fuzzy`)."""
+        n = len(token)
+        for keyword in self._typo_candidates(token, level):
+            cap = _cap(len(keyword))
+            if (
+                keyword == token
+                or abs(len(keyword) - n) > cap
+                or keyword in token
+                or token in keyword
+            ):
+                continue
+            if _OSA.within(keyword, token, cap) <= cap:
+                yield keyword
+
+    def _typo_candidates(self, token: str, level: tuple[bool, bool, bool]) -> set[str]:
+        """Keywords sharing a deletion variant with ``token`` at the depths ``level`` allows."""
+        vindex = self._vindex
+        if vindex is not None:
+            keywords = self._typo_keywords
+            ok = self._typo_ok
+            found = vindex.candidates(token, level[0] | level[1] << 1 | level[2] << 2)
+            return {keywords[i] for i in found if ok[i]}
+        typo = self._typo_index()
+        candidates: set[str] = set()
+        for variant in typo.keys() & _token_variants(token, level):
+            candidates.update(typo[variant])
+        return candidates
+
+    def _free_match(self, index: int, pos: int, fuzzy: int) -> RuleMatch | None:
+        """The shared result for rule ``index`` won by keyword ``pos`` with no context."""
+        if self._needs_context[index] or self.conditions[index]:
+            return None
+        key = (index, pos, fuzzy)
+        match = self._matches.get(key)
+        if match is None:
+            match = RuleMatch(index, self.labels[index], self.keywords[index][pos], bool(fuzzy))
+            self._matches[key] = match
+        return match
+
+
+def _pieces(text: str, size: int) -> Iterable[str]:
+    """``text`` cut into pieces of about ``size`` characters at spaces or newlines."""
+    start, end_of_text = 0, len(text)
+    while end_of_text - start > size:
+        end = start + size
+        cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+        if cut <= start:
+            found = [i for i in (text.find(" ", end), text.find("\n", end)) if i >= 0]
+            if not found:
+                break
+            cut = min(found)
+        yield text[start:cut]
+        start = cut + 1
+    yield text[start:]
+
+
+def options_to_data(options: PlanOptions) -> tuple[object, ...]:
+    """Plain data for :class:`PlanOptions` (markers as sorted string tuples)."""
+    markers = tuple(
+        (name, _plain(getattr(options.markers, name))) for name in options.markers._fields
+    )
+    return (options.ignore_code, options.hangul_han_typos, markers)
+
+
+def options_from_data(data: object) -> PlanOptions:
+    """:func:`options_to_data` reversed; ``ValueError`` if its shape is wrong."""
+    if not (type(data) is tuple and len(data) == 3 and type(data[2]) is tuple):
+        raise ValueError("bad options")
+    ignore_code, han_typos, raw_markers = data
+    if type(ignore_code) is not bool or type(han_typos) is not bool:
+        raise ValueError("bad options")
+    defaults = DEFAULT_MARKERS
+    values: dict[str, object] = {}
+    for item in raw_markers:
+        if not (type(item) is tuple and len(item) == 2 and type(item[0]) is str):
+            raise ValueError("bad markers")
+        name, value = item
+        if not hasattr(defaults, name):
+            raise ValueError("bad markers")
+        values[name] = _unplain(getattr(defaults, name), value)
+    return PlanOptions(ignore_code, han_typos, defaults._replace(**values))  # type: ignore[arg-type]
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, frozenset):
+        return tuple(sorted(value))
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if type(value) is str:
+        return value
+    raise ValueError(f"unexpected marker value {value!r}")
+
+
+def _unplain(like: object, value: object) -> object:
+    if type(value) is not tuple:
+        raise ValueError("bad markers")
+    if isinstance(like, frozenset):
+        if not _str_tuple(value):
+            raise ValueError("bad markers")
+        return frozenset(value)
+    out: list[object] = []
+    for v in value:
+        if type(v) is str or _str_tuple(v):
+            out.append(v)
+        else:
+            raise ValueError("bad markers")
+    return tuple(out)
+
+
+def _str_tuple(value: object) -> bool:
+    return type(value) is tuple and all(type(v) is str for v in value)
