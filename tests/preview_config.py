@@ -46,9 +46,9 @@ complex = "anthropic/opus"
 
 
 def decision_table(url: str, *, provider: str, key_env: str) -> str:
-    """An enabled ``[decision]`` table: model ``jev``, a 2 s timeout, the key in ``key_env``."""
+    """An enabled ``[decision]`` table: model ``jev``, a 10 s timeout (generous: a loaded machine is slow, not faulty), the key in ``key_env``."""
     return (
         f'\n[decision]\nenabled = true\nprovider = "{provider}"\n'
         f'base_url = "{base_url_for(provider, url)}"\n'
-        f'model = "jev"\napi_key_env = "{key_env}"\ntimeout_s = 2\n'
+        f'model = "jev"\napi_key_env = "{key_env}"\ntimeout_s = 10\n'
     )

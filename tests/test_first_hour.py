@@ -354,19 +354,16 @@ def test_doctor_and_version_say_when_the_pure_python_path_is_used(
     assert run_cli(["classify", "fix it"], env=env).stdout.startswith(b"intent:     edit")
 
 
-@pytest.mark.slow
-def test_building_without_a_compiler_warns_on_the_terminal(tmp_path: Path) -> None:
-    """pip hides a build's output unless -v; the fallback warning reaches the terminal."""
-    import os
-    import pty
+def _source_tree(tmp_path: Path) -> Path:
+    """A copy of what a source build needs (no built extension), in ``tmp_path/src``."""
     import shutil
-    import sys
 
     src = tmp_path / "src"
     src.mkdir()
     for name in ("pyproject.toml", "hatch_build.py", "README.md"):
         shutil.copy(ROOT / name, src / name)
     shutil.copytree(ROOT / "rules", src / "rules")
+    shutil.copytree(ROOT / "csrc", src / "csrc")
     shutil.copytree(
         ROOT / "smista", src / "smista", ignore=shutil.ignore_patterns("*.so", "__pycache__")
     )
@@ -376,9 +373,31 @@ def test_building_without_a_compiler_warns_on_the_terminal(tmp_path: Path) -> No
         import smista
 
         shutil.copy(Path(smista.__file__), src / "smista" / "__init__.py")
+    return src
+
+
+def _no_compiler_env(**extra: str) -> dict[str, str]:
+    """The environment of a build on a machine whose C compiler always fails."""
+    import os
+
+    env = dict(os.environ, CC="/bin/false", PIP_NO_INPUT="1", **extra)
+    for name in ("SMISTA_NO_SPEEDUPS", "SMISTA_REQUIRE_SPEEDUPS"):
+        if name not in extra:
+            env.pop(name, None)
+    return env
+
+
+@pytest.mark.slow
+def test_building_without_a_compiler_warns_on_the_terminal(tmp_path: Path) -> None:
+    """A source build (no SMISTA_REQUIRE_SPEEDUPS) falls back to pure Python with a warning;
+    pip hides a build's output unless -v, so the warning reaches the terminal."""
+    import os
+    import pty
+    import sys
+
+    src = _source_tree(tmp_path)
     argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), "."]
-    env = dict(os.environ, CC="/bin/false", PIP_NO_INPUT="1")
-    env.pop("SMISTA_NO_SPEEDUPS", None)
+    env = _no_compiler_env()
     pid, controller = pty.fork()
     if pid == 0:  # the child: the pty is its controlling terminal, as for a user
         os.chdir(src)
@@ -390,6 +409,24 @@ def test_building_without_a_compiler_warns_on_the_terminal(tmp_path: Path) -> No
     assert "WARNING: smista: C speedups not built" in shown
     assert "pure-Python matcher" in shown
     assert [p.name for p in tmp_path.glob("*.whl")] == ["smista-0.1.0-py3-none-any.whl"]
+
+
+@pytest.mark.slow
+def test_a_packaged_build_fails_when_the_extension_does_not_compile(tmp_path: Path) -> None:
+    """SMISTA_REQUIRE_SPEEDUPS=1 (.ci/run, release wheels) turns the fallback into a build
+    error naming the extension and the switch: a published wheel is never silently pure."""
+    import subprocess
+    import sys
+
+    src = _source_tree(tmp_path)
+    argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path), "."]
+    env = _no_compiler_env(SMISTA_REQUIRE_SPEEDUPS="1")
+    done = subprocess.run(argv, cwd=src, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode != 0, done.stdout
+    shown = done.stdout + done.stderr
+    assert "did not compile" in shown, shown
+    assert "SMISTA_REQUIRE_SPEEDUPS=1 asks for it" in shown, shown
+    assert list(tmp_path.glob("*.whl")) == []
 
 
 # -- smaller defects ----------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def test_header_matches_the_unicode_tables() -> None:
         import gen_speedups_header  # type: ignore[import-not-found]
     finally:
         sys.path.remove(str(ROOT / "tools"))
-    committed = (ROOT / "smista" / "_speedups_alnum.h").read_text(encoding="utf-8")
+    committed = (ROOT / "csrc" / "_speedups_alnum.h").read_text(encoding="utf-8")
     assert committed == gen_speedups_header.render()
 
 
@@ -429,3 +429,113 @@ def test_non_ascii_tokens_near_no_keyword_are_settled_too() -> None:
         ["CAFÉ", "Résume", "ΟΔΥΣΣΕΥΣ"],  # an exact hit, a typo, and final sigma
     )
     assert table.settled == 2
+
+
+# -- module init (PEP 489), module state, interpreters and threads ------------------------------
+
+REIMPORT = """
+import importlib, sys
+name = {name!r}
+first = importlib.import_module(name)
+table = first.TokenCodes(8)
+table.put("alpha", 3)
+key = first.hash_token("alpha")
+del sys.modules[name]
+second = importlib.import_module(name)
+assert second is not first and second.TokenCodes is not first.TokenCodes, "one module object"
+assert second.hash_token("alpha") == key, "the re-import drew a new hash key"
+assert table.scan("alpha beta", 99) == (3, ["beta"]), table.scan("alpha beta", 99)
+table.attach(second.VariantIndex(["alpha"], [1]), bytes([3] * 8))
+assert table.scan("alpha zzzzz", 99) == 3, "the new module's index disagrees with the old table"
+print("ok")
+"""
+
+
+@compiled
+def test_a_reimport_makes_new_types_but_keeps_the_process_hash_key(tmp_path: Path) -> None:
+    """Multi-phase init: each module object has its own (heap) types in its state, while the
+    hash key is the process's, drawn once: a table built before a re-import keeps finding its
+    tokens, and accepts an index built by the re-imported module."""
+    done = subprocess.run(
+        [sys.executable, "-c", REIMPORT.format(name=TokenCodes.__module__)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+SUBINTERPRETER = """
+import _interpreters
+LOAD = '''
+import importlib.util
+spec = importlib.util.spec_from_file_location({name!r}, {path!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+'''
+exec(LOAD)  # the main interpreter's module object: it draws the process's hash key
+key = module.hash_token("alpha")
+code = LOAD + f'''
+assert module.hash_token("alpha") == {{key}}, "another interpreter drew another key"
+table = module.TokenCodes(8)
+table.put("alpha", 2)
+assert table.scan("alpha beta", 9) == (2, ["beta"])
+'''
+interp = _interpreters.create("isolated")
+try:
+    failure = _interpreters.run_string(interp, code)
+finally:
+    _interpreters.destroy(interp)
+assert failure is None, failure
+print("ok")
+"""
+
+
+@compiled
+@pytest.mark.skipif(
+    sys.version_info < (3, 13),
+    reason="per-interpreter GIL support is declared from Python 3.13 (PyMutex)",
+)
+def test_the_extension_loads_in_an_interpreter_with_its_own_gil(tmp_path: Path) -> None:
+    """Py_mod_multiple_interpreters (3.13+): an isolated interpreter (its own GIL, as
+    concurrent.interpreters makes them) loads the extension and shares the process key."""
+    pytest.importorskip("_interpreters")
+    import importlib
+
+    compiled_module = importlib.import_module(TokenCodes.__module__)
+    script = SUBINTERPRETER.format(name=TokenCodes.__module__, path=compiled_module.__file__)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+@compiled
+def test_one_table_shared_by_threads_stays_consistent() -> None:
+    """Each method holds the table's critical section (free-threaded builds run this with
+    no GIL): threads putting and scanning their own tokens on one table see only their
+    codes, and the table ends holding every token."""
+    import threading
+
+    table = TokenCodes(10_000)
+    words = {n: [f"w{n}x{i}" for i in range(300)] for n in range(4)}
+    wrong: list[str] = []
+
+    def work(n: int) -> None:
+        for i, word in enumerate(words[n]):
+            table.put(word, n * 1000 + i)
+            if table.scan(word, BIG) != n * 1000 + i:
+                wrong.append(word)
+        if table.scan(" ".join(words[n]), BIG) != n * 1000:
+            wrong.append(f"thread {n}")
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in words]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
+    assert len(table) == sum(len(w) for w in words.values())

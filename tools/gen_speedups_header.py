@@ -1,6 +1,6 @@
-"""Render ``smista/_speedups_alnum.h`` (non-ASCII token characters and their lowercase).
+"""Render ``csrc/_speedups_alnum.h`` (non-ASCII token characters and their lowercase).
 
-Usage: python tools/gen_speedups_header.py > smista/_speedups_alnum.h
+Usage: python tools/gen_speedups_header.py > csrc/_speedups_alnum.h
 
 The ranges come from ``smista.core._unicode_tables`` (itself generated from Rust), so
 the C scan and the Python tokenizer agree on what a token character is, and the

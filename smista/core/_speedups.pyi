@@ -1,4 +1,4 @@
-"""Type stub for the optional C extension built from ``_speedups.c``."""
+"""Type stub for the optional C extension built from ``csrc/_speedups.c``."""
 
 from collections.abc import Iterable, Sequence
 

@@ -1,5 +1,6 @@
 /*
- * smista.core._speedups: the compiled hot path of the rule matcher.
+ * The compiled hot path of the rule matcher (imported as SMISTA_SPEEDUPS_NAME,
+ * which the build hook, hatch_build.py, defines from its one constant).
  *
  * Owns two tables and the scan that reads prompts against them:
  *
@@ -38,13 +39,39 @@
  * Also here: count_newlines, the memchr loop that bulk classification
  * (smista.scale.batch) uses to number lines without touching them in Python.
  *
- * Thread safety: every method runs holding the GIL and never releases it, so
- * each call is atomic with respect to other Python threads.
+ * State and threads (PEP 489 multi-phase init, PEP 703 free threading):
+ *
+ *   Process-wide and read-only once set: the character tables and the hash
+ *   key, filled once per process by the first module exec (under a PyMutex
+ *   from 3.13, so interpreters with their own GIL may load the module; on
+ *   3.12 under the GIL, which every interpreter allowed to load it shares).
+ *   Re-executing the module (a re-import, another interpreter) never redraws
+ *   the key, so tables built earlier keep their hashes.
+ *
+ *   Per module object (module state): the two heap types. Nothing Python is
+ *   held in a C global.
+ *
+ *   Per object: a TokenCodes table is mutated by scan() (CLOCK bits, tokens
+ *   settled in C), put(), remember(), attach() and clear(); every method
+ *   holds the object's critical section (Py_BEGIN_CRITICAL_SECTION: a no-op
+ *   under the GIL, a per-object lock on free-threaded builds), and no method
+ *   keeps a pointer into the table across a call into Python. A VariantIndex
+ *   is immutable once built. Hence Py_mod_gil = Py_MOD_GIL_NOT_USED.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+
+#ifndef SMISTA_SPEEDUPS_NAME
+#error "SMISTA_SPEEDUPS_NAME (the module's dotted name) is defined by hatch_build.py"
+#endif
+
+/* Python < 3.13 has no critical sections: the GIL alone serializes calls. */
+#ifndef Py_BEGIN_CRITICAL_SECTION
+#define Py_BEGIN_CRITICAL_SECTION(op) {
+#define Py_END_CRITICAL_SECTION() }
+#endif
 
 #include "_speedups_alnum.h"
 
@@ -234,6 +261,21 @@ put_key_char(unsigned char *out, Py_UCS4 ch)
     return 4;
 }
 
+/* -- module state -------------------------------------------------------------------- */
+
+typedef struct {
+    PyTypeObject *TokenCodesType;
+    PyTypeObject *VariantIndexType;
+} SpeedupsState;
+
+static struct PyModuleDef speedups_module;
+
+static inline SpeedupsState *
+speedups_state(PyObject *module)
+{
+    return (SpeedupsState *)PyModule_GetState(module);
+}
+
 /* -- VariantIndex storage (the type itself is further down) ----------------------- */
 
 /* Deletion variants are hashed with a keyed polynomial hash, so the hash of
@@ -255,8 +297,6 @@ typedef struct {
     uint64_t *bloom; /* two bits per variant, 16 bits of filter per variant */
     size_t bloom_mask; /* bits - 1 */
 } VariantIndex;
-
-static PyTypeObject VariantIndexType;
 
 static inline uint64_t
 variant_hash(uint64_t poly, size_t len)
@@ -680,7 +720,9 @@ TokenCodes_dealloc(TokenCodes *self)
     PyMem_Free(self->alpha_na);
     free_keys(self);
     PyMem_Free(self->slots);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type); /* a heap type: each instance holds a reference to it */
 }
 
 /* -- the scan ---------------------------------------------------------------------- */
@@ -985,7 +1027,7 @@ PyDoc_STRVAR(scan_doc,
 "non-negative.");
 
 static PyObject *
-TokenCodes_scan(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+TokenCodes_scan_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "scan() takes exactly 2 arguments");
@@ -1014,13 +1056,23 @@ TokenCodes_scan(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+static PyObject *
+TokenCodes_scan(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_scan_locked(self, args, nargs);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
 PyDoc_STRVAR(hits_doc,
 "hits(text, /) -> tuple[list[str], list[str]]\n--\n\n"
 "``(the known tokens of text that hit some rule, the unknown tokens)``, in\n"
 "order, repeats kept; tokens as :meth:`scan` gives them.");
 
 static PyObject *
-TokenCodes_hits(TokenCodes *self, PyObject *text)
+TokenCodes_hits_locked(TokenCodes *self, PyObject *text)
 {
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "hits() text must be str");
@@ -1045,13 +1097,23 @@ TokenCodes_hits(TokenCodes *self, PyObject *text)
     return Py_BuildValue("(NN)", st.hits, st.unknown);
 }
 
+static PyObject *
+TokenCodes_hits(TokenCodes *self, PyObject *text)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_hits_locked(self, text);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
 PyDoc_STRVAR(put_doc,
 "put(token, code, /) -> None\n--\n\n"
 "Record the engine's code for ``token`` (as :meth:`scan` handed it back, or\n"
 "any spelling of it); ``None`` means it hits nothing.");
 
 static PyObject *
-TokenCodes_put(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+TokenCodes_put_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2 || !PyUnicode_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, "put() takes a str and an int or None");
@@ -1081,6 +1143,32 @@ TokenCodes_put(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+TokenCodes_put(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_put_locked(self, args, nargs);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
+/* dict[key] as a new reference in *out (NULL when absent): 0, or -1 on error.
+ * Never a borrowed reference, which another thread could free (3.13+). */
+static int
+dict_get_ref(PyObject *dict, PyObject *key, PyObject **out)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyDict_GetItemRef(dict, key, out) < 0 ? -1 : 0;
+#else
+    *out = PyDict_GetItemWithError(dict, key);
+    if (*out == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    Py_INCREF(*out);
+    return 0;
+#endif
+}
+
 /* Whether `token` is a non-empty str of lowercase ASCII letters and digits. */
 static int
 is_token_text(PyObject *token)
@@ -1103,7 +1191,7 @@ PyDoc_STRVAR(remember_doc,
 "not lowercased ASCII letters and digits, are skipped.");
 
 static PyObject *
-TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+TokenCodes_remember_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "remember() takes exactly 3 arguments");
@@ -1124,20 +1212,21 @@ TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(token);
             continue;
         }
-        PyObject *found = PyDict_GetItemWithError(codes, token); /* borrowed */
+        PyObject *found = NULL;
+        if (dict_get_ref(codes, token, &found) < 0) {
+            Py_DECREF(token);
+            Py_DECREF(it);
+            return NULL;
+        }
         if (found != NULL) {
             long long v = PyLong_AsLongLong(found);
+            Py_DECREF(found);
             if (v == -1 && PyErr_Occurred()) {
                 Py_DECREF(token);
                 Py_DECREF(it);
                 return NULL;
             }
             code = v;
-        }
-        else if (PyErr_Occurred()) {
-            Py_DECREF(token);
-            Py_DECREF(it);
-            return NULL;
         }
         else {
             int in_plain = PyDict_Contains(plain, token);
@@ -1166,12 +1255,22 @@ TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+TokenCodes_remember(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_remember_locked(self, args, nargs);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
 PyDoc_STRVAR(get_doc,
 "get(token, /) -> int | None\n--\n\n"
 "The code recorded for ``token``; ``None`` if unknown (no hit reads as -1).");
 
 static PyObject *
-TokenCodes_get(TokenCodes *self, PyObject *token)
+TokenCodes_get_locked(TokenCodes *self, PyObject *token)
 {
     if (!PyUnicode_Check(token))
         Py_RETURN_NONE;
@@ -1186,6 +1285,16 @@ TokenCodes_get(TokenCodes *self, PyObject *token)
     if (s->hash == 0 || len == 0)
         Py_RETURN_NONE;
     return PyLong_FromLongLong(s->code == NO_HIT ? -1 : s->code);
+}
+
+static PyObject *
+TokenCodes_get(TokenCodes *self, PyObject *token)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_get_locked(self, token);
+    Py_END_CRITICAL_SECTION();
+    return result;
 }
 
 PyDoc_STRVAR(lower_doc,
@@ -1226,9 +1335,15 @@ PyDoc_STRVAR(attach_doc,
 "index every keyword (caps 0 included), so that exact matches are found too.");
 
 static PyObject *
-TokenCodes_attach(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+TokenCodes_attach_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyObject_TypeCheck(args[0], &VariantIndexType) ||
+    /* a VariantIndex of any module object of this extension (a re-import
+     * makes new types; the hash key is the process's, so they agree) */
+    PyObject *module = nargs == 2 ? PyType_GetModuleByDef(Py_TYPE(args[0]), &speedups_module)
+                                  : NULL;
+    if (module == NULL)
+        PyErr_Clear();
+    if (module == NULL || Py_TYPE(args[0]) != speedups_state(module)->VariantIndexType ||
         !PyBytes_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "attach() takes a VariantIndex and bytes");
         return NULL;
@@ -1244,22 +1359,64 @@ TokenCodes_attach(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyObject *
+TokenCodes_attach(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_attach_locked(self, args, nargs);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
+static PyObject *
+TokenCodes_get_settled_locked(TokenCodes *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSsize_t(self->settled);
+}
+
+static PyObject *
 TokenCodes_get_settled(TokenCodes *self, void *Py_UNUSED(closure))
 {
-    return PyLong_FromSsize_t(self->settled);
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_get_settled_locked(self, NULL);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
+static PyObject *
+TokenCodes_clear_locked(TokenCodes *self, PyObject *ignored)
+{
+    (void)ignored;
+    clear_table(self);
+    Py_RETURN_NONE;
 }
 
 static PyObject *
 TokenCodes_clear(TokenCodes *self, PyObject *Py_UNUSED(ignored))
 {
-    clear_table(self);
-    Py_RETURN_NONE;
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_clear_locked(self, NULL);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
+static Py_ssize_t
+TokenCodes_len_locked(TokenCodes *self)
+{
+    return (Py_ssize_t)self->used;
 }
 
 static Py_ssize_t
 TokenCodes_len(TokenCodes *self)
 {
-    return (Py_ssize_t)self->used;
+    Py_ssize_t result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_len_locked(self);
+    Py_END_CRITICAL_SECTION();
+    return result;
 }
 
 static PyObject *
@@ -1269,9 +1426,20 @@ TokenCodes_get_limit(TokenCodes *self, void *Py_UNUSED(closure))
 }
 
 static PyObject *
+TokenCodes_get_evictions_locked(TokenCodes *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSize_t(self->evictions);
+}
+
+static PyObject *
 TokenCodes_get_evictions(TokenCodes *self, void *Py_UNUSED(closure))
 {
-    return PyLong_FromSize_t(self->evictions);
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_get_evictions_locked(self, NULL);
+    Py_END_CRITICAL_SECTION();
+    return result;
 }
 
 static PyMethodDef TokenCodes_methods[] = {
@@ -1294,10 +1462,6 @@ static PyGetSetDef TokenCodes_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PySequenceMethods TokenCodes_as_sequence = {
-    .sq_length = (lenfunc)TokenCodes_len,
-};
-
 PyDoc_STRVAR(TokenCodes_doc,
 "TokenCodes(limit, *, max_len=0, alphabet=None, max_foreign=-1, collide=False)\n--\n\n"
 "A bounded table from token to the matcher's outcome code. Tokens longer than\n"
@@ -1305,17 +1469,21 @@ PyDoc_STRVAR(TokenCodes_doc,
 "letters and digits outside ``alphabet``, count as no hit and are never\n"
 "stored. ``collide`` (tests only) makes every key hash alike.");
 
-static PyTypeObject TokenCodesType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "smista.core._speedups.TokenCodes",
-    .tp_basicsize = sizeof(TokenCodes),
-    .tp_dealloc = (destructor)TokenCodes_dealloc,
-    .tp_as_sequence = &TokenCodes_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = TokenCodes_doc,
-    .tp_methods = TokenCodes_methods,
-    .tp_getset = TokenCodes_getset,
-    .tp_new = TokenCodes_new,
+static PyType_Slot TokenCodes_slots[] = {
+    {Py_tp_dealloc, TokenCodes_dealloc},
+    {Py_sq_length, TokenCodes_len},
+    {Py_tp_doc, (void *)TokenCodes_doc},
+    {Py_tp_methods, TokenCodes_methods},
+    {Py_tp_getset, TokenCodes_getset},
+    {Py_tp_new, TokenCodes_new},
+    {0, NULL},
+};
+
+static PyType_Spec TokenCodes_spec = {
+    .name = SMISTA_SPEEDUPS_NAME ".TokenCodes",
+    .basicsize = sizeof(TokenCodes),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = TokenCodes_slots,
 };
 
 /* -- VariantIndex ------------------------------------------------------------------ */
@@ -1364,25 +1532,26 @@ VariantIndex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     PyObject *keywords_arg, *caps_arg;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO", kwlist, &keywords_arg, &caps_arg))
         return NULL;
-    PyObject *keywords = PySequence_Fast(keywords_arg, "keywords must be a sequence");
+    /* tuple copies: no other thread can change them while the index is built */
+    PyObject *keywords = PySequence_Tuple(keywords_arg);
     if (keywords == NULL)
         return NULL;
-    PyObject *caps = PySequence_Fast(caps_arg, "caps must be a sequence");
+    PyObject *caps = PySequence_Tuple(caps_arg);
     if (caps == NULL) {
         Py_DECREF(keywords);
         return NULL;
     }
     VariantIndex *self = NULL;
-    const Py_ssize_t count = PySequence_Fast_GET_SIZE(keywords);
-    if (PySequence_Fast_GET_SIZE(caps) != count) {
+    const Py_ssize_t count = PyTuple_GET_SIZE(keywords);
+    if (PyTuple_GET_SIZE(caps) != count) {
         PyErr_SetString(PyExc_ValueError, "keywords and caps differ in length");
         goto fail;
     }
     /* an upper bound of the number of variants, for the table size */
     size_t total = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *k = PySequence_Fast_GET_ITEM(keywords, i);
-        long cap = PyLong_AsLong(PySequence_Fast_GET_ITEM(caps, i));
+        PyObject *k = PyTuple_GET_ITEM(keywords, i);
+        long cap = PyLong_AsLong(PyTuple_GET_ITEM(caps, i));
         if (cap == -1 && PyErr_Occurred())
             goto fail;
         if (!PyUnicode_Check(k) || cap < 0 || cap > 2) {
@@ -1410,8 +1579,8 @@ VariantIndex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->mask = slots - 1;
     self->bloom_mask = bloom_bits - 1;
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *k = PySequence_Fast_GET_ITEM(keywords, i);
-        long cap = PyLong_AsLong(PySequence_Fast_GET_ITEM(caps, i));
+        PyObject *k = PyTuple_GET_ITEM(keywords, i);
+        long cap = PyLong_AsLong(PyTuple_GET_ITEM(caps, i));
         Py_UCS4 small_cps[SMALL_CPS];
         uint64_t small_p[SMALL_CPS + 1];
         Py_ssize_t n;
@@ -1462,7 +1631,9 @@ VariantIndex_dealloc(VariantIndex *self)
 {
     PyMem_Free(self->slots);
     PyMem_Free(self->bloom);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type); /* a heap type: each instance holds a reference to it */
 }
 
 static int
@@ -1570,25 +1741,25 @@ static PyMethodDef VariantIndex_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PySequenceMethods VariantIndex_as_sequence = {
-    .sq_length = (lenfunc)VariantIndex_len,
-};
-
 PyDoc_STRVAR(VariantIndex_doc,
 "VariantIndex(keywords, caps)\n--\n\n"
 "The deletion variants of each of ``keywords`` (lowercased str) up to its\n"
 "typo cap (0, 1 or 2), 8 bytes each; ``len()`` counts them.");
 
-static PyTypeObject VariantIndexType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "smista.core._speedups.VariantIndex",
-    .tp_basicsize = sizeof(VariantIndex),
-    .tp_dealloc = (destructor)VariantIndex_dealloc,
-    .tp_as_sequence = &VariantIndex_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = VariantIndex_doc,
-    .tp_methods = VariantIndex_methods,
-    .tp_new = VariantIndex_new,
+static PyType_Slot VariantIndex_slots[] = {
+    {Py_tp_dealloc, VariantIndex_dealloc},
+    {Py_sq_length, VariantIndex_len},
+    {Py_tp_doc, (void *)VariantIndex_doc},
+    {Py_tp_methods, VariantIndex_methods},
+    {Py_tp_new, VariantIndex_new},
+    {0, NULL},
+};
+
+static PyType_Spec VariantIndex_spec = {
+    .name = SMISTA_SPEEDUPS_NAME ".VariantIndex",
+    .basicsize = sizeof(VariantIndex),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = VariantIndex_slots,
 };
 
 /* -- module functions -------------------------------------------------------------- */
@@ -1669,18 +1840,40 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef speedups_module = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "smista.core._speedups",
-    .m_doc = "Compiled hot path of smista's rule matcher (optional; see smista.core.engine).",
-    .m_size = -1,
-    .m_methods = module_methods,
-};
+/* -- process-wide tables and hash key ------------------------------------------------ */
 
-/* The hash key: 16 bytes from os.urandom, drawn once per process. */
-static int
-init_seed(void)
+/* From 3.13 (PyMutex) a lock guards the first fill, so interpreters with
+ * their own GIL and free-threaded builds may load the module; before, the
+ * GIL that every interpreter allowed to load it shares does. */
+#if PY_VERSION_HEX >= 0x030D0000
+#define SMISTA_PROCESS_LOCK 1
+static PyMutex process_lock;
+#endif
+static int process_ready = 0; /* LOWER, BMP_ALNUM and the hash key are set */
+
+/* Derive the hash key from 16 random bytes. */
+static void
+set_seed(const unsigned char *random16)
 {
+    memcpy(&SEED0, random16, 8);
+    memcpy(&SEED1, random16 + 8, 8);
+    SEED0 |= 1;
+    SEED1 |= 1;
+    POLY_R = (SEED0 * 0x9e3779b97f4a7c15ULL) | 1;
+    /* the inverse of an odd number mod 2^64, by Newton's iteration */
+    uint64_t inv = POLY_R;
+    for (int k = 0; k < 6; k++)
+        inv *= 2 - POLY_R * inv;
+    POLY_RINV = inv;
+}
+
+/* Fill the tables and draw the hash key (os.urandom), once per process:
+ * later execs (re-imports, other interpreters) keep the first key, so every
+ * table and index in the process hashes alike. */
+static int
+init_process(void)
+{
+    /* drawn before taking the lock: no call into Python while holding it */
     PyObject *os = PyImport_ImportModule("os");
     if (os == NULL)
         return -1;
@@ -1693,42 +1886,98 @@ init_seed(void)
         PyErr_SetString(PyExc_RuntimeError, "os.urandom gave no seed");
         return -1;
     }
-    memcpy(&SEED0, PyBytes_AS_STRING(bytes), 8);
-    memcpy(&SEED1, PyBytes_AS_STRING(bytes) + 8, 8);
+#ifdef SMISTA_PROCESS_LOCK
+    PyMutex_Lock(&process_lock);
+#endif
+    if (!process_ready) {
+        init_tables();
+        set_seed((const unsigned char *)PyBytes_AS_STRING(bytes));
+        process_ready = 1;
+    }
+#ifdef SMISTA_PROCESS_LOCK
+    PyMutex_Unlock(&process_lock);
+#endif
     Py_DECREF(bytes);
-    SEED0 |= 1;
-    SEED1 |= 1;
-    POLY_R = (SEED0 * 0x9e3779b97f4a7c15ULL) | 1;
-    /* the inverse of an odd number mod 2^64, by Newton's iteration */
-    uint64_t inv = POLY_R;
-    for (int k = 0; k < 6; k++)
-        inv *= 2 - POLY_R * inv;
-    POLY_RINV = inv;
     return 0;
 }
+
+/* -- the module ---------------------------------------------------------------------- */
+
+static int
+speedups_exec(PyObject *module)
+{
+    if (init_process() < 0)
+        return -1;
+    SpeedupsState *state = speedups_state(module);
+    state->TokenCodesType =
+        (PyTypeObject *)PyType_FromModuleAndSpec(module, &TokenCodes_spec, NULL);
+    if (state->TokenCodesType == NULL)
+        return -1;
+    if (PyModule_AddType(module, state->TokenCodesType) < 0)
+        return -1;
+    state->VariantIndexType =
+        (PyTypeObject *)PyType_FromModuleAndSpec(module, &VariantIndex_spec, NULL);
+    if (state->VariantIndexType == NULL)
+        return -1;
+    if (PyModule_AddType(module, state->VariantIndexType) < 0)
+        return -1;
+    return 0;
+}
+
+static int
+speedups_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    SpeedupsState *state = speedups_state(module);
+    Py_VISIT(state->TokenCodesType);
+    Py_VISIT(state->VariantIndexType);
+    return 0;
+}
+
+static int
+speedups_clear(PyObject *module)
+{
+    SpeedupsState *state = speedups_state(module);
+    Py_CLEAR(state->TokenCodesType);
+    Py_CLEAR(state->VariantIndexType);
+    return 0;
+}
+
+static void
+speedups_free(void *module)
+{
+    (void)speedups_clear((PyObject *)module);
+}
+
+static PyModuleDef_Slot speedups_slots[] = {
+    {Py_mod_exec, speedups_exec},
+#if defined(Py_mod_multiple_interpreters) && defined(SMISTA_PROCESS_LOCK)
+    /* 3.13+: the process-wide fill is locked, the types are per module */
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#elif defined(Py_mod_multiple_interpreters)
+    /* 3.12: no public lock for the process-wide fill, so only interpreters
+     * sharing the main GIL may load the module */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED}, /* see "State and threads" at the top */
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef speedups_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = SMISTA_SPEEDUPS_NAME,
+    .m_doc = "Compiled hot path of smista's rule matcher (optional; see smista.core.engine).",
+    .m_size = sizeof(SpeedupsState),
+    .m_methods = module_methods,
+    .m_slots = speedups_slots,
+    .m_traverse = speedups_traverse,
+    .m_clear = speedups_clear,
+    .m_free = speedups_free,
+};
 
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
-    init_tables();
-    if (init_seed() < 0)
-        return NULL;
-    if (PyType_Ready(&TokenCodesType) < 0 || PyType_Ready(&VariantIndexType) < 0)
-        return NULL;
-    PyObject *m = PyModule_Create(&speedups_module);
-    if (m == NULL)
-        return NULL;
-    Py_INCREF(&TokenCodesType);
-    if (PyModule_AddObject(m, "TokenCodes", (PyObject *)&TokenCodesType) < 0) {
-        Py_DECREF(&TokenCodesType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&VariantIndexType);
-    if (PyModule_AddObject(m, "VariantIndex", (PyObject *)&VariantIndexType) < 0) {
-        Py_DECREF(&VariantIndexType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return PyModuleDef_Init(&speedups_module);
 }
