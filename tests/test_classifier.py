@@ -569,3 +569,17 @@ def test_explain_trace_agrees_with_classify(config: dict[str, Any], data: st.Dat
         (winner,) = [r for r in trace.rules if r.winner]
         assert winner.keyword is None or f"keyword '{winner.keyword}'" in result.reason
         assert (result.confidence == "medium") if winner.fuzzy and winner.context else True
+
+
+def test_classifier_compares_by_config_and_says_its_size() -> None:
+    """Two classifiers of equal configs are equal and hash alike; repr counts the rules."""
+    config = {
+        "rules": [{"intent": "edit", "keywords": ["fix"]}, {"intent": "plan", "keywords": ["plan"]}]
+    }
+    one = Classifier(ClassificationConfig.model_validate(config))
+    two = Classifier(ClassificationConfig.model_validate(config))
+    assert one == two
+    assert hash(one) == hash(two)
+    assert one != Classifier(ClassificationConfig.model_validate({"rules": config["rules"][:1]}))
+    assert one != config
+    assert repr(one) == "Classifier(<2 rules>)"

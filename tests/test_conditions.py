@@ -370,3 +370,49 @@ def test_visible_text_blanks_exactly_the_readable_code_runs(words: list[str], no
         plain = view._INLINE.sub(" ", view._FENCED.sub(" ", plain))
     plain = view._CODE_RUN.sub(" ", view._URL.sub(" ", plain))
     assert view.visible_text(text) == plain
+
+
+def test_a_kind_must_say_what_the_base_leaves_open() -> None:
+    """A kind that forgets its type, compiler, semantics, gate test or strategy fails loudly."""
+    from hypothesis import strategies as hst
+
+    from smista.core.conditions.base import Condition, ConditionKind
+    from smista.core.conditions.view import PromptView
+
+    class Bare(ConditionKind):
+        key = "bare"
+        default = ()
+
+    kind, condition, view = Bare(), Condition("bare", ("x",), False), PromptView("x")
+    for call in (
+        kind.annotation,
+        lambda: kind.compile(("x",), typo=False),
+        lambda: kind.match(condition, view),
+        lambda: kind.trace(condition, view),
+        lambda: kind.present(view, frozenset({"x"})),
+        lambda: kind.strategy(hst.just("x")),
+    ):
+        with pytest.raises(NotImplementedError):
+            call()
+
+
+@pytest.mark.parametrize(
+    ("key", "entry"),
+    [("stems", ""), ("phrases", "  "), ("commands", "/"), ("substrings", ""), ("exclude", "")],
+)
+def test_an_empty_list_entry_is_an_error_lint(key: str, entry: str) -> None:
+    """An entry that normalizes to nothing never matches: check says so, as an error."""
+    config = parse_config(f"[[classification.rules]]\nintent = 'edit'\n{key} = [{entry!r}]\n")
+    (lint,) = BY_KEY[key].lints(config.rules, frozenset())
+    assert (lint.code, lint.severity, lint.key) == (
+        f"empty-{key}",
+        "error",
+        f"classification.rules[0].{key}[0]",
+    )
+
+
+def test_a_stem_holding_a_separator_is_unmatchable() -> None:
+    """No token starts with a stem that holds a separator: an error lint."""
+    config = parse_config("[[classification.rules]]\nintent = 'edit'\nstems = ['re-fact']\n")
+    codes = [lint.code for lint in BY_KEY["stems"].lints(config.rules, frozenset())]
+    assert codes == ["unmatchable-stem"]

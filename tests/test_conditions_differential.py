@@ -106,3 +106,52 @@ def test_original_shaped_configs_are_not_extended(config: ClassificationConfig, 
     assert Classifier(original).classify(word).model_dump(
         mode="json", exclude_none=True
     ) == reference.classify(word, _config_dict(original), set())
+
+
+# -- the word index agrees with plain matching ----------------------------------------
+
+VOCAB = ["review", "revew", "the", "plan", "plna", "commit", "message", "mesage", "fix"]
+
+
+def _hits(words: tuple[str, ...]) -> Any:
+    from smista.core.conditions.words import word_match
+
+    def hits(token: str) -> tuple[tuple[str, bool], ...]:
+        found = ((w, word_match(w, token, typo=True)) for w in sorted(set(words)))
+        return tuple((w, f) for w, f in found if f is not None)
+
+    return hits
+
+
+@given(
+    st.lists(st.sampled_from(VOCAB), max_size=8).map(" ".join),
+    st.lists(st.sampled_from(VOCAB), max_size=3).map(tuple),
+    st.booleans(),
+)
+def test_indexed_phrase_and_lead_lookups_match_plain_ones(
+    text: str, words: tuple[str, ...], typo: bool
+) -> None:
+    """find_in_view and the leading-word lookup give the plain scan's answer, typos included."""
+    from smista.core.conditions.leading import _lead_in_view, leads_with
+    from smista.core.conditions.phrases import find_in_view, find_sequence
+    from smista.core.conditions.view import PromptView
+
+    plain = PromptView(text)
+    assert not plain.has_index
+    indexed = PromptView(text, hits=_hits(words))
+    expected = find_sequence(words, plain.tokens, typo=typo)
+    assert find_in_view(words, plain, typo=typo) == expected
+    assert find_in_view(words, indexed, typo=typo) == expected
+    lead = leads_with(words, plain.content, typo=typo)
+    assert _lead_in_view(words, plain, typo=typo) == lead
+    assert _lead_in_view(words, PromptView(text, hits=_hits(words)), typo=typo) == lead
+    fresh = PromptView(text, hits=_hits(words))
+    for pos, token in enumerate(fresh.tokens):
+        for word in set(words):
+            assert fresh.word_at(word, pos) == _word(word, token)
+
+
+def _word(word: str, token: str) -> bool | None:
+    from smista.core.conditions.words import word_match
+
+    return word_match(word, token, typo=True)

@@ -292,3 +292,118 @@ INTERESTING = (
 def test_tokenizer_fast_paths_match_char_by_char(text: str) -> None:
     """ASCII translate, joined lowering and the astral handling agree with the slow path."""
     assert tokenize(text) == _slow_tokenize(text)
+
+
+def test_compiled_rules_compare_by_value() -> None:
+    """Equal specs, default and options are equal and hash alike; other types never equal."""
+    spec = RuleSpec("edit", 1, ("implement",), ())
+    one, two = CompiledRules([spec], "chat"), CompiledRules([spec], "chat")
+    assert one == two
+    assert hash(one) == hash(two)
+    assert one != CompiledRules([spec], "plan")
+    assert one != ("edit", "chat")
+
+
+@pytest.mark.parametrize(
+    ("mangle", "message"),
+    [
+        (lambda d: (d[0], 7, d[2], d[3]), "header"),
+        (lambda d: (d[0], d[1], [d[2]], d[3]), "header"),
+        (lambda d: (d[0], d[1], ((d[2][0][0], *d[2][0][1:5], "yes"),), d[3]), "bad rule"),
+        (lambda d: (d[0], d[1], (d[2][0][:5],), d[3]), "bad rule"),
+        (
+            lambda d: (d[0], d[1], ((*d[2][0][:4], (("phrases", "x", False),), True),), d[3]),
+            "condition",
+        ),
+        (
+            lambda d: (d[0], d[1], ((*d[2][0][:4], (("keywords", ("x",), False),), True),), d[3]),
+            "condition",
+        ),
+        (
+            lambda d: (d[0], d[1], ((*d[2][0][:4], (("nope", ("x",), False),), True),), d[3]),
+            "condition",
+        ),
+        (lambda d: (*d[:3], ("yes", False, d[3][2])), "options"),
+        (lambda d: (*d[:3], (True, False)), "options"),
+        (lambda d: (*d[:3], (*d[3][:2], (("nope", ()),))), "markers"),
+        (lambda d: (*d[:3], (*d[3][:2], ((1, ()),))), "markers"),
+        (lambda d: (*d[:3], (*d[3][:2], ((d[3][2][0][0], "x"),))), "markers"),
+        (lambda d: (*d[:3], (*d[3][:2], ((d[3][2][0][0], (1,)),))), "markers"),
+    ],
+)
+def test_compiled_data_fields_are_type_checked(
+    mangle: Callable[[tuple[object, ...]], object], message: str
+) -> None:
+    """Every field of to_data's output is checked: a wrong one is a ValueError, never a crash."""
+    rules = CompiledRules(
+        [RuleSpec("edit", 1, ("implement",), ()), RuleSpec("plan", 2, (), ())], "chat"
+    )
+    data = rules.to_data()
+    with pytest.raises(ValueError, match=message):
+        CompiledRules.from_data(mangle(data))
+
+
+def test_compiled_data_marker_values_are_type_checked() -> None:
+    """Marker words come back as they went; a tuple marker holding a non-string is refused."""
+    from smista.core.conditions.markers import DEFAULT_MARKERS
+    from smista.core.conditions.view import PlanOptions
+
+    opts = PlanOptions(True, True, DEFAULT_MARKERS)
+    assert engine.options_from_data(engine.options_to_data(opts)) == opts
+    ignore_code, han, markers = engine.options_to_data(opts)
+    assert isinstance(markers, tuple)
+    bad = tuple((n, (1,)) if n == "question_openers" else (n, v) for n, v in markers)
+    with pytest.raises(ValueError, match="markers"):
+        engine.options_from_data((ignore_code, han, bad))
+    odd = PlanOptions(True, True, DEFAULT_MARKERS._replace(fillers=3))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unexpected marker value 3"):
+        engine.options_to_data(odd)
+
+
+EXTENDED_TOML = """
+[[classification.rules]]
+intent = "plan"
+phrases = ["write the plan"]
+
+[[classification.rules]]
+intent = "edit"
+keywords = ["implement"]
+leading = ["fix"]
+"""
+
+
+def _extended() -> CompiledRules:
+    from smista.config.load import parse_config
+    from smista.core.classifier import compile_rules
+
+    rules = compile_rules(parse_config(EXTENDED_TOML))
+    assert rules.extended
+    return rules
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "please write the plan " + "filler " * 300,
+        "fix " + " ".join(f"tok{i}" for i in range(400)),
+        " ".join(f"tok{i}" for i in range(400)) + " implemnt it",
+        "nothing here " * 200,
+    ],
+)
+def test_extended_rules_decide_large_prompts_as_small_ones(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """Above LARGE_TEXT the verifying path takes its bounded route; the answer is the same."""
+    expected = _extended().match_text(text)
+    monkeypatch.setattr(engine, "LARGE_TEXT", 100)
+    assert _extended().match_text(text) == expected
+
+
+def test_extended_word_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The phrase-word memo forgets its oldest quarter at its limit; answers do not change."""
+    texts = [f"writ{i} the plan" for i in range(40)] + ["write the plan", "wrte the plan"]
+    expected = [_extended().match_text(t) for t in texts]
+    monkeypatch.setattr(engine, "MEMO_LIMIT", 8)
+    rules = _extended()
+    assert [rules.match_text(t) for t in texts] == expected
+    assert len(rules._word_hits) <= 8

@@ -253,3 +253,26 @@ def test_compiling_never_raises_anything_but_glob_error(pattern: str) -> None:
     except GlobError:
         return
     assert isinstance(glob.regex, re.Pattern)
+
+
+def test_double_star_inside_a_segment_is_two_stars() -> None:
+    """globset's to-regex test '/**a' => '^/.*.*a$': '**' not followed by '/' is plain stars."""
+    glob = compile_glob("/**a")
+    assert glob.matches("/xa")
+    assert glob.matches("/x/ya")
+    assert glob.matches("/a")
+    assert not glob.matches("/ab")
+
+
+def test_a_range_may_end_at_a_dash() -> None:
+    """In '[+--]' the second '-' closes the range '+'..'-', which holds ',' as well."""
+    glob = compile_glob("[+--]")
+    assert [glob.matches(c) for c in "+,-a"] == [True, True, True, False]
+
+
+def test_paths_holding_any_lone_surrogate_are_compared() -> None:
+    """A path with a lone surrogate (not only surrogateescape's) is matched, never an error."""
+    assert compile_glob("*.txt").matches("\ud800.txt")
+    assert compile_glob("\ud800*").matches("\ud800x")
+    assert not compile_glob("\ud800*").matches("x")
+    assert compile_glob("*.txt").matches("\udcff.txt")

@@ -231,3 +231,21 @@ def test_parse_of_string_confidence_never_raises(inner: str) -> None:
     assert 0.0 <= score <= 1.0
     _, valid = to_float(inner)
     assert ok is valid
+
+
+def test_an_integer_beyond_float64_is_not_a_confidence() -> None:
+    """An int too large for a float64 is refused ((0.0, False)), as Go's decoder refuses it."""
+    assert to_float(10**400) == (0.0, False)
+    assert to_float(2**53) == (float(2**53), True)
+
+
+def test_a_reply_that_is_not_text_carries_no_signal() -> None:
+    """No reply at all (None, or a non-string from a loose caller) is "no signal"."""
+    assert parse_classifier_response(None) == (1.0, False)
+    assert parse_classifier_response(b'{"confidence": 0.2}') == (1.0, False)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", ['{"confidence" 0.3}', '{"confidence"', '{"confidence":0.3,"x"}'])
+def test_a_key_without_its_colon_is_malformed(text: str) -> None:
+    """Go rejects an object key not followed by ':'; the reply then carries no signal."""
+    assert parse_classifier_response(text) == (1.0, False)

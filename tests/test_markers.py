@@ -321,3 +321,32 @@ def test_marker_data_is_split_as_the_tokenizer_would() -> None:
     for block in blocks:
         for line in m._lines(block):
             assert m._words(line) == tokenize(line), line
+
+
+def test_markers_from_a_non_table_names_the_table() -> None:
+    """A caller passing something other than a table gets a ConfigError, not a traceback."""
+    with pytest.raises(ConfigError) as err:
+        markers_from(["question_words"])  # type: ignore[arg-type]
+    assert err.value.errors == [("classification.markers", "expected a table")]
+
+
+@pytest.mark.parametrize("text", ["能不能 帮我修复这个", "能不能帮我修复这个"])
+def test_a_no_space_request_opener_reads_alike_whole_or_as_a_prefix(text: str) -> None:
+    """'能不能' opens a request whether it is its own token or starts a longer one."""
+    assert not is_question(text, DEFAULT_MARKERS)
+    assert is_question(text.replace("能不能", "请问"), DEFAULT_MARKERS)
+
+
+def test_many_marker_sets_each_keep_their_own_question_words() -> None:
+    """Past the remembered-openers bound (64 sets) every set still answers with its own words."""
+    sets = [markers_from({"question_words": [f"qw{i}"]}) for i in range(70)]
+    for i, markers in enumerate(sets):
+        assert is_question(f"qw{i} this works", markers)
+        assert not is_question(f"qw{i + 1} this works", markers)
+
+
+def test_an_empty_opener_in_hand_built_markers_is_ignored() -> None:
+    """Markers built in Python (not through markers_from) may hold an empty opener: it never matches."""
+    markers = DEFAULT_MARKERS._replace(request_openers=((), ("please",)))
+    assert not is_question("please explain the cache", markers)
+    assert is_question("what is the cache", markers)

@@ -98,3 +98,14 @@ def test_rust_lower_keeps_separators() -> None:
     """Keywords are lowercased whole, not tokenized."""
     assert rust_lower("Security Review") == "security review"
     assert rust_lower("ΟΔΟΣ ΟΔΟΣ") == "οδος οδος"
+
+
+def test_a_class_with_no_chars_in_a_plane_never_matches() -> None:
+    """The generated classes split BMP from astral; an empty half matches nothing at all."""
+    import re
+
+    from smista.core.tokenizer import _class
+
+    empty = re.compile(_class([(0x41, 0x5A)], astral=True))
+    assert [empty.match(c) for c in ("A", "\U0001f600", "")] == [None, None, None]
+    assert re.fullmatch(_class([(0x41, 0x5A), (0x1F600, 0x1F601)], astral=True), "\U0001f601")

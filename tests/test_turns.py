@@ -375,6 +375,11 @@ def test_turns_table_never_changes_bare_prompt_classification() -> None:
             "pattern matches the empty string",
         ),
         (
+            '[[classification.turns.noise]]\nname = "x"\ntag = "' + "a" * 2001 + '"',
+            "classification.turns.noise[0].tag",
+            "pattern is longer than 2000 characters",
+        ),
+        (
             'continuations = ["!!"]',
             "classification.turns.continuations",
             "continuation '!!' has no letters",
@@ -490,3 +495,118 @@ def test_noise_pattern_takes_exactly_one_of_pattern_and_tag() -> None:
     config = parse_config(text + 'tag = "banner"\n')
     turn = Classifier(config).classify_turn("<banner>plan</banner>fix it").turn
     assert (turn.text, turn.stripped[-1].name) == ("fix it", "x")
+
+
+def test_detect_format_first_decisive_sign_wins() -> None:
+    """An OpenAI tool message decides before a later Anthropic block; a sourced image is Anthropic."""
+    tool_first = [
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        {"role": "user", "content": [{"type": "tool_use", "id": "t", "name": "x", "input": {}}]},
+    ]
+    assert detect_format(tool_first) == "openai-chat"
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}}
+    assert detect_format([{"role": "user", "content": [7, image]}]) == "anthropic"
+    assert detect_format([{"role": "user", "content": [{"type": 1}, image]}]) == "anthropic"
+
+
+def test_a_payload_of_no_json_type_is_named_in_the_error() -> None:
+    """A Python caller's odd payload gets a TurnError naming its type, never a traceback."""
+    with pytest.raises(TurnError, match="got set"):
+        detect_format({"a"})
+
+
+def test_too_many_content_parts_are_refused() -> None:
+    """A message holds at most MAX_ITEMS parts: the error gives the path and the count."""
+    from smista.core.turns import MAX_ITEMS
+
+    parts = [{"type": "text", "text": "a"}] * (MAX_ITEMS + 1)
+    with pytest.raises(TurnError) as info:
+        parse_turn([{"role": "user", "content": parts}])
+    assert info.value.loc == "[0].content"
+    assert f"has {MAX_ITEMS + 1} entries" in info.value.detail
+
+
+def test_tool_results_report_their_images_and_files() -> None:
+    """Images and files inside an Anthropic tool_result set the turn's flags."""
+    result = {
+        "type": "tool_result",
+        "tool_use_id": "t",
+        "content": [
+            {"type": "text", "text": "shot"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}},
+            {"type": "document", "source": {"type": "base64", "data": ""}},
+        ],
+    }
+    turn = parse_turn({"system": "s", "messages": [{"role": "user", "content": [result]}]})
+    assert turn.tool_results == ("shot",)
+    assert turn.has_images
+    assert turn.has_attachments
+
+
+def test_refusals_count_towards_the_token_estimate() -> None:
+    """An assistant refusal part is text of the turn (token_estimate), not user text."""
+    turn = parse_turn(
+        [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [{"type": "refusal", "refusal": "x" * 38}]},
+        ]
+    )
+    assert turn.text == "go"
+    assert turn.token_estimate == 10
+
+
+def test_legacy_function_messages_name_their_tools() -> None:
+    """OpenAI's legacy function_call and role=function messages record the tool's name."""
+    turn = parse_turn(
+        [
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": None, "function_call": {"name": "get_weather"}},
+            {"role": "function", "name": "get_weather", "content": "sunny"},
+        ]
+    )
+    assert turn.tools == ("get_weather",)
+    assert turn.tool_results == ("sunny",)
+
+
+def test_other_responses_calls_are_tools_named_by_kind() -> None:
+    """A built-in Responses call without a name (web_search_call) is recorded by its kind."""
+    turn = parse_turn(
+        {
+            "input": [
+                {"role": "user", "content": "look it up"},
+                {"type": "web_search_call", "id": "w", "status": "completed"},
+                {"type": "mcp_call", "name": "fetch_docs"},
+            ]
+        }
+    )
+    assert turn.tools == ("web_search", "fetch_docs")
+
+
+def test_a_long_stripped_span_is_cut_for_explain() -> None:
+    """A removed span keeps its first 4000 characters, then '...'."""
+    noise = "<system-reminder>" + "n" * 5000 + "</system-reminder>"
+    turn = parse_turn([{"role": "user", "content": noise + " fix the bug"}])
+    (span,) = turn.stripped
+    assert len(span.text) == 4003
+    assert span.text.endswith("...")
+    assert turn.text.strip() == "fix the bug"
+
+
+def test_follow_up_skips_earlier_continuations() -> None:
+    """Looking back, an earlier 'ok do it' is itself a continuation and is passed over."""
+    result = CLASSIFIER.classify_turn(convo("fix the retry loop", "ok do it", "continue"))
+    assert result.follow is not None
+    assert (result.follow.why, result.follow.turns_back) == ("continuation", 2)
+    assert result.classification.intent == smista.TaskIntent.EDIT
+
+
+@pytest.mark.parametrize("command", [None, "plan"])
+def test_compiled_rules_classifier_answers_as_the_classifier(command: str | None) -> None:
+    """batch's classifier over bare compiled rules gives Classifier's answer, commands included."""
+    from smista.core.turnclassify import CompiledRulesClassifier
+
+    bare = CompiledRulesClassifier(CLASSIFIER.rules)
+    for text in ["fix the retry loop", "review this diff please", "hello"]:
+        assert bare.classify(text, command=command, contexts=["git_diff"]) == CLASSIFIER.classify(
+            text, command=command, contexts=["git_diff"]
+        )

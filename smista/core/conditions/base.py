@@ -122,7 +122,7 @@ class ConditionKind:
         return bool(value != self.default)
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
-        """The plain matcher data for a set ``value``."""
+        """The plain matcher data for a set ``value`` (never asked of ``indexed`` kinds)."""
         raise NotImplementedError
 
     # -- semantics -----------------------------------------------------------

@@ -8,14 +8,11 @@ The first available kind in config order is the evidence. Must never perform I/O
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from smista.core.conditions._lists import string_list
 from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.core.conditions.view import PromptView
-
-if TYPE_CHECKING:
-    from hypothesis.strategies import SearchStrategy
 
 __all__ = ["CONTEXTS", "ContextsKind"]
 
@@ -32,10 +29,6 @@ class ContextsKind(ConditionKind):
 
     def annotation(self) -> Any:
         return string_list("Holds when any named context kind is available (exact names).")
-
-    def compile(self, value: Any, *, typo: bool) -> Condition:
-        del typo
-        return Condition(self.key, tuple(value))
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         found = next((c for c in condition.values if c in view.contexts), None)
@@ -69,16 +62,6 @@ class ContextsKind(ConditionKind):
                         + ("; unless the host supplies it, this rule never matches" * only)
                     )
                     yield Lint(i, key, Severity.WARNING, "unknown-context", msg)
-
-    def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
-        from hypothesis import strategies as st
-
-        from smista.core.workspace import WORKSPACE_CONTEXT_KINDS
-
-        del words
-        return st.lists(st.sampled_from(WORKSPACE_CONTEXT_KINDS), max_size=2, unique=True).map(
-            tuple
-        )
 
 
 CONTEXTS = ContextsKind()

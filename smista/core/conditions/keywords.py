@@ -11,16 +11,13 @@ Hangul or Han keyword. Must never perform I/O.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from smista.core.conditions._lists import best_entry, entries_as_witnesses, string_list
 from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.core.conditions.view import PromptView, is_hangul_or_han
 from smista.core.conditions.words import word_match
 from smista.core.tokenizer import rust_lower, tokenize
-
-if TYPE_CHECKING:
-    from hypothesis.strategies import SearchStrategy
 
 __all__ = ["KEYWORDS", "KeywordsKind", "matchable"]
 
@@ -53,9 +50,6 @@ class KeywordsKind(ConditionKind):
     def witnesses(self, value: Any) -> tuple[str, ...]:
         return entries_as_witnesses(value)
 
-    def compile(self, value: Any, *, typo: bool) -> Condition:
-        return Condition(self.key, tuple(value), typo)
-
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         typo = condition.flag
         han_typos = view.options.hangul_han_typos
@@ -87,11 +81,6 @@ class KeywordsKind(ConditionKind):
         yield from _keyword_lints(rules)
         yield from _collision_lints(rules)
         yield from _inflection_lints(rules)
-
-    def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
-        from hypothesis import strategies as st
-
-        return st.lists(words, max_size=4).map(tuple)
 
 
 KEYWORDS = KeywordsKind()

@@ -767,9 +767,7 @@ def _opener_at(tokens: Sequence[str], i: int, openers: tuple[Opener, ...]) -> in
 
 
 def _whole_opener(tokens: Sequence[str], i: int, openers: tuple[Opener, ...]) -> int:
-    """Number of tokens of the longest opener that is whole tokens at ``tokens[i]``."""
-    if i >= len(tokens):
-        return 0
+    """Tokens of the longest opener that is whole tokens at ``tokens[i]`` (``i`` in range)."""
     best = 0
     for opener in _index(openers).by_first.get(tokens[i], ()):
         if len(opener) > best and tuple(tokens[i : i + len(opener)]) == opener:

@@ -48,8 +48,6 @@ class QuestionKind(ConditionKind):
     place = 90
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
-        if value is None:
-            return ("",)
         return ("?",) if value else (".",)
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
