@@ -14,8 +14,8 @@ correct.
     python -m benchmarks.accuracy --tuning-only --misses   # what to work on
     python -m benchmarks.accuracy --json
 
-While tuning a pack, use ``--tuning-only``: the held-out third is measured once,
-at the end, and is the figure that estimates accuracy on new prompts.
+While tuning a pack, use ``--tuning-only``: the held-out parts are measured once,
+at the end, and are the figures that estimate accuracy on new prompts.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 REAL = DATA / "real-prompts-dev.jsonl"
 SPLIT = DATA / "real-prompts-split.json"
+EXTRA_SPLIT = DATA / "real-prompts-extra-split.json"
 OTHER_SETS = (
     ROOT / "rules" / "default.cases.toml",
     DATA / "heldout.jsonl",
@@ -42,7 +43,7 @@ OTHER_SETS = (
     DATA / "heldout3.jsonl",
 )
 
-__all__ = ["main", "real_prompt_parts"]
+__all__ = ["extra_prompt_parts", "main", "real_prompt_parts"]
 
 
 def _read(path: Path) -> list[AnnotatedCase]:
@@ -57,6 +58,22 @@ def real_prompt_parts() -> tuple[list[AnnotatedCase], list[AnnotatedCase]]:
     cases = _read(REAL)
     tuning = [c for c, i in zip(cases, ids, strict=True) if i not in held]
     heldout = [c for c, i in zip(cases, ids, strict=True) if i in held]
+    return tuning, heldout
+
+
+def extra_prompt_parts() -> tuple[list[AnnotatedCase], list[AnnotatedCase]]:
+    """The second real-prompt sets (tests/data/real-prompts-extra-*.jsonl, gathered
+    after the pack was first tuned) split into (tuning halves, held-out halves)."""
+    files = json.loads(EXTRA_SPLIT.read_text(encoding="utf-8"))["files"]
+    tuning: list[AnnotatedCase] = []
+    heldout: list[AnnotatedCase] = []
+    for name, part in sorted(files.items()):
+        path = DATA / name
+        held = set(part["heldout_ids"])
+        lines = path.read_text(encoding="utf-8").splitlines()
+        ids = [json.loads(line)["id"] for line in lines if line.strip()]
+        for case, i in zip(_read(path), ids, strict=True):
+            (heldout if i in held else tuning).append(case)
     return tuning, heldout
 
 
@@ -107,14 +124,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     classifier = Classifier(config)
     tuning, heldout = real_prompt_parts()
+    extra_tuning, extra_heldout = extra_prompt_parts()
     results: dict[str, Evaluation] = {
-        "real prompts, all": evaluate_cases(classifier, [*tuning, *heldout]),
+        "real prompts, all": evaluate_cases(
+            classifier, [*tuning, *heldout, *extra_tuning, *extra_heldout]
+        ),
         "real prompts, tuning two-thirds": evaluate_cases(classifier, tuning),
+        "real prompts, second sets' tuning halves": evaluate_cases(classifier, extra_tuning),
     }
     if args.tuning_only:
         del results["real prompts, all"]
     else:
         results["real prompts, held-out third"] = evaluate_cases(classifier, heldout)
+        results["real prompts, second sets' held-out halves"] = evaluate_cases(
+            classifier, extra_heldout
+        )
+        results["real prompts, every held-out part"] = evaluate_cases(
+            classifier, [*heldout, *extra_heldout]
+        )
     for path in OTHER_SETS:
         results[str(path.relative_to(ROOT))] = evaluate_cases(classifier, _read(path))
 
@@ -129,7 +156,11 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(_breakdown(ev)))
     if args.misses:
         print("\nreal-prompt tuning misses:")
-        for miss in results["real prompts, tuning two-thirds"].misses:
+        tuned = [
+            *results["real prompts, tuning two-thirds"].misses,
+            *results["real prompts, second sets' tuning halves"].misses,
+        ]
+        for miss in tuned:
             text = miss.text.replace("\n", " ")[:150]
             print(f"  {miss.where}: expected {miss.expected}, got {miss.got}: {text}")
             print(f"      {miss.reason}")

@@ -1833,10 +1833,97 @@ count_newlines(PyObject *Py_UNUSED(module), PyObject *arg)
     return PyLong_FromSsize_t(count);
 }
 
+PyDoc_STRVAR(code_spans_doc,
+"code_spans(text, /) -> list[tuple[int, int]]\n--\n\n"
+"The ``(start, end)`` spans of the whitespace-free runs of ``text`` that look\n"
+"like code (a slash or backslash next to a word character, a dot between word\n"
+"characters, an underscore between letters or digits, a lower-to-upper case\n"
+"change), each without the sentence punctuation that ends it. Exactly\n"
+"``smista.core.conditions.view._code_spans`` (str.isalnum / str.isspace).");
+
+static int
+is_trailing(Py_UCS4 ch)
+{
+    switch (ch) {
+    case '?': case '!': case '.': case ',': case ';': case ':': case ')': case ']':
+    case '}': case '"': case '\'': case 0x2019: case 0x201d: case 0xff1f: case 0xff01:
+    case 0x3002:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+#define CS_WORD(ch) (Py_UNICODE_ISALNUM(ch) || (ch) == '_')
+
+static PyObject *
+code_spans(PyObject *Py_UNUSED(module), PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "code_spans() text must be str");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *spans = PyList_New(0);
+    if (spans == NULL)
+        return NULL;
+    Py_ssize_t i = 0;
+    while (i < n) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        int ok;
+        Py_ssize_t after = i + 1;
+        if (ch == '/' || ch == '\\') {
+            ok = (i > 0 && CS_WORD(PyUnicode_READ(kind, data, i - 1)))
+                 || (i + 1 < n && CS_WORD(PyUnicode_READ(kind, data, i + 1)));
+        }
+        else if (ch == '.') {
+            ok = i > 0 && i < n - 1 && CS_WORD(PyUnicode_READ(kind, data, i - 1))
+                 && CS_WORD(PyUnicode_READ(kind, data, i + 1));
+        }
+        else if (ch == '_') {
+            ok = i > 0 && i < n - 1 && Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i - 1))
+                 && Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i + 1));
+        }
+        else if (ch >= 'a' && ch <= 'z' && i + 1 < n) {
+            Py_UCS4 next = PyUnicode_READ(kind, data, i + 1);
+            ok = next >= 'A' && next <= 'Z';
+            after = i + 2;
+        }
+        else {
+            i++;
+            continue;
+        }
+        if (!ok) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i;
+        while (start > 0 && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, start - 1)))
+            start--;
+        Py_ssize_t end = after;
+        while (end < n && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end)))
+            end++;
+        i = end; /* triggers inside this run are skipped */
+        while (end > start + 1 && is_trailing(PyUnicode_READ(kind, data, end - 1)))
+            end--;
+        PyObject *span = Py_BuildValue("(nn)", start, end);
+        if (span == NULL || PyList_Append(spans, span) < 0) {
+            Py_XDECREF(span);
+            Py_DECREF(spans);
+            return NULL;
+        }
+        Py_DECREF(span);
+    }
+    return spans;
+}
+
 static PyMethodDef module_methods[] = {
     {"hash_token", (PyCFunction)hash_token, METH_O, hash_token_doc},
     {"split_count", (PyCFunction)split_count, METH_O, split_count_doc},
     {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
+    {"code_spans", (PyCFunction)code_spans, METH_O, code_spans_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -123,6 +123,12 @@ def _hits(words: tuple[str, ...]) -> Any:
     return hits
 
 
+def _signals(words: tuple[str, ...], stems: tuple[str, ...] = (), limit: int = 1 << 10) -> Any:
+    from smista.core.conditions.signals import TokenSignals
+
+    return TokenSignals(_hits(words), lambda token: not token, stems, limit)
+
+
 @given(
     st.lists(st.sampled_from(VOCAB), max_size=8).map(" ".join),
     st.lists(st.sampled_from(VOCAB), max_size=3).map(tuple),
@@ -138,14 +144,14 @@ def test_indexed_phrase_and_lead_lookups_match_plain_ones(
 
     plain = PromptView(text)
     assert not plain.has_index
-    indexed = PromptView(text, hits=_hits(words))
+    indexed = PromptView(text, signals=_signals(words))
     expected = find_sequence(words, plain.tokens, typo=typo)
     assert find_in_view(words, plain, typo=typo) == expected
     assert find_in_view(words, indexed, typo=typo) == expected
-    lead = leads_with(words, plain.content, typo=typo)
+    lead = leads_with(words, plain.content_head(len(words)), typo=typo)
     assert _lead_in_view(words, plain, typo=typo) == lead
-    assert _lead_in_view(words, PromptView(text, hits=_hits(words)), typo=typo) == lead
-    fresh = PromptView(text, hits=_hits(words))
+    assert _lead_in_view(words, PromptView(text, signals=_signals(words)), typo=typo) == lead
+    fresh = PromptView(text, signals=_signals(words))
     for pos, token in enumerate(fresh.tokens):
         for word in set(words):
             assert fresh.word_at(word, pos) == _word(word, token)
@@ -155,3 +161,31 @@ def _word(word: str, token: str) -> bool | None:
     from smista.core.conditions.words import word_match
 
     return word_match(word, token, typo=True)
+
+
+@given(
+    st.lists(st.sampled_from([*VOCAB, "reviewing", "planner", "1234", "x"]), max_size=10).map(
+        " ".join
+    ),
+    st.lists(st.sampled_from(["rev", "pla", "com", "mes", "12", "zz"]), max_size=4).map(tuple),
+    st.lists(st.sampled_from(VOCAB), max_size=3).map(tuple),
+    st.integers(1, 3),
+)
+def test_the_signal_memo_gives_the_plain_prefix_and_word_answers(
+    text: str, stems: tuple[str, ...], words: tuple[str, ...], limit: int
+) -> None:
+    """Stems and words found through a (tiny, so often evicting) shared memo agree with
+    str.startswith and word_match, prompt after prompt."""
+    from smista.core.conditions.view import PromptView
+
+    shared = _signals(words, stems, limit)
+    for _ in range(2):
+        view = PromptView(text, signals=shared)
+        tokens = set(tokenize(text))
+        assert view.prefixes_of(frozenset(stems)) == {
+            s for s in stems if any(t.startswith(s) for t in tokens)
+        }
+        for stem in ("re", *stems):
+            assert view.has_prefix(stem) == any(t.startswith(stem) for t in tokens)
+        assert view.present_words == {w for t in tokens for w, _ in _hits(words)(t)}
+        assert len(shared) <= limit

@@ -406,4 +406,4 @@ def test_extended_word_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(engine, "MEMO_LIMIT", 8)
     rules = _extended()
     assert [rules.match_text(t) for t in texts] == expected
-    assert len(rules._word_hits) <= 8
+    assert len(rules._signals) <= 8

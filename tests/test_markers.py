@@ -350,3 +350,55 @@ def test_an_empty_opener_in_hand_built_markers_is_ignored() -> None:
     markers = DEFAULT_MARKERS._replace(request_openers=((), ("please",)))
     assert not is_question("please explain the cache", markers)
     assert is_question("what is the cache", markers)
+
+
+_PIECES = st.sampled_from(
+    ["hi", "please", "can you", "@agent", "@src/app.py", "ok", "fix", "the", "bug", "Σ", "why"]
+)
+
+
+@given(
+    st.sampled_from(["", "/ask ", "/code ", "@ws /explain "]),
+    st.lists(_PIECES, max_size=90).map(" ".join),
+    st.integers(1, 5),
+)
+def test_a_limited_read_of_a_long_text_gives_the_head_of_the_full_answer(
+    command: str, body: str, limit: int
+) -> None:
+    """content_tokens(text, M, limit) reads only the head of a long text when that
+    settles it: the answer is always the full answer's first ``limit`` tokens."""
+    text = command + body
+    assert content_tokens(text, M, limit) == content_tokens(text, M)[:limit]
+
+
+def _plain_is_question(text: str) -> bool:
+    """is_question restated: every sentence's kind, then the rule on the list."""
+    from smista.core.conditions.markers import _MENTION, _sentence_kind, _sentences, _split_command
+
+    _, rest = _split_command(text)
+    rest = _MENTION.sub(" ", rest)
+    kinds = [k for s in _sentences(rest) if (k := _sentence_kind(s, M)) != "empty"]
+    return bool(kinds) and kinds[-1] == "question" and "request" not in kinds
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "how do I run it?",
+                "can you fix the bug?",
+                "fix the bug.",
+                "ok.",
+                "why",
+                "the date picker is wrong, can you fix that?",
+                "?",
+                "\n",
+                "please add a test",
+                "what is this",
+            ]
+        ),
+        max_size=5,
+    ).map(" ".join)
+)
+def test_reading_sentences_from_the_last_gives_the_whole_rule(text: str) -> None:
+    assert is_question(text, M) == _plain_is_question(text)

@@ -51,3 +51,40 @@ def test_the_held_out_third_takes_whole_sources() -> None:
         by_source.setdefault(row["source"], Counter())[row["id"] in held] += 1
     assert all(len(parts) == 1 for parts in by_source.values())  # never split
     assert {s for s, parts in by_source.items() if parts[True]} == set(split["heldout_sources"])
+
+
+def _extra_rows() -> dict[str, list[dict[str, object]]]:
+    return {
+        p.name: [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line]
+        for p in sorted(DATA.glob("real-prompts-extra-*.jsonl"))
+    }
+
+
+def test_the_second_sets_keep_the_dev_sets_fields_and_share_no_text_with_it() -> None:
+    dev = {str(r["text"]) for r in _rows()}
+    dev_sources = {str(r["source"]).split(":")[0] for r in _rows()}
+    files = _extra_rows()
+    assert files
+    ids: set[object] = set()
+    for rows in files.values():
+        assert all(set(r) == {"id", "text", "intent", "alt", "lang", "source"} for r in rows)
+        assert not {str(r["text"]) for r in rows} & dev
+        assert not {str(r["source"]).split(":")[0] for r in rows} & dev_sources
+        ids |= {r["id"] for r in rows}
+    assert len(ids) == sum(map(len, files.values()))
+
+
+def test_the_committed_second_split_is_what_the_tool_makes_and_takes_whole_sources() -> None:
+    files = _extra_rows()
+    made = _tool().make_extra_split(files)
+    committed = json.loads((DATA / "real-prompts-extra-split.json").read_text(encoding="utf-8"))
+    assert committed == made
+    for name, rows in files.items():
+        part = committed["files"][name]
+        held = set(part["heldout_ids"])
+        assert len(held) == part["heldout_count"] <= round(len(rows) / 2)
+        assert part["heldout_count"] >= 0.4 * len(rows)
+        by_source: dict[object, set[bool]] = {}
+        for row in rows:
+            by_source.setdefault(row["source"], set()).add(row["id"] in held)
+        assert all(len(parts) == 1 for parts in by_source.values())

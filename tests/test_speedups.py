@@ -539,3 +539,34 @@ def test_one_table_shared_by_threads_stays_consistent() -> None:
         thread.join()
     assert wrong == []
     assert len(table) == sum(len(w) for w in words.values())
+
+
+CODE_ALPHABET = st.sampled_from(
+    [
+        *"aZbY09 _./\\,?!;:)]}\"'\n\t`",
+        *("’", "”", "？", "！", "。", "\u00a0", "\u3000", "é", "É"),
+        *("٣", "Ⅻ", "𝐀", "İ", "ß", "_", "…", "🙂", "\u2028"),
+    ]
+)
+
+
+@compiled
+@settings(max_examples=1500)
+@given(st.text(alphabet=CODE_ALPHABET, max_size=40))
+def test_code_spans_are_the_python_spans(text: str) -> None:
+    """The compiled code-run finder gives exactly the pure one's spans, any script."""
+    from smista.core._speedups import code_spans
+    from smista.core.conditions.view import _code_spans
+
+    assert code_spans(text) == _code_spans(text)
+
+
+@compiled
+def test_code_spans_basics() -> None:
+    from smista.core._speedups import code_spans
+
+    text = "see src/app.py, fooBar and a.b? not ... or _x_"
+    assert [text[a:b] for a, b in code_spans(text)] == ["src/app.py", "fooBar", "a.b"]
+    assert code_spans("") == []
+    with pytest.raises(TypeError):
+        code_spans(b"x")  # type: ignore[arg-type]

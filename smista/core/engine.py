@@ -55,6 +55,7 @@ import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read on
 from smista.core.conditions.base import Condition, Evidence
 from smista.core.conditions.markers import DEFAULT_MARKERS
 from smista.core.conditions.registry import BY_KEY
+from smista.core.conditions.signals import TokenSignals
 from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_han, visible_text
 from smista.core.osa import OSA_CHECK as _OSA
 from smista.core.osa import cap as _cap
@@ -267,6 +268,7 @@ class CompiledRules:
         "_needs_context",
         "_no_free",
         "_plan",
+        "_signals",
         "_state",
         "_stride",
         "_typo",
@@ -275,7 +277,6 @@ class CompiledRules:
         "_typo_places",
         "_ungated",
         "_vindex",
-        "_word_hits",
         "_words",
         "conditions",
         "contexts",
@@ -314,7 +315,16 @@ class CompiledRules:
             if words
             else None
         )
-        self._word_hits: dict[str, tuple[tuple[str, bool], ...]] = {}
+        stems = {
+            p for c in chain.from_iterable(self.conditions) for p in BY_KEY[c.kind].prefixes(c)
+        }
+        words_index = self._words
+        self._signals = TokenSignals(
+            words_index.keyword_hits if words_index is not None else None,
+            words_index._hopeless if words_index is not None else _always,
+            stems,
+            MEMO_LIMIT,
+        )
         self.labels = tuple(s.label for s in self.specs)
         self.keywords = tuple(s.keywords for s in self.specs)
         self.contexts = tuple(s.contexts for s in self.specs)
@@ -709,7 +719,7 @@ class CompiledRules:
                 if held is None or entry < held:
                     best[entry[0]] = entry
         view = PromptView(
-            text, contexts, self.options, tokens=tokens, hits=self._hits_of, visible=visible
+            text, contexts, self.options, tokens=tokens, signals=self._signals, visible=visible
         )
         hits = sorted(best.values())
         plan = self._plan
@@ -754,21 +764,6 @@ class CompiledRules:
             keyword = self.keywords[index][hit[2]]
             return RuleMatch(index, self.labels[index], keyword, bool(hit[1]), context, extra)
         return RuleMatch(None, self.default_label)
-
-    def _hits_of(self, token: str) -> tuple[tuple[str, bool], ...]:
-        """The looked-up words ``token`` hits (remembered, bounded like the token memo)."""
-        memo = self._word_hits
-        found = memo.get(token)
-        if found is None:
-            words = self._words
-            if words is None or words._hopeless(token):
-                return ()  # never remembered: it can hit no word
-            found = tuple(words.keyword_hits(token))
-            if len(memo) >= MEMO_LIMIT:  # forget the oldest quarter, never all at once
-                for old in list(islice(memo, MEMO_LIMIT // 4)):
-                    del memo[old]
-            memo[token] = found
-        return found
 
     def memo_size(self) -> int:
         """How many distinct tokens the memo holds now (at most :data:`MEMO_LIMIT`)."""
@@ -1002,6 +997,12 @@ class CompiledRules:
             match = RuleMatch(index, self.labels[index], self.keywords[index][pos], bool(fuzzy))
             self._matches[key] = match
         return match
+
+
+def _always(token: str) -> bool:
+    """Every token is hopeless for a rule set that looks up no words."""
+    del token
+    return True
 
 
 def _pieces(text: str, size: int) -> Iterable[str]:

@@ -145,6 +145,11 @@ class ConditionKind:
         del condition
         return ()
 
+    def prefixes(self, condition: Condition) -> tuple[str, ...]:
+        """Lowercased token prefixes the engine should index for this condition."""
+        del condition
+        return ()
+
     def gate(self, condition: Condition) -> frozenset[str] | None:
         """Gate keys of which one must be present for ``condition`` to hold, if any.
 

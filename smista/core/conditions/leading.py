@@ -28,7 +28,7 @@ __all__ = ["LEADING", "LeadingKind", "leads_with"]
 
 def _lead_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
     """:func:`leads_with` on the view's content words, through its word index."""
-    content = view.content
+    content = view.content_head(len(words))
     if not view.has_index:
         return leads_with(words, content, typo=typo)
     if not words or len(words) > len(content):
@@ -80,7 +80,7 @@ class LeadingKind(ConditionKind):
         return Condition(self.key, tuple(value), typo)
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
-        if not view.content:
+        if not view.content_head(1):
             return None
         if view.has_index and first_words(condition).isdisjoint(view.lead_words):
             return None

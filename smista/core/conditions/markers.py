@@ -819,15 +819,33 @@ def _marker_openers(markers: Markers) -> tuple[tuple[Opener, ...], tuple[Opener,
     return held[1], held[2]
 
 
-def content_tokens(text: str, markers: Markers) -> tuple[str, ...]:
-    """The prompt's tokens from its first content word on.
+def content_tokens(text: str, markers: Markers, limit: int | None = None) -> tuple[str, ...]:
+    """The prompt's tokens from its first content word on (the first ``limit`` of them).
 
     Skips a leading slash command, then any mix of @mentions, fillers and
     polite-request openers before the first other word. Later mentions stay.
+    With a ``limit``, a long text is first read from its head only: cutting a
+    text can change only its last token, so the head's answer stands whenever
+    that token lies past every opener the skipping could look at and past the
+    ``limit`` content tokens.
     """
+    if limit is not None and len(text) > _HEAD:
+        skipping = _marker_openers(markers)[0]
+        start, words = _content_start(text[:_HEAD], skipping)
+        if len(words) - 1 >= start + max(limit, _longest(skipping)):
+            return tuple(words[start : start + limit])
+    start, words = _content_start(text, _marker_openers(markers)[0])
+    return tuple(words[start:]) if limit is None else tuple(words[start : start + limit])
+
+
+_HEAD = 320
+"""Characters :func:`content_tokens` first reads of a long text when given a limit."""
+
+
+def _content_start(text: str, skipping: tuple[Opener, ...]) -> tuple[int, list[str]]:
+    """The tokens of ``text`` after its command, and where its first content word is."""
     _, rest = _split_command(text)
     flagged = _strip_leading_mentions(rest)
-    skipping = _marker_openers(markers)[0]
     words = [tok for tok, _ in flagged]
     i = 0
     while i < len(flagged):
@@ -838,7 +856,20 @@ def content_tokens(text: str, markers: Markers) -> tuple[str, ...]:
         if not step or any(mention for _, mention in flagged[i : i + step]):
             break
         i += step
-    return tuple(words[i:])
+    return i, words
+
+
+_LONGEST: dict[int, tuple[tuple[Opener, ...], int]] = {}
+
+
+def _longest(openers: tuple[Opener, ...]) -> int:
+    """Tokens of the longest of ``openers`` (remembered per tuple, like :func:`_index`)."""
+    held = _LONGEST.get(id(openers))
+    if held is None or held[0] is not openers:
+        if len(_LONGEST) > 256:
+            _LONGEST.clear()
+        held = _LONGEST[id(openers)] = (openers, max(map(len, openers), default=0))
+    return held[1]
 
 
 def _ending_at(joined: str, endings: tuple[str, ...]) -> int:
@@ -899,6 +930,16 @@ def is_question(text: str, markers: Markers) -> bool:
     _, rest = _split_command(text)
     if "@" in rest:
         rest = _MENTION.sub(" ", rest)
-    kinds = [_sentence_kind(sentence, markers) for sentence in _sentences(rest)]
-    kinds = [kind for kind in kinds if kind != "empty"]
-    return bool(kinds) and kinds[-1] == "question" and "request" not in kinds
+    # Read from the last sentence back: most prompts end in a statement or a
+    # request, which settles the answer without reading the others.
+    sentences = _sentences(rest)
+    last = len(sentences)
+    while last:
+        last -= 1
+        kind = _sentence_kind(sentences[last], markers)
+        if kind == "empty":
+            continue
+        if kind != "question":
+            return False
+        return all(_sentence_kind(s, markers) != "request" for s in sentences[:last])
+    return False

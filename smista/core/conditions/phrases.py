@@ -127,13 +127,25 @@ class PhrasesKind(ConditionKind):
         return Condition(self.key, tuple(value), typo)
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
-        if view.has_index and first_words(condition).isdisjoint(view.present_words):
-            return None
         typo = condition.flag
+        if not view.has_index:
+            return best_entry(
+                self.key,
+                condition.values,
+                lambda phrase: find_in_view(phrase_tokens(phrase), view, typo=typo),
+            )
+        present = view.present_words
+        if first_words(condition).isdisjoint(present):
+            return None
+        # Through the index, a phrase whose first word no token hits cannot hold.
         return best_entry(
             self.key,
             condition.values,
-            lambda phrase: find_in_view(phrase_tokens(phrase), view, typo=typo),
+            lambda phrase: (
+                find_in_view(words, view, typo=typo)
+                if (words := phrase_tokens(phrase)) and words[0] in present
+                else None
+            ),
         )
 
     def gate(self, condition: Condition) -> frozenset[str] | None:

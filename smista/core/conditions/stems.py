@@ -8,7 +8,6 @@ words inflect heavily (Russian, Turkish, Korean). Must never perform I/O.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -53,11 +52,10 @@ class StemsKind(ConditionKind):
         return frozenset(condition.values)
 
     def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
-        tokens = view.sorted_tokens
-        n = len(tokens)
-        return frozenset(
-            k for k in keys if (i := bisect_left(tokens, k)) < n and tokens[i].startswith(k)
-        )
+        return view.prefixes_of(keys)
+
+    def prefixes(self, condition: Condition) -> tuple[str, ...]:
+        return condition.values
 
     def covers(self, earlier: Any, later: Any) -> bool:
         if not earlier:

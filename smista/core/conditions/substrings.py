@@ -11,7 +11,8 @@ perform I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from smista.core.conditions._lists import entries_as_witnesses, list_lints, string_list
@@ -22,6 +23,22 @@ if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
 __all__ = ["SUBSTRINGS", "SubstringsKind"]
+
+
+@lru_cache(maxsize=1024)
+def _ascii_entries(entries: Collection[str]) -> tuple[str, ...]:
+    """The ASCII entries, in order (the only ones an ASCII text can hold)."""
+    return tuple(e for e in entries if e.isascii())
+
+
+@lru_cache(maxsize=256)
+def _by_first(entries: frozenset[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The (non-empty) entries grouped by their first character."""
+    groups: dict[str, list[str]] = {}
+    for entry in sorted(entries):
+        if entry:
+            groups.setdefault(entry[0], []).append(entry)
+    return tuple((first, tuple(group)) for first, group in groups.items())
 
 
 class SubstringsKind(ConditionKind):
@@ -49,7 +66,8 @@ class SubstringsKind(ConditionKind):
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         text = view.lowered
-        for entry in condition.values:
+        # An ASCII text holds no non-ASCII entry (most prompts, most entries).
+        for entry in _ascii_entries(condition.values) if text.isascii() else condition.values:
             if entry in text:
                 return Evidence(self.key, entry)
         return None
@@ -59,7 +77,13 @@ class SubstringsKind(ConditionKind):
 
     def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
         text = view.lowered
-        return frozenset(k for k in keys if k in text)
+        if text.isascii():
+            return frozenset(k for k in _ascii_entries(keys) if k in text)
+        # Only entries whose first character the text has can occur in it.
+        chars = set(text)
+        return frozenset(
+            k for first, group in _by_first(keys) if first in chars for k in group if k in text
+        )
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts

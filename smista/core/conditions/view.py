@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from typing import NamedTuple
 
+import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
 from smista.core.conditions.markers import (
     DEFAULT_MARKERS,
     Markers,
@@ -21,12 +22,14 @@ from smista.core.conditions.markers import (
     is_question,
     slash_command,
 )
+from smista.core.conditions.signals import TokenSignals
 from smista.core.tokenizer import tokenize
 
-__all__ = ["PlanOptions", "PromptView", "WordHits", "is_hangul_or_han", "visible_text"]
+__all__ = ["PlanOptions", "PromptView", "is_hangul_or_han", "visible_text"]
 
-WordHits = Callable[[str], tuple[tuple[str, bool], ...]]
-"""``token -> ((word, fuzzy), ...)``: the looked-up words a token equals or is a typo of."""
+
+_LEAD_WINDOW = 4
+"""Content tokens a view reads at least, so most leading entries need one reading."""
 
 
 class PlanOptions(NamedTuple):
@@ -92,6 +95,12 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+try:  # the same spans, found in one compiled pass
+    from smista.core._speedups import code_spans as _find_code_spans
+except ImportError:  # pragma: no cover - exercised on machines without a C compiler
+    _find_code_spans = _code_spans
+
+
 def visible_text(text: str) -> str:
     """``text`` with code, URLs, paths and identifiers blanked out (each by one space)."""
     if "`" in text or "~~~" in text:
@@ -99,7 +108,7 @@ def visible_text(text: str) -> str:
         text = _INLINE.sub(" ", text)
     if "://" in text or "www." in text or "WWW." in text:
         text = _URL.sub(" ", text)
-    spans = _code_spans(text)
+    spans = _find_code_spans(text)
     if not spans:
         return text
     pieces: list[str] = []
@@ -136,12 +145,15 @@ class PromptView:
         "_at",
         "_command",
         "_content",
-        "_hits",
+        "_content_limit",
+        "_hitting",
         "_lead",
         "_lowered",
+        "_prefixes",
         "_present",
         "_question",
         "_set",
+        "_signals",
         "_sorted",
         "_starts",
         "_tokens",
@@ -158,12 +170,12 @@ class PromptView:
         options: PlanOptions | None = None,
         *,
         tokens: list[str] | tuple[str, ...] | None = None,
-        hits: WordHits | None = None,
+        signals: TokenSignals | None = None,
         visible: str | None = None,
     ) -> None:
         """``tokens``, when given, must be ``tokenize(visible text)`` (the engine has them);
-        ``hits``, when given, must agree with :func:`smista.core.conditions.words.word_match`
-        (the engine's index of the words phrases and leading words use)."""
+        ``signals``, when given, must hold the words phrases and leading words look up and
+        the stems (the engine's :class:`~smista.core.conditions.signals.TokenSignals`)."""
         self.text = text
         self.options = options if options is not None else PlanOptions()
         if visible is None:
@@ -174,9 +186,12 @@ class PromptView:
         self._set: frozenset[str] | None = None
         self._command: str | bool | None = False  # False: not computed yet
         self._content: tuple[str, ...] | None = None
+        self._content_limit = 0
         self._question: bool | None = None
         self._lowered: str | None = None
-        self._hits = hits
+        self._signals = signals
+        self._prefixes: frozenset[str] | None = None
+        self._hitting: dict[str, tuple[tuple[str, bool], ...]] | None = None
         self._sorted: list[str] | None = None
         self._starts: dict[str, list[tuple[int, bool]]] | None = None
         self._at: dict[tuple[str, int], bool] | None = None
@@ -212,12 +227,15 @@ class PromptView:
             self._command = slash_command(self.text)
         return self._command  # type: ignore[return-value]
 
-    @property
-    def content(self) -> tuple[str, ...]:
-        """Tokens from the first content word on (after command, mentions, fillers)."""
-        if self._content is None:
-            self._content = content_tokens(self.visible, self.options.markers)
-        return self._content
+    def content_head(self, n: int) -> tuple[str, ...]:
+        """The first ``n`` tokens from the first content word on (after command,
+        mentions, fillers); fewer only when the prompt has fewer."""
+        held = self._content
+        if held is None or (len(held) < n and self._content_limit < n):
+            limit = max(n, _LEAD_WINDOW)
+            held = self._content = content_tokens(self.visible, self.options.markers, limit)
+            self._content_limit = limit
+        return held[:n]
 
     @property
     def question(self) -> bool:
@@ -230,22 +248,50 @@ class PromptView:
 
     def hits_of(self, token: str) -> tuple[tuple[str, bool], ...]:
         """The looked-up words ``token`` equals (fuzzy False) or is a typo of (True)."""
-        return () if self._hits is None else self._hits(token)
+        return () if self._signals is None else self._signals.of(token)[0]
 
     @property
     def has_index(self) -> bool:
         """Whether word lookups go through the engine's index."""
-        return self._hits is not None
+        return self._signals is not None
+
+    def _scan_signals(self) -> None:
+        """The words and stems some token hits, from the tokens not known to hit nothing."""
+        signals = self._signals
+        assert signals is not None
+        words: set[str] = set()
+        prefixes: set[str] = set()
+        hitting: dict[str, tuple[tuple[str, bool], ...]] = {}
+        of = signals.of
+        for token in self.token_set.difference(signals.silent):
+            hit, starts = of(token)
+            if hit:
+                hitting[token] = hit
+                for word, _ in hit:
+                    words.add(word)
+            if starts:
+                prefixes.update(starts)
+        self._present = frozenset(words)
+        self._prefixes = frozenset(prefixes)
+        self._hitting = hitting
 
     def _build_positions(self) -> None:
+        if self._signals is None:
+            hitting: dict[str, tuple[tuple[str, bool], ...]] = {}
+        else:
+            if self._hitting is None:
+                self._scan_signals()
+            assert self._hitting is not None
+            hitting = self._hitting
         starts: dict[str, list[tuple[int, bool]]] = {}
         at: dict[tuple[str, int], bool] = {}
         for pos, token in enumerate(self.tokens):
-            for word, fuzzy in self.hits_of(token):
-                starts.setdefault(word, []).append((pos, fuzzy))
-                at[(word, pos)] = fuzzy
+            hit = hitting.get(token)
+            if hit is not None:
+                for word, fuzzy in hit:
+                    starts.setdefault(word, []).append((pos, fuzzy))
+                    at[(word, pos)] = fuzzy
         self._starts, self._at = starts, at
-        self._present = frozenset(starts)
 
     def word_starts(self, word: str) -> list[tuple[int, bool]]:
         """Positions where a token equals or is a typo of looked-up ``word``."""
@@ -270,15 +316,33 @@ class PromptView:
 
     def has_prefix(self, stem: str) -> bool:
         """Whether some token starts with ``stem``."""
+        signals = self._signals
+        if signals is not None and stem in signals.stems:
+            return stem in self.present_stems
         tokens = self.sorted_tokens
         i = bisect_left(tokens, stem)
         return i < len(tokens) and tokens[i].startswith(stem)
+
+    def prefixes_of(self, stems: frozenset[str]) -> frozenset[str]:
+        """Which of ``stems`` some token starts with."""
+        signals = self._signals
+        if signals is not None and stems <= signals.stems:
+            return stems & self.present_stems
+        return frozenset(s for s in stems if self.has_prefix(s))
+
+    @property
+    def present_stems(self) -> frozenset[str]:
+        """The index's stems some token starts with (``signals`` only)."""
+        if self._prefixes is None:
+            self._scan_signals()
+        assert self._prefixes is not None
+        return self._prefixes
 
     @property
     def present_words(self) -> frozenset[str]:
         """The looked-up words some token hits (exactly or by typo)."""
         if self._present is None:
-            self._build_positions()
+            self._scan_signals()
         assert self._present is not None
         return self._present
 
@@ -286,7 +350,7 @@ class PromptView:
     def lead_words(self) -> frozenset[str]:
         """The looked-up words the first content word hits."""
         if self._lead is None:
-            content = self.content
+            content = self.content_head(1)
             self._lead = (
                 frozenset(w for w, _ in self.hits_of(content[0])) if content else frozenset()
             )

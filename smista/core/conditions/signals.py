@@ -1,0 +1,101 @@
+"""The per-token memo of word and prefix lookups that the extension kinds share.
+
+Pure. A rule set's phrases and leading words look up *words* (each token
+against every word, typo-tolerant), its stems look up *prefixes* (which of
+the rule set's stems a token starts with). Both depend on the token alone, so
+the engine keeps one :class:`TokenSignals` per compiled rule set and every
+prompt's :class:`~smista.core.conditions.view.PromptView` asks it:
+
+* a token is resolved once, into ``(words it hits, stems it starts with)``;
+* tokens known to hit nothing are kept in :attr:`TokenSignals.silent`, so a
+  prompt's interesting tokens are one C set difference away;
+* tokens that can hit no word (the word index's ``hopeless`` test) and start
+  no stem are never remembered (numbers, hashes: each is new);
+* the memo is bounded and forgets its oldest quarter when full, never
+  everything at once.
+
+The answers are those of the plain lookups (``word_match`` against every
+word, ``str.startswith`` against every stem); the memo only saves work.
+Must never perform I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from itertools import islice
+from typing import Any
+
+__all__ = ["Signal", "TokenSignals"]
+
+Signal = tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]
+"""``((word, fuzzy), ...), (stem, ...)``: what one token hits."""
+
+_NOTHING: Signal = ((), ())
+
+
+class TokenSignals:
+    """Words and stems per token, remembered (bounded)."""
+
+    __slots__ = (
+        "_firsts",
+        "_hopeless",
+        "_lengths",
+        "_limit",
+        "_lookup",
+        "memo",
+        "silent",
+        "stems",
+    )
+
+    def __init__(
+        self,
+        lookup: Callable[[str], Iterable[tuple[str, bool]]] | None,
+        hopeless: Callable[[str], bool],
+        stems: Iterable[str],
+        limit: int,
+    ) -> None:
+        """``lookup(token)``: the words ``token`` hits (``None``: no words);
+        ``hopeless(token)``: whether it can hit none; ``stems``: lowercased prefixes."""
+        self._lookup = lookup
+        self._hopeless = hopeless
+        self.stems = frozenset(s for s in stems if s)
+        self._lengths = tuple(sorted({len(s) for s in self.stems}))
+        self._firsts = frozenset(s[0] for s in self.stems)
+        self._limit = limit
+        self.memo: dict[str, Signal] = {}
+        self.silent: dict[str, None] = {}
+
+    def of(self, token: str) -> Signal:
+        """The words ``token`` hits (and whether by typo) and the stems it starts with."""
+        found = self.memo.get(token)
+        if found is not None:
+            return found
+        if token in self.silent:
+            return _NOTHING
+        lookup = self._lookup
+        matchable = lookup is not None and not self._hopeless(token)
+        words = tuple(lookup(token)) if matchable and lookup is not None else ()
+        stems = self.stems
+        prefixes = (
+            tuple(p for n in self._lengths if n <= len(token) and (p := token[:n]) in stems)
+            if token and token[0] in self._firsts
+            else ()
+        )
+        if words or prefixes:
+            found = (words, prefixes)
+            self._keep(self.memo, token, found)
+            return found
+        if matchable:  # a word-like token hitting nothing; hopeless ones are not kept
+            self._keep(self.silent, token, None)
+        return _NOTHING
+
+    def _keep(self, memo: dict[str, Any], token: str, value: Any) -> None:
+        if len(self.memo) + len(self.silent) >= self._limit:
+            held: dict[str, Any]
+            for held in (self.memo, self.silent):
+                for old in list(islice(held, max(1, len(held) // 4))):
+                    del held[old]
+        memo[token] = value
+
+    def __len__(self) -> int:
+        return len(self.memo) + len(self.silent)
