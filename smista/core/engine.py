@@ -250,9 +250,11 @@ class CompiledRules:
         "_alphabet",
         "_bands",
         "_by_code",
+        "_by_gate",
         "_codes",
         "_exact",
         "_fast",
+        "_foreign",
         "_free_code",
         "_free_default",
         "_free_rank",
@@ -357,7 +359,7 @@ class CompiledRules:
         self._keywordless = tuple(keywordless)
         # Keyword-less rules, in order, each with the gate of one of its
         # conditions (ConditionKind.gate): keys of which one must be present
-        # for the rule to hold, so most are skipped with one set test.
+        # for the rule to hold, so most are never looked at (see _by_gate).
         plan: list[tuple[int, int, str | None, frozenset[str]]] = []
         gate_keys: dict[str, set[str]] = {}
         for rank, index in keywordless:
@@ -374,6 +376,21 @@ class CompiledRules:
                 plan.append((rank, index, None, frozenset()))
         self._plan = tuple(plan)
         self._gate_keys = {k: frozenset(v) for k, v in gate_keys.items()}
+        # Plan positions by gate key: a prompt's present keys name the few
+        # keyword-less rules that can hold, so the others are never looked at.
+        by_gate: dict[str, dict[str, list[int]]] = {}
+        ungated: list[int] = []
+        for at, (_, _, gated_by, keys) in enumerate(plan):
+            if gated_by is None:
+                ungated.append(at)
+            else:
+                for key in keys:
+                    by_gate.setdefault(gated_by, {}).setdefault(key, []).append(at)
+        self._by_gate = {
+            kind: {key: tuple(ats) for key, ats in by_key.items()}
+            for kind, by_key in by_gate.items()
+        }
+        self._ungated = tuple(ungated)
         free = next(
             ((r, i) for r, i in keywordless if not self.contexts[i] and not self.conditions[i]),
             None,
@@ -398,6 +415,7 @@ class CompiledRules:
         self._max_len = max((len(k) + typo_caps.get(k, 0) for k in self._exact), default=0)
         self._max_cap = max(typo_caps.values(), default=0)
         self._alphabet = frozenset(chain.from_iterable(self._exact))
+        self._foreign = str.maketrans(dict.fromkeys(self._alphabet))
         self._levels = self._depth_levels()
         self._bands: tuple[tuple[str, ...] | None, ...] | None = None
         self._learned = 0
@@ -481,7 +499,8 @@ class CompiledRules:
         """
         if len(token) > self._max_len:
             return True
-        return len(set(token).difference(self._alphabet)) > self._max_cap
+        # (each occurrence of a foreign character needs an edit of its own)
+        return len(token.translate(self._foreign)) > self._max_cap
 
     def _enable_bands(self) -> None:
         """Switch token lengths where a C scan of same-length keywords is cheaper.
@@ -722,8 +741,13 @@ class CompiledRules:
             text, contexts, self.options, tokens=tokens, signals=self._signals, visible=visible
         )
         hits = sorted(best.values())
-        plan = self._plan
-        present: dict[str, frozenset[str]] = {}
+        live = list(self._ungated)
+        gate_keys = self._gate_keys
+        for kind, by_key in self._by_gate.items():
+            for key in BY_KEY[kind].present(view, gate_keys[kind]):
+                live.extend(by_key[key])
+        every = self._plan
+        plan = [every[at] for at in sorted(set(live))]
         h = p = 0
         while h < len(hits) or p < len(plan):
             if p >= len(plan) or (h < len(hits) and hits[h][0] < plan[p][0]):
@@ -732,15 +756,8 @@ class CompiledRules:
                 h += 1
             else:
                 hit = None
-                _, index, gate_kind, keys = plan[p]
+                index = plan[p][1]
                 p += 1
-                if gate_kind is not None:
-                    found_keys = present.get(gate_kind)
-                    if found_keys is None:
-                        found_keys = BY_KEY[gate_kind].present(view, self._gate_keys[gate_kind])
-                        present[gate_kind] = found_keys
-                    if keys.isdisjoint(found_keys):
-                        continue
             context: str | None = None
             wanted = self.contexts[index]
             if wanted:
