@@ -1,8 +1,9 @@
 """Request and response models of the HTTP service (the shapes in ``/openapi.json``).
 
 Pure data (pydantic v2, frozen, unknown keys rejected). Responses that the
-library already defines (:class:`~smista.core.result.Classification`) are reused
-as they are, so ``/v1/classify`` answers exactly the library's wire JSON.
+library already defines (the classification, through its pydantic model
+:class:`~smista.core.resultmodel.ClassificationModel`) are reused as they are, so
+``/v1/classify`` answers exactly the library's wire JSON.
 Never performs I/O.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from smista.core.intent import TaskIntent
-from smista.core.result import Classification
+from smista.core.resultmodel import ClassificationModel
 from smista.core.rules import ClassificationConfig
 from smista.core.turnclassify import TurnInfo
 from smista.core.workspace import Workspace
@@ -57,7 +58,7 @@ class ClassifyRequest(TextOrMessages):
     )
 
 
-class ClassifyAnswer(Classification):
+class ClassifyAnswer(ClassificationModel):
     """A classification; with ``turn`` when the request gave ``messages``."""
 
     turn: TurnInfo | None = Field(
