@@ -1,6 +1,8 @@
 """One-call convenience API over the classifier and the shipped default rules.
 
-Edge module (reads the default pack on first use, then caches it).
+Edge module (reads the default pack on first use, then caches it). Classifying
+with the default pack imports neither pydantic nor tomllib
+(:func:`smista.config.defaults.default_classifier`).
 """
 
 from __future__ import annotations
@@ -10,13 +12,13 @@ from typing import TYPE_CHECKING
 
 from smista.config.defaults import default_classifier
 from smista.core.classifier import Classifier
-from smista.core.intent import TaskIntent
-from smista.core.result import Classification
-from smista.core.rules import ClassificationConfig
-from smista.core.workspace import Workspace
 
 if TYPE_CHECKING:
+    from smista.core.intent import TaskIntent
+    from smista.core.result import Classification
+    from smista.core.rules import ClassificationConfig
     from smista.core.turnclassify import TurnResult
+    from smista.core.workspace import Workspace
 
 __all__ = ["classify", "classify_turn"]
 

@@ -387,7 +387,7 @@ def test_classifier_is_immutable() -> None:
     """Its config and compiled rules cannot be swapped after construction."""
     classifier = make(DOC_RULES)
     with pytest.raises(AttributeError, match="immutable"):
-        classifier.config = ClassificationConfig()
+        classifier.config = ClassificationConfig()  # type: ignore[misc]
     with pytest.raises(AttributeError, match="immutable"):
         del classifier.rules
     assert classifier.classify("audit", workspace=DIFF).intent == "review"

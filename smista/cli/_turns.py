@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from smista.cli._common import UsageError, read_text_arg
@@ -56,6 +55,8 @@ def read_messages_arg(path: str) -> object:
         if path == "-":
             raw = sys.stdin.buffer.read(MAX_MESSAGES_BYTES + 1)
         else:
+            from pathlib import Path  # not at import: plain classify never needs it
+
             with Path(path).open("rb") as handle:
                 raw = handle.read(MAX_MESSAGES_BYTES + 1)
     except OSError as exc:

@@ -8,7 +8,6 @@ prompt pays only for the work.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -62,6 +61,8 @@ def run(argv: Sequence[str]) -> int:
         result = wire_of(match)
     out = sys.stdout
     if args.json:
+        import json  # not at import: only --json needs it
+
         out.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
         out.write(f"intent:     {result['intent']} ({result['source']})\n")
@@ -108,6 +109,8 @@ def _print_turn(
         return 0
     result = classifier.classify_turn(payload, command=command, contexts=contexts)
     if as_json:
+        import json
+
         sys.stdout.write(json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":")))
         sys.stdout.write("\n")
     else:

@@ -45,20 +45,21 @@ validated, or import pydantic unless a file has to be validated.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
 import sys
 from contextlib import suppress
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smista import __version__
 from smista.config._files import CONFIG_LIMIT, read_bounded
-from smista.config._shipped import shipped_rules_path
+from smista.config._shipped import shipped_rules_file, shipped_rules_path
 from smista.core.engine import FORMAT, CompiledRules
 from smista.core.intent import TaskIntent
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 try:  # the builtin module: importing hashlib would also load OpenSSL
     from _blake2 import blake2b
@@ -97,6 +98,8 @@ def default_pack_path() -> Path:
 
 def cache_dir() -> Path | None:
     """Where compiled rules are cached (``None``: caching disabled)."""
+    from pathlib import Path  # not at import: the shipped pack's cold path never needs it
+
     explicit = os.environ.get("SMISTA_CACHE_DIR")
     if explicit is not None:
         return Path(explicit) if explicit else None
@@ -127,7 +130,7 @@ def cache_key(content: bytes) -> str:
 
 def load_rules(path: str | Path | None) -> CompiledRules:
     """The compiled rules of ``path`` (or of the shipped default pack)."""
-    source = default_pack_path() if path is None else path
+    source = shipped_rules_file("default") if path is None else path
     try:
         content = read_bounded(source, CONFIG_LIMIT)
     except OSError:
@@ -207,6 +210,8 @@ def _plain(value: Any) -> Any:
 
 def encode_entry(key: str, data: Any) -> bytes | None:
     """The entry bytes for ``data`` (``None``: not JSON data that round-trips exactly)."""
+    import json  # not at import: the shipped pack's cold path reads no entry
+
     try:
         payload = json.dumps(
             {"stamp": _stamp(), "key": key, "data": data},
@@ -227,6 +232,8 @@ def encode_entry(key: str, data: Any) -> bytes | None:
 
 def decode_entry(raw: bytes, key: str) -> Any:
     """The data of a verified entry for ``key``; ``ValueError`` for anything else."""
+    import json
+
     if not raw.startswith(_MAGIC):
         raise ValueError("not a cache entry of this format")
     header = _HEADER.match(raw, len(_MAGIC))
@@ -334,6 +341,8 @@ def render_default_pack() -> str:
 
 
 def _main(argv: list[str]) -> int:
+    from pathlib import Path
+
     if argv != ["--write-default-pack"]:
         print("usage: python -m smista.config.rulecache --write-default-pack", file=sys.stderr)
         return 2

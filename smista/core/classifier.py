@@ -1,6 +1,9 @@
 """The intent classifier: a compiled :class:`ClassificationConfig` answering requests.
 
-Pure; never performs I/O or calls a model. ``Classifier.classify`` is the
+Pure; never performs I/O or calls a model. Classifying imports neither pydantic
+nor the rule model: a classifier made by :meth:`Classifier.from_rules` (the
+shipped default pack, precompiled) builds its validated ``config`` only when
+something asks for it (explain, turns, equality, pickling). ``Classifier.classify`` is the
 original's ``TaskNormalizer::classify``: explicit command override, then the
 first rule in ``(priority, index)`` order whose conditions all hold, else the
 default intent. ``Classifier.explain`` gives the same answer with the full
@@ -15,16 +18,16 @@ from typing import TYPE_CHECKING
 from smista.core.conditions.compile import plan_options, rule_spec
 from smista.core.conditions.view import visible_text
 from smista.core.engine import CompiledRules, RuleMatch, confidence_of, reason_of
-from smista.core.explain import Explanation, explain_rules
 from smista.core.intent import Confidence, IntentSource, TaskIntent
 from smista.core.result import Classification
-from smista.core.rules import ClassificationConfig
 from smista.core.tokenizer import tokenize
 from smista.core.wire import explicit_reason
-from smista.core.workspace import Workspace, context_kinds
 
 if TYPE_CHECKING:
+    from smista.core.explain import Explanation
+    from smista.core.rules import ClassificationConfig
     from smista.core.turnclassify import TurnExplanation, TurnResult
+    from smista.core.workspace import Workspace
 
 __all__ = ["Classifier", "compile_rules"]
 
@@ -41,31 +44,76 @@ def compile_rules(config: ClassificationConfig) -> CompiledRules:
 def _contexts(contexts: Iterable[str], workspace: Workspace | None) -> frozenset[str]:
     # A lone string is one context kind, not a sequence of one-letter kinds.
     kinds = frozenset((contexts,)) if isinstance(contexts, str) else frozenset(contexts)
-    return kinds | context_kinds(workspace) if workspace is not None else kinds
+    if workspace is None:
+        return kinds
+    from smista.core.workspace import context_kinds
+
+    return kinds | context_kinds(workspace)
 
 
 class Classifier:
     """A classifier built once from a config: immutable, picklable, thread-safe."""
 
-    __slots__ = ("_by_code", "_match_code", "_match_text", "_results", "config", "rules")
+    __slots__ = (
+        "_by_code",
+        "_config",
+        "_load_config",
+        "_match_code",
+        "_match_text",
+        "_results",
+        "rules",
+    )
 
-    config: ClassificationConfig
     rules: CompiledRules
+    _config: ClassificationConfig | None
+    _load_config: Callable[[], ClassificationConfig] | None
     _match_text: Callable[[str, Collection[str]], RuleMatch]
     _match_code: Callable[[str], int]
     _results: dict[RuleMatch, Classification]
     _by_code: dict[int, Classification]
 
     def __init__(self, config: ClassificationConfig) -> None:
+        self._init(compile_rules(config), config, None)
+
+    @classmethod
+    def from_rules(
+        cls, rules: CompiledRules, config: Callable[[], ClassificationConfig]
+    ) -> Classifier:
+        """A classifier over ``rules`` already compiled from the config ``config()`` returns.
+
+        ``config`` is called at most once, when :attr:`config` is first read; it
+        must return the config ``rules`` were compiled from (the shipped pack:
+        :func:`smista.config.defaults.default_config`).
+        """
+        self = cls.__new__(cls)
+        self._init(rules, None, config)
+        return self
+
+    def _init(
+        self,
+        rules: CompiledRules,
+        config: ClassificationConfig | None,
+        load: Callable[[], ClassificationConfig] | None,
+    ) -> None:
         # Attributes are set once here; __setattr__ refuses later changes.
         init = object.__setattr__
-        rules = compile_rules(config)
-        init(self, "config", config)
+        init(self, "_config", config)
+        init(self, "_load_config", load)
         init(self, "rules", rules)
         init(self, "_match_text", rules.match_text)
         init(self, "_match_code", rules.match_code)
         init(self, "_results", {})
         init(self, "_by_code", {})
+
+    @property
+    def config(self) -> ClassificationConfig:
+        """The validated config the rules were compiled from (built on first use)."""
+        config = self._config
+        if config is None:
+            assert self._load_config is not None
+            config = self._load_config()
+            object.__setattr__(self, "_config", config)
+        return config
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Classifier is immutable: cannot set {name!r}")
@@ -74,7 +122,7 @@ class Classifier:
         raise AttributeError(f"Classifier is immutable: cannot delete {name!r}")
 
     def __repr__(self) -> str:
-        return f"Classifier(<{len(self.config.rules)} rules>)"
+        return f"Classifier(<{len(self.rules.specs)} rules>)"
 
     def __getstate__(self) -> ClassificationConfig:
         return self.config
@@ -137,6 +185,8 @@ class Classifier:
         workspace: Workspace | None = None,
     ) -> Explanation:
         """The decision trace behind :meth:`classify` for the same inputs."""
+        from smista.core.explain import explain_rules
+
         kinds = _contexts(contexts, workspace)
         visible = visible_text(text) if self.rules.options.ignore_code else text
         tokens = tokenize(visible)

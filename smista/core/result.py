@@ -20,7 +20,6 @@ classify path.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from smista.core import wire
@@ -192,11 +191,16 @@ class Classification:
         """Compact JSON, byte for byte what pydantic's ``model_dump_json`` gives."""
         if options or not (self.reason.isascii() or _utf8(self.reason)):
             return self._as_model().model_dump_json(exclude_none=exclude_none, **options)
+        import json  # not at import: classifying never serializes
+
         data = self.to_wire() if exclude_none else self.model_dump(mode="json")
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Classification:
+    def model_copy(
+        self, *, update: dict[str, Any] | None = None, deep: bool = False
+    ) -> Classification:
         """A copy with ``update`` applied (validated; an immutable value needs no deep copy)."""
+        del deep
         if not update:
             return self
         return type(self)(**{**{name: getattr(self, name) for name in FIELDS}, **update})
@@ -219,9 +223,7 @@ class Classification:
         return _model().model_json_schema(**options)
 
     @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         from smista.core.resultmodel import core_schema_of
 
         return core_schema_of(cls, handler)

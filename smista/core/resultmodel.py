@@ -66,7 +66,5 @@ def core_schema_of(
     return core_schema.no_info_wrap_validator_function(
         validate,
         model,
-        serialization=core_schema.wrap_serializer_function_ser_schema(
-            serialize, schema=model
-        ),
+        serialization=core_schema.wrap_serializer_function_ser_schema(serialize, schema=model),
     )

@@ -18,7 +18,6 @@ Must never import pydantic or do I/O.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 __all__ = [
@@ -63,6 +62,8 @@ def json_value(text: str) -> object:
 
     ``JSON nested too deeply`` or ``not valid JSON (<json's message>)``.
     """
+    import json  # not at import: the classify path never decodes JSON
+
     try:
         return json.loads(text)
     except RecursionError:
