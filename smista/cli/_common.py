@@ -6,9 +6,10 @@ I/O edge. ``ArgumentParser`` here reports usage errors as one line and exit 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from smista.core.errors import SmistaError
 
@@ -22,14 +23,55 @@ class UsageError(SmistaError):
     """The command line itself is wrong."""
 
 
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing shutil (and its
+    compression modules) on every command start."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+    return size.columns or 80
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, as wide as argparse makes it, without importing shutil.
+
+    argparse builds a formatter for every ``add_argument`` (to check metavars),
+    and its default width comes from :func:`shutil.get_terminal_size`.
+    """
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **options: Any,
+    ) -> None:
+        if width is None:
+            width = _columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width, **options)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """An argparse parser whose errors are one readable line (exit status 2).
 
     When an unknown word starting with ``-`` is on the command line (a prompt
-    such as ``-fix``), the error says to put ``--`` before it.
+    such as ``-fix``), the error says to put ``--`` before it. Help is laid out
+    by :class:`HelpFormatter` unless another ``formatter_class`` is given.
     """
 
     _argv: list[str] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
