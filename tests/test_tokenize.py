@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -109,3 +110,63 @@ def test_a_class_with_no_chars_in_a_plane_never_matches() -> None:
     empty = re.compile(_class([(0x41, 0x5A)], astral=True))
     assert [empty.match(c) for c in ("A", "\U0001f600", "")] == [None, None, None]
     assert re.fullmatch(_class([(0x41, 0x5A), (0x1F600, 0x1F601)], astral=True), "\U0001f601")
+
+
+_TABLES: list[Any] = []
+
+
+def _both_paths(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[list[str], list[str]]:
+    """``tokenize(text)`` split by hand (the start-up path) and by the compiled regex."""
+    from smista.core import tokenizer
+
+    if not _TABLES:  # built once: compiling the token regex takes milliseconds
+        _TABLES.extend((tokenizer._Tables(), tokenizer._Tables()))
+    by_hand, by_regex = _TABLES
+    by_hand._short_left = 1 << 30
+    by_regex._short_left = 0
+    with monkeypatch.context() as m:
+        m.setattr(tokenizer, "_tables", lambda: by_hand)
+        short = tokenize(text)
+        m.setattr(tokenizer, "_tables", lambda: by_regex)
+        regex = tokenize(text)
+    return short, regex
+
+
+def test_start_up_path_matches_rust(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short texts split character by character (before the regex is compiled) give Rust's
+    tokens, as the regex path does."""
+    from smista.core.tokenizer import _SHORT
+
+    short_cases = [c for c in RUST_CASES if len(c["text"]) <= _SHORT and not c["text"].isascii()]
+    assert len(short_cases) > 100
+    for case in short_cases:
+        assert _both_paths(monkeypatch, case["text"]) == (case["tokens"], case["tokens"])
+
+
+SCRIPTS = (
+    "aZ9 _-.,'\u00e9\u00df\u0130\u03a3\u03c3\u03c2\u0391\u1e9e\u0345\u093f\u0915\u0e01\u0e31"
+    "\u3042\u4e00\uac00\u0416\u0436\u05d0\u0660\u2160\u00b2\u00bd\u200d\u0301\u02bc\u1f88"
+    "\U00010d50\U0001d400\U0001f600\U00010400\U0001e900"
+)
+
+
+@given(st.text(alphabet=st.sampled_from(SCRIPTS) | st.characters(), max_size=48))
+def test_start_up_path_equals_regex_path(text: str) -> None:
+    """Character-by-character splitting and set-based lowercasing checks agree with the
+    regexes on any short text (sigma, overrides, astral and combining characters)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        short, regex = _both_paths(monkeypatch, text)
+    assert short == regex
+
+
+@given(st.text(alphabet=st.sampled_from(SCRIPTS) | st.characters(), max_size=48))
+def test_short_lowercasing_check_equals_the_regexes(text: str) -> None:
+    """``plain`` on a short text (sets) answers what the override regexes answer."""
+    from smista.core.tokenizer import _CAPITAL_SIGMA, _Tables
+
+    tables = _TABLES[0] if _TABLES else _Tables()
+    astral = set(tables.astral_re.findall(text))
+    by_regex = not (tables.special_re.search(text) or not astral.isdisjoint(tables.special_astral))
+    if by_regex and _CAPITAL_SIGMA in text:
+        by_regex = not (tables.sigma_re.search(text) or not astral.isdisjoint(tables.sigma_astral))
+    assert tables.plain(text) == by_regex

@@ -12,6 +12,13 @@ Other text is split by a regex whose classes hold BMP characters only (``re``
 tests those with a bitmap, but scans a list of ranges as soon as a class holds
 an astral character); the rare astral characters are handled apart. Tokens are
 lowercased in one ``str.lower`` call when no character needs Rust's own rules.
+
+Start-up: compiling that regex costs milliseconds, so it is built only when
+needed. The first :data:`_SHORT_BUDGET` short non-ASCII texts (up to
+:data:`_SHORT` characters: the phrases and keywords of a rule pack being
+compiled, a few short prompts) are split character by character over the same
+ranges instead, and a short text is checked for Rust's lowercasing rules with
+sets rather than regexes; both give exactly the regex paths' answers.
 """
 
 from __future__ import annotations
@@ -24,6 +31,12 @@ from functools import cache, cached_property
 __all__ = ["ASCII_TABLE", "rust_lower", "tokenize"]
 
 _CAPITAL_SIGMA = "\u03a3"
+
+_SHORT = 48
+"""Longest text split character by character (while the budget lasts)."""
+
+_SHORT_BUDGET = 512
+"""Short non-ASCII texts split before the token regex is compiled anyway."""
 
 ASCII_TABLE = bytes(
     (ord(chr(b).lower()) if chr(b).isalnum() else 0x20) if b < 128 else 0x20 for b in range(256)
@@ -38,6 +51,8 @@ def tokenize(text: str) -> list[str]:
     if text.isascii():
         return text.encode().translate(ASCII_TABLE).decode().split()
     tables = _tables()
+    if len(text) <= _SHORT and tables.short_first():
+        return tables.tokenize_short(text)
     astral = set(tables.astral_re.findall(text))
     pattern = tables.token_bmp_re
     if astral:
@@ -81,12 +96,21 @@ class _Tables:
         self.astral_re = re.compile("[\U00010000-\U0010ffff]")
         self.lower_overrides = {chr(cp): s for cp, s in data.LOWER_OVERRIDES.items()}
         self.sigma_overrides = {chr(cp): v for cp, v in data.SIGMA_OVERRIDES.items()}
-        lower = [(c, c) for c in data.LOWER_OVERRIDES]
-        sigma = [(c, c) for c in data.SIGMA_OVERRIDES]
-        self.special_re = re.compile(_class(lower, astral=False))
         self.special_astral = {chr(c) for c in data.LOWER_OVERRIDES if c > _BMP_END}
-        self.sigma_re = re.compile(_class(sigma, astral=False))
         self.sigma_astral = {chr(c) for c in data.SIGMA_OVERRIDES if c > _BMP_END}
+        self._short_left = _SHORT_BUDGET
+
+    @cached_property
+    def special_re(self) -> re.Pattern[str]:
+        from smista.core import _unicode_tables as data
+
+        return re.compile(_class(((c, c) for c in data.LOWER_OVERRIDES), astral=False))
+
+    @cached_property
+    def sigma_re(self) -> re.Pattern[str]:
+        from smista.core import _unicode_tables as data
+
+        return re.compile(_class(((c, c) for c in data.SIGMA_OVERRIDES), astral=False))
 
     # The token patterns are big; lowercasing keywords alone never needs them.
 
@@ -111,6 +135,54 @@ class _Tables:
         )
 
     @cached_property
+    def _starts(self) -> list[int]:
+        return [a for a, _ in self._alnum]
+
+    @cached_property
+    def _ends(self) -> list[int]:
+        return [b for _, b in self._alnum]
+
+    def short_first(self) -> bool:
+        """Whether to split a short text by hand: the token regex is not compiled yet
+        and the budget of such texts is not spent."""
+        if "token_bmp_re" in self.__dict__ or self._short_left <= 0:
+            return False
+        self._short_left -= 1
+        return True
+
+    def tokenize_short(self, text: str) -> list[str]:
+        """:func:`tokenize` of a short non-ASCII text, character by character.
+
+        A token character is one in the alphanumeric ranges (BMP or astral:
+        the regex path treats a non-alphanumeric astral character as a space
+        too), so the tokens are the regex path's; lowercasing is the same.
+        """
+        starts, ends = self._starts, self._ends
+        tokens: list[str] = []
+        begin = -1
+        for i, ch in enumerate(text):
+            cp = ord(ch)
+            if cp < 128:
+                alnum = ASCII_TABLE[cp] != 0x20
+            else:
+                k = bisect_right(starts, cp) - 1
+                alnum = k >= 0 and cp <= ends[k]
+            if alnum:
+                if begin < 0:
+                    begin = i
+            elif begin >= 0:
+                tokens.append(text[begin:i])
+                begin = -1
+        if begin >= 0:
+            tokens.append(text[begin:])
+        if not tokens:
+            return tokens
+        joined = " ".join(tokens)
+        if self.plain(joined):
+            return joined.lower().split(" ")
+        return [tok.lower() if tok.isascii() else self.lower(tok) for tok in tokens]
+
+    @cached_property
     def astral_starts(self) -> list[int]:
         return [a for a, b in self._alnum if b > _BMP_END]
 
@@ -127,8 +199,14 @@ class _Tables:
     def plain(self, text: str, astral: set[str] | None = None) -> bool:
         """Whether Python's ``str.lower`` gives Rust's answer for ``text``.
 
-        ``astral`` is the set of astral characters in ``text`` if known.
+        ``astral`` is the set of astral characters in ``text`` if known. A
+        short text is checked character by character against the override
+        tables (the same test as the regexes over the same tables).
         """
+        if len(text) <= _SHORT:
+            if not self.lower_overrides.keys().isdisjoint(text):
+                return False
+            return _CAPITAL_SIGMA not in text or self.sigma_overrides.keys().isdisjoint(text)
         if astral is None:
             astral = set(self.astral_re.findall(text))
         if self.special_re.search(text) or not astral.isdisjoint(self.special_astral):
