@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -130,8 +131,8 @@ def test_config_is_built_when_asked_for() -> None:
 
 
 def test_cli_classify_imports_only_what_it_needs() -> None:
-    """``smista classify`` loads no pydantic, TOML parser, pathlib, shutil or json (without
-    --json), and prints what it always printed."""
+    """``smista classify TEXT`` loads no pydantic, TOML parser, pathlib, shutil, json or
+    argparse, and prints what it always printed."""
     code = (
         "import io, sys\n"
         "from contextlib import redirect_stdout\n"
@@ -139,7 +140,8 @@ def test_cli_classify_imports_only_what_it_needs() -> None:
         "buf = io.StringIO()\n"
         "with redirect_stdout(buf):\n"
         "    main(['classify', 'fix the login bug'])\n"
-        "heavy = ('pydantic', 'tomllib', 'pathlib', 'shutil', 'json', 'smista.core.rules')\n"
+        "heavy = ('pydantic', 'tomllib', 'pathlib', 'shutil', 'json', 'smista.core.rules',"
+        " 'argparse')\n"
         "print([m for m in heavy if m in sys.modules])\n"
         "print(buf.getvalue(), end='')\n"
     )
@@ -152,6 +154,30 @@ def test_cli_classify_imports_only_what_it_needs() -> None:
         f"confidence: {result.confidence.value}",
         f"reason:     {result.reason}",
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"fix the login bug",
+        b"",
+        b"  -not an option after a space",
+        "не редактируй файлы\nпросто объясни".encode(),
+        b"please review\xff",  # not UTF-8: a usage error either way
+        b"/plan the rollout",
+    ],
+)
+def test_bare_classify_answers_as_the_parser_does(text: bytes, run_cli: Any) -> None:
+    """``smista classify TEXT`` (no parser) answers, fails and exits exactly as
+    ``smista classify -- TEXT`` (through argparse) does."""
+    bare = run_cli([b"classify", text])
+    parsed = run_cli([b"classify", b"--", text])
+    assert (bare.returncode, bare.stdout, bare.stderr) == (
+        parsed.returncode,
+        parsed.stdout,
+        parsed.stderr,
+    )
+    assert bare.returncode == (2 if text.endswith(b"\xff") else 0)
 
 
 def test_cli_help_width_follows_columns() -> None:

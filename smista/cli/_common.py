@@ -1,6 +1,8 @@
 """Helpers shared by the subcommand modules: argument parsing and input reading.
 
 I/O edge. ``ArgumentParser`` here reports usage errors as one line and exit 2.
+``UsageError`` and ``read_text_arg`` live in :mod:`smista.cli._text` (no argparse)
+and are re-exported here.
 """
 
 from __future__ import annotations
@@ -11,16 +13,19 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from smista.core.errors import SmistaError
+from smista.cli._text import STDIN_LIMIT, UsageError, read_text_arg
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
-__all__ = ["ArgumentParser", "UsageError", "add_request_options", "read_text_arg"]
-
-
-class UsageError(SmistaError):
-    """The command line itself is wrong."""
+__all__ = [
+    "STDIN_LIMIT",
+    "ArgumentParser",
+    "HelpFormatter",
+    "UsageError",
+    "add_request_options",
+    "read_text_arg",
+]
 
 
 def _columns() -> int:
@@ -121,30 +126,3 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
         type=_context_kind,
         help="an available context kind, e.g. git_diff (repeatable)",
     )
-
-
-STDIN_LIMIT = 64 << 20
-"""Most bytes of text read from stdin (``-``)."""
-
-
-def read_text_arg(text: str) -> str:
-    """``-`` reads all of stdin as strict UTF-8; anything else is the text itself.
-
-    Command-line text must be valid UTF-8 too: Python hands undecodable argv
-    bytes over as lone surrogates, which no prompt can contain.
-    """
-    if text != "-":
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise UsageError(
-                f"TEXT is not valid UTF-8 (invalid byte at character {exc.start})"
-            ) from None
-        return text
-    data = sys.stdin.buffer.read(STDIN_LIMIT + 1)
-    if len(data) > STDIN_LIMIT:
-        raise UsageError(f"stdin is larger than {STDIN_LIMIT} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"stdin is not valid UTF-8 (invalid byte at offset {exc.start})") from None

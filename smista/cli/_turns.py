@@ -9,11 +9,10 @@ never appears in an error.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from smista.cli._common import UsageError, read_text_arg
+from smista.cli._text import UsageError, read_text_arg
 from smista.core.wire import json_value
 
 __all__ = [
@@ -31,6 +30,8 @@ MAX_MESSAGES_BYTES = 64 * 1024 * 1024
 """A ``--messages`` document is at most this many bytes."""
 
 if TYPE_CHECKING:
+    import argparse
+
     from smista.core.turnclassify import TurnExplanation, TurnResult
     from smista.core.turnrules import TurnSettings
 

@@ -3,7 +3,10 @@
 I/O edge. ``classify`` stays off pydantic: it reads compiled rules through
 :mod:`smista.config.rulecache` and renders the wire JSON with :mod:`smista.core.wire` (as
 ``Classification.to_wire`` does), so a hook calling it per
-prompt pays only for the work.
+prompt pays only for the work. The bare form ``smista classify TEXT`` (one
+argument, not starting with ``-``) is what argparse would read as TEXT with
+every option at its default, so it is answered without loading argparse; any
+other command line goes through the parser.
 """
 
 from __future__ import annotations
@@ -12,20 +15,24 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from smista.cli._common import ArgumentParser, add_request_options
-from smista.cli._turns import add_messages_option, text_or_messages
+from smista.cli._text import read_text_arg
+from smista.cli._turns import text_or_messages
 from smista.config.rulecache import load_rules
 from smista.core.engine import wire_of
 from smista.core.intent import TaskIntent
 from smista.core.wire import explicit
 
 if TYPE_CHECKING:
+    from smista.cli._common import ArgumentParser
     from smista.core.classifier import Classifier
 
 __all__ = ["run"]
 
 
 def _parser(name: str) -> ArgumentParser:
+    from smista.cli._common import ArgumentParser, add_request_options
+    from smista.cli._turns import add_messages_option
+
     explain = name == "explain"
     parser = ArgumentParser(
         prog=f"smista {name}",
@@ -46,6 +53,9 @@ def _parser(name: str) -> ArgumentParser:
 
 def run(argv: Sequence[str]) -> int:
     name = argv[0]
+    if name == "classify" and len(argv) == 2 and not argv[1].startswith("-"):
+        # `smista classify TEXT`: the parser would give exactly TEXT and the defaults.
+        return _classify(read_text_arg(argv[1]), None, None, [], as_json=False)
     args = _parser(name).parse_args(argv[1:])
     text, payload = text_or_messages(args.text, args.messages)
     command = TaskIntent.parse(args.command) if args.command is not None else None
@@ -53,14 +63,25 @@ def run(argv: Sequence[str]) -> int:
         return _turn(name, args.rules, payload, command, args.context, args.json)
     if name == "explain":
         return _explain(args.rules, text, command, args.context, args.json)
+    return _classify(text, args.rules, command, args.context, as_json=args.json)
+
+
+def _classify(
+    text: str,
+    rules_path: str | None,
+    command: TaskIntent | None,
+    contexts: list[str],
+    *,
+    as_json: bool,
+) -> int:
     if command is not None:
         result = explicit(command.value)
     else:
-        rules = load_rules(args.rules)
-        match = rules.match_text(text, frozenset(args.context))
+        rules = load_rules(rules_path)
+        match = rules.match_text(text, frozenset(contexts))
         result = wire_of(match)
     out = sys.stdout
-    if args.json:
+    if as_json:
         import json  # not at import: only --json needs it
 
         out.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
