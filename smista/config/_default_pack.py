@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'eada6f680eb2136ab7115c4963eabb3ea3ffd0b4'
+DIGEST = '3d2b6cf8c0453311197e9f1f85bcf44c81d24491'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -124,6 +124,13 @@ DATA: tuple[object, ...] = (4, 'chat',
    True),
   ('skill', 261, (), (), (('stems', ('çalıştır', 'запусти', 'запустить', 'jalankan'), True),),
    True),
+  ('edit', 285, (), (),
+   (('phrases',
+     ('implement the plan', 'implement this plan', 'implement that plan', 'implement your plan',
+      'execute the plan', 'execute this plan', 'follow the plan', 'proceed with the plan',
+      'go ahead with the plan', 'apply the plan'),
+     False),),
+   False),
   ('summarize', 290, (), (),
    (('phrases',
      ('a summary', 'commit message', 'an overview', 'the gist', 'tl dr', 'sum up', 'tóm tắt',
@@ -311,7 +318,8 @@ DATA: tuple[object, ...] = (4, 'chat',
    False),
   ('edit', 562, (), (),
    (('leading',
-     ('continue', 'proceed', 'go ahead', 'do it', 'lanjutkan', 'lanjut', 'devam', 'weiter',
+     ('continue', 'proceed', 'go ahead', 'do it', 'do that', 'do this', 'do the same',
+      'try again', 'keep going', 'go on', 'carry on', 'lanjutkan', 'lanjut', 'devam', 'weiter',
       'continua', 'continúa', 'продолжай', 'продолжи', 'tiếp tục'),
      False),),
    False),
