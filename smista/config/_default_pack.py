@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '3d2b6cf8c0453311197e9f1f85bcf44c81d24491'
+DIGEST = '763557b289cb1052f61d2c1a5e9ea71f28d3fa71'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -364,10 +364,14 @@ DATA: tuple[object, ...] = (4, 'chat',
       "doesn't appear", 'does not appear', 'not appearing', 'nothing happens', "doesn't load",
       'not loading', "won't load", "doesn't render", 'not rendering', "doesn't update",
       'not updating', "doesn't change", 'still the same', 'still shows', 'still getting',
-      'still fails', 'still failing', 'same error', 'same issue', 'same problem', 'не работает',
-      'no funciona', 'não funciona', 'nao funciona', 'ne marche pas', 'ne fonctionne pas',
-      'funktioniert nicht', 'non funziona', 'tidak berfungsi', 'không hoạt động', 'bị lỗi',
-      'fungerar inte', 'çalışmıyor'),
+      'still fails', 'still failing', 'same error', 'same issue', 'same problem',
+      'most recent call last', 'no module named', 'has no attribute', 'is not defined',
+      'is not a function', 'cannot find module', 'cannot read properties', 'command not found',
+      'no such file or directory', 'unexpected token', 'segmentation fault',
+      'failed to compile', 'build failed', 'compilation failed', 'undefined reference',
+      'permission denied', 'не работает', 'no funciona', 'não funciona', 'nao funciona',
+      'ne marche pas', 'ne fonctionne pas', 'funktioniert nicht', 'non funziona',
+      'tidak berfungsi', 'không hoạt động', 'bị lỗi', 'fungerar inte', 'çalışmıyor'),
      False),
     ('question', (), False)),
    False),
