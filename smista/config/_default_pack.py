@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '763557b289cb1052f61d2c1a5e9ea71f28d3fa71'
+DIGEST = '1f04cec04c895789616611d61816bf8f70d89466'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -276,7 +276,15 @@ DATA: tuple[object, ...] = (4, 'chat',
       'restyle', 'ensure', 'avoid', 'prevent', 'fill', 'populate', 'load', 'save', 'store',
       'cache', 'parse', 'validate', 'sanitize', 'document', 'annotate', 'define', 'export',
       'import', 'expose', 'localize', 'downgrade', 'rework', 'redesign', 'shrink', 'enlarge',
-      'limit', 'throttle', 'debounce', 'retry', 'mock', 'stub', 'hook up'),
+      'limit', 'throttle', 'debounce', 'retry', 'mock', 'stub', 'hook up', 'revert', 'split',
+      'combine', 'inline', 'introduce', 'upgrade', 'bump', 'pin', 'handle', 'log', 'print',
+      'uncomment', 'comment out', 'lower', 'raise', 'append', 'prepend', 'trim', 'truncate',
+      'round', 'rotate', 'flip', 'invert', 'toggle', 'collapse', 'animate', 'reword',
+      'rephrase', 'polish', 'tidy', 'refine', 'correct', 'repair', 'patch', 'complete',
+      'address', 'solve', 'resolve', 'configure', 'code', 'develop', 'debug', 'dedupe',
+      'deduplicate', 'darken', 'lighten', 'capitalize', 'indent', 'flatten', 'paginate',
+      'memoize', 'normalize', 'serialize', 'encode', 'decode', 'encrypt', 'compress', 'inject',
+      'declare', 'assign', 'place', 'position', 'highlight', 'label', 'bring back', 'get rid'),
      False),),
    False),
   ('edit', 552, (), (),
