@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '1f04cec04c895789616611d61816bf8f70d89466'
+DIGEST = '90b0b5888a44614072c2088fb1df79bf81767eab'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -212,7 +212,10 @@ DATA: tuple[object, ...] = (4, 'chat',
   ('skill', 416, (), (),
    (('leading',
      ('run', 'rerun', 'execute', 'launch', 'ejecuta', 'rode', 'roda', 'exécute', 'lance',
-      'esegui', 'jalankan', 'çalıştır', 'kör', 'запусти', 'führe'),
+      'esegui', 'jalankan', 'çalıştır', 'kör', 'запусти', 'führe', 'restart', 'rebuild',
+      'compile', 'lint', 'publish', 'upload', 'ping', 'serve', 'kill', 'start the server',
+      'start the dev server', 'start the app', 'stop the server', 'open the browser',
+      'navigate', 'click', 'screenshot', 'google', 'search the web', 'browse'),
      False),),
    False),
   ('skill', 417, ('tool', 'tools', 'browser', 'worktree', 'worktrees', 'subagent', 'subagents'),
