@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'c9f27d0ee5f01631f524eba04d15e4a26e1791ed'
+DIGEST = '34aa6b932f095b5127f94361e3ba446ad4def481'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -404,6 +404,10 @@ DATA: tuple[object, ...] = (4, 'chat',
    ('tool', 'tools', 'plugin', 'plugins', 'trigger', 'workflow', 'cron', 'schedule', 'hourly',
     'weekly', 'remind'),
    (), (), True),
+  ('skill', 951,
+   ('lance', 'lancer', 'exécute', 'exécuter', 'ejecuta', 'ejecutar', 'executa', 'executar',
+    'esegui', 'eseguire', 'avvia', 'kör', 'starta', 'chạy'),
+   (), (('question', (), False),), False),
   ('chat', 965, (), (), (('substrings', ('확인해',), True),), True),
   ('edit', 970, (), (),
    (('substrings',
