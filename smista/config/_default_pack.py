@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '612f2b16ac322eb89e6372b6385170feb037c699'
+DIGEST = '9083d4d4f20dc55568a046338233a7843e8c87ea'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -99,7 +99,12 @@ DATA: tuple[object, ...] = (4, 'chat',
   ('prompt', 200,
    ('prompt', 'prompts', 'prompting', 'sysprompt', 'systemprompt', 'metaprompt', 'fewshot',
     'cursorrules'),
-   (), (), True),
+   (),
+   (('exclude',
+     ('follow the prompt', 'follow this prompt', 'run the prompt', 'run this prompt',
+      'execute the prompt', 'execute this prompt'),
+     True),),
+   True),
   ('prompt', 201, (), (),
    (('phrases',
      ('memory bank', 'claude md', 'agents md', 'gemini md', 'custom instructions',
@@ -400,7 +405,11 @@ DATA: tuple[object, ...] = (4, 'chat',
     'corrigir', 'alterar', 'remova', 'atualize', 'escreva', 'criar'),
    (), (), True),
   ('summarize', 650, ('sum', 'briefly', 'shorten', 'shortened', 'bullets'), (), (), True),
-  ('prompt', 660, ('instructions',), (), (), True),
+  ('prompt', 660, ('instructions',), (),
+   (('exclude',
+     ('follow the instructions', 'follow these instructions', 'follow my instructions'),
+     True),),
+   True),
   ('review', 700,
    ('wrong', 'issues', 'problems', 'bugs', 'smells', 'practices', 'verify', 'analyze',
     'analyse', 'analyzing', 'analysing', 'improved', 'vulnerabilities', 'vulnerability',
