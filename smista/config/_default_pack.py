@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '9083d4d4f20dc55568a046338233a7843e8c87ea'
+DIGEST = '35c089e3c3b8d16d809e5b54370ccd548e19126d'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -437,6 +437,14 @@ DATA: tuple[object, ...] = (4, 'chat',
       'permission denied', 'не работает', 'no funciona', 'não funciona', 'nao funciona',
       'ne marche pas', 'ne fonctionne pas', 'funktioniert nicht', 'non funziona',
       'tidak berfungsi', 'không hoạt động', 'bị lỗi', 'fungerar inte', 'çalışmıyor'),
+     False),
+    ('question', (), False)),
+   False),
+  ('edit', 906, (), (),
+   (('phrases',
+     ('should be able to', 'should also', 'should not', "shouldn't", 'should have',
+      'should show', 'should display', 'should only', 'should always', 'should never',
+      'needs to be', 'must not', 'needs to handle'),
      False),
     ('question', (), False)),
    False),
