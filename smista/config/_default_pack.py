@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '72863bb81d1283b483a8b65fec44e7c109775e73'
+DIGEST = '99cc1c395f525a806fe63ba7078e9a0bd8c58efc'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -94,7 +94,9 @@ DATA: tuple[object, ...] = (4, 'chat',
       'pytest', 'python3', 'cargo', 'docker', 'kubectl', 'curl', 'wget', 'ssh', 'brew', 'apt',
       'dotnet', 'mvn', 'gradle', 'composer'),
      False),
-    ('question', (), False)),
+    ('question', (), False),
+    ('exclude', ('error', 'errors', 'fails', 'failed', 'failing', 'broken', 'not working'),
+     True)),
    False),
   ('prompt', 200,
    ('prompt', 'prompts', 'prompting', 'sysprompt', 'systemprompt', 'metaprompt', 'fewshot',
