@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '99cc1c395f525a806fe63ba7078e9a0bd8c58efc'
+DIGEST = '3e852698fe2dc80bdc4a5058b000f3c18032c680'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -157,7 +157,13 @@ DATA: tuple[object, ...] = (4, 'chat',
   ('review', 296,
    ('review', 'reviews', 'reviewed', 'reviewing', 'reviewer', 'audit', 'audits', 'auditing',
     'critique', 'lgtm', 'proofread', 'sanity', 'evaluate', 'assessment'),
-   ('git_diff',), (), True),
+   ('git_diff',),
+   (('exclude',
+     ('i can review', 'i could review', 'i will review', 'i ll review', 'i reviewed',
+      'i have reviewed', 'i ve reviewed', 'i already reviewed', 'i have already reviewed',
+      'we reviewed', 'let me review', 'tôi sẽ review'),
+     True),),
+   True),
   ('review', 297, (), (),
    (('leading',
      ('check', 'review', 'audit', 'inspect', 'examine', 'assess', 'critique', 'evaluate',
@@ -202,7 +208,13 @@ DATA: tuple[object, ...] = (4, 'chat',
     'nitpicks', 'nitpicking', 'inspect', 'examine', 'proofread', 'proofreading', 'sanity',
     'evaluate', 'assessment', 'rivedi', 'rivedere', 'revisiona', 'revisa', 'revisar',
     'überprüfe', 'überprüfen'),
-   (), (), True),
+   (),
+   (('exclude',
+     ('i can review', 'i could review', 'i will review', 'i ll review', 'i reviewed',
+      'i have reviewed', 'i ve reviewed', 'i already reviewed', 'i have already reviewed',
+      'we reviewed', 'let me review', 'tôi sẽ review'),
+     True),),
+   True),
   ('review', 411, (), (),
    (('substrings',
      ('レビュー', '리뷰', '검토', '평가', '評価', '审查', '審查', '评审', '評審', '检查', '檢查', '评估', '評估', '审核',
