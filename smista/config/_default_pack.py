@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '3e852698fe2dc80bdc4a5058b000f3c18032c680'
+DIGEST = '7dfd0f0e2693d71fac9a04f1ba50a431094ab17e'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
