@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '7dfd0f0e2693d71fac9a04f1ba50a431094ab17e'
+DIGEST = 'a8882b33f445450f6aa801be7ca6054cc1a2de8c'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -260,6 +260,15 @@ DATA: tuple[object, ...] = (4, 'chat',
    ('wrong', 'issues', 'problems', 'bugs', 'correct', 'practices', 'flaw', 'mistakes', 'smells',
     'vulnerabilities'),
    (), (('question', (), True),), True),
+  ('review', 421, (), (),
+   (('phrases',
+     ('any good', 'is this good', 'is this a good', 'is this code good', 'is this right',
+      'is this ok', 'is this okay', 'is this fine', 'does this look', 'does it look',
+      'do these look', 'look right', 'looks right', 'look good', 'looks good', 'did i miss',
+      'have i missed', 'i missed', 'be honest', 'be critical', 'be brutal'),
+     False),
+    ('question', (), True)),
+   False),
   ('summarize', 422, ('briefly', 'bullets', 'shorten'), (), (('question', (), True),), True),
   ('chat', 450, (), (), (('question', (), True),), True),
   ('chat', 460, (), (), (('leading', ('explain', 'tell', 'describe', 'clarify'), False),),
