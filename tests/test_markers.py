@@ -402,3 +402,19 @@ def _plain_is_question(text: str) -> bool:
 )
 def test_reading_sentences_from_the_last_gives_the_whole_rule(text: str) -> None:
     assert is_question(text, M) == _plain_is_question(text)
+
+
+@given(
+    st.text(alphabet=st.sampled_from([*"ab .?!\n\t", "。", "？", "\u2028", "\u00a0"]), max_size=30)
+)
+def test_sentences_are_cut_after_each_end_mark(text: str) -> None:
+    """_sentences restated: a sentence runs up to and including each end match."""
+    from smista.core.conditions.markers import _SENTENCE_END, _sentences
+
+    out: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        out.append(text[start : match.end()])
+        start = match.end()
+    out.append(text[start:])
+    assert _sentences(text) == [s for s in out if s.strip()]

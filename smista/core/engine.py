@@ -250,9 +250,11 @@ class CompiledRules:
         "_alphabet",
         "_bands",
         "_by_code",
+        "_by_gate",
         "_codes",
         "_exact",
         "_fast",
+        "_foreign",
         "_free_code",
         "_free_default",
         "_free_rank",
@@ -268,6 +270,7 @@ class CompiledRules:
         "_needs_context",
         "_no_free",
         "_plan",
+        "_scan",
         "_signals",
         "_state",
         "_stride",
@@ -319,11 +322,13 @@ class CompiledRules:
             p for c in chain.from_iterable(self.conditions) for p in BY_KEY[c.kind].prefixes(c)
         }
         words_index = self._words
+        compiled = accelerated and _TokenCodes is not None
         self._signals = TokenSignals(
             words_index.keyword_hits if words_index is not None else None,
             words_index._hopeless if words_index is not None else _always,
             stems,
             MEMO_LIMIT,
+            _TokenCodes(MEMO_LIMIT) if compiled and self.extended else None,
         )
         self.labels = tuple(s.label for s in self.specs)
         self.keywords = tuple(s.keywords for s in self.specs)
@@ -357,7 +362,7 @@ class CompiledRules:
         self._keywordless = tuple(keywordless)
         # Keyword-less rules, in order, each with the gate of one of its
         # conditions (ConditionKind.gate): keys of which one must be present
-        # for the rule to hold, so most are skipped with one set test.
+        # for the rule to hold, so most are never looked at (see _by_gate).
         plan: list[tuple[int, int, str | None, frozenset[str]]] = []
         gate_keys: dict[str, set[str]] = {}
         for rank, index in keywordless:
@@ -374,6 +379,21 @@ class CompiledRules:
                 plan.append((rank, index, None, frozenset()))
         self._plan = tuple(plan)
         self._gate_keys = {k: frozenset(v) for k, v in gate_keys.items()}
+        # Plan positions by gate key: a prompt's present keys name the few
+        # keyword-less rules that can hold, so the others are never looked at.
+        by_gate: dict[str, dict[str, list[int]]] = {}
+        ungated: list[int] = []
+        for at, (_, _, gated_by, keys) in enumerate(plan):
+            if gated_by is None:
+                ungated.append(at)
+            else:
+                for key in keys:
+                    by_gate.setdefault(gated_by, {}).setdefault(key, []).append(at)
+        self._by_gate = {
+            kind: {key: tuple(ats) for key, ats in by_key.items()}
+            for kind, by_key in by_gate.items()
+        }
+        self._ungated = tuple(ungated)
         free = next(
             ((r, i) for r, i in keywordless if not self.contexts[i] and not self.conditions[i]),
             None,
@@ -398,11 +418,11 @@ class CompiledRules:
         self._max_len = max((len(k) + typo_caps.get(k, 0) for k in self._exact), default=0)
         self._max_cap = max(typo_caps.values(), default=0)
         self._alphabet = frozenset(chain.from_iterable(self._exact))
+        self._foreign = str.maketrans(dict.fromkeys(self._alphabet))
         self._levels = self._depth_levels()
         self._bands: tuple[tuple[str, ...] | None, ...] | None = None
         self._learned = 0
         self._state: _State = ({}, {}, {})
-        compiled = accelerated and _TokenCodes is not None
         # The typo index: in C (8 bytes a variant, built in one pass) when the
         # extension is there, holding every keyword (exact ones at depth 0,
         # so the scan can tell a token near no keyword); else Python's dict.
@@ -423,12 +443,16 @@ class CompiledRules:
                 alphabet="".join(sorted(self._alphabet)),
                 max_foreign=self._max_cap,
             )
-            if compiled and not self.extended
+            if compiled
             else None
         )
         if self._fast is not None:
             # Unknown tokens near no keyword are settled in the C scan itself.
             self._fast.attach(self._vindex, self._depth_bits())
+        if self.extended:  # the verifying path scans with it; the others never do
+            self._scan, self._fast = self._fast, None
+        else:
+            self._scan = None
         self._accelerated = accelerated
 
     @property
@@ -481,7 +505,8 @@ class CompiledRules:
         """
         if len(token) > self._max_len:
             return True
-        return len(set(token).difference(self._alphabet)) > self._max_cap
+        # (each occurrence of a foreign character needs an edit of its own)
+        return len(token.translate(self._foreign)) > self._max_cap
 
     def _enable_bands(self) -> None:
         """Switch token lengths where a C scan of same-length keywords is cheaper.
@@ -707,8 +732,19 @@ class CompiledRules:
         """
         visible = visible_text(text) if self.options.ignore_code else text
         tokens: list[str] | None = None
+        scan = self._scan
         if len(visible) > LARGE_TEXT:
             entry_lists: Iterable[tuple[_Entry, ...]] = [self._large_entries(visible)]
+        elif scan is not None:  # one C pass: the tokens that hit a keyword, and new ones
+            hitting, unknown = scan.hits(visible)
+            known = self._state[1]
+            entry_lists = []
+            for token in chain(hitting, unknown):
+                got = known.get(token)
+                if got is None:  # new, evicted from the Python memo, or not ASCII
+                    got = self._resolve(token, scan)
+                if got:
+                    entry_lists.append(got)
         else:
             tokens = tokenize(visible)
             entry_lists = self._learn(set(tokens).difference(self._state[0]))
@@ -722,8 +758,13 @@ class CompiledRules:
             text, contexts, self.options, tokens=tokens, signals=self._signals, visible=visible
         )
         hits = sorted(best.values())
-        plan = self._plan
-        present: dict[str, frozenset[str]] = {}
+        live = list(self._ungated)
+        gate_keys = self._gate_keys
+        for kind, by_key in self._by_gate.items():
+            for key in BY_KEY[kind].present(view, gate_keys[kind]):
+                live.extend(by_key[key])
+        every = self._plan
+        plan = [every[at] for at in sorted(set(live))]
         h = p = 0
         while h < len(hits) or p < len(plan):
             if p >= len(plan) or (h < len(hits) and hits[h][0] < plan[p][0]):
@@ -732,15 +773,8 @@ class CompiledRules:
                 h += 1
             else:
                 hit = None
-                _, index, gate_kind, keys = plan[p]
+                index = plan[p][1]
                 p += 1
-                if gate_kind is not None:
-                    found_keys = present.get(gate_kind)
-                    if found_keys is None:
-                        found_keys = BY_KEY[gate_kind].present(view, self._gate_keys[gate_kind])
-                        present[gate_kind] = found_keys
-                    if keys.isdisjoint(found_keys):
-                        continue
             context: str | None = None
             wanted = self.contexts[index]
             if wanted:
