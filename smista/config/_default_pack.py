@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'a8882b33f445450f6aa801be7ca6054cc1a2de8c'
+DIGEST = '2772ad052a9c43e05cfb21bb56f3f614f885c635'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
