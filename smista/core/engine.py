@@ -55,7 +55,7 @@ import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read on
 from smista.core.conditions.base import Condition, Evidence
 from smista.core.conditions.markers import DEFAULT_MARKERS
 from smista.core.conditions.registry import BY_KEY
-from smista.core.conditions.signals import TokenSignals
+from smista.core.conditions.signals import SCAN_LIMIT, TokenSignals
 from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_han, visible_text
 from smista.core.osa import OSA_CHECK as _OSA
 from smista.core.osa import cap as _cap
@@ -95,7 +95,7 @@ tokens that could match are held, so the C table stays under about 8 MB of
 slots plus its keys longer than 16 bytes (each at most four bytes a
 character of the longest keyword plus its typo cap)."""
 
-LARGE_TEXT = 1 << 20
+LARGE_TEXT = SCAN_LIMIT
 """Texts longer than this (characters) are matched piece by piece, in bounded memory."""
 
 FORMAT = 4

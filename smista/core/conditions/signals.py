@@ -31,12 +31,16 @@ from typing import Any
 
 from smista.core.tokenizer import rust_lower
 
-__all__ = ["Signal", "TokenSignals"]
+__all__ = ["SCAN_LIMIT", "Signal", "TokenSignals"]
 
 Signal = tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]
 """``((word, fuzzy), ...), (stem, ...)``: what one token hits."""
 
 _NOTHING: Signal = ((), ())
+
+SCAN_LIMIT = 1 << 20
+"""Longest text (characters) :meth:`TokenSignals.candidates` scans in C (the engine's
+``LARGE_TEXT``): the C pass lists every occurrence of a hitting token."""
 
 
 class TokenSignals:
@@ -79,9 +83,9 @@ class TokenSignals:
         """The distinct tokens of ``text`` that may hit a word or stem (lowercased), or
         ``None`` without a compiled table (then: the tokens not in :attr:`silent`)."""
         table = self._table
-        if table is None:
+        if table is None or len(text) > SCAN_LIMIT:
             return None
-        found, unknown = table.hits(text)
+        found, unknown = table.hits(text)  # (one entry per occurrence: bounded by the limit)
         out = [raw if raw.isascii() else rust_lower(raw) for raw in found]
         for raw in unknown:
             token = raw if raw.isascii() else rust_lower(raw)
