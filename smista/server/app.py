@@ -30,6 +30,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from smista.config.load import format_loc
+from smista.core.intent import TaskIntent
 from smista.core.result import Classification
 from smista.core.turnclassify import TurnResult
 from smista.core.turns import Turn
@@ -375,18 +376,47 @@ class _Service:
 
 
 _PLAIN_KEYS = frozenset({"text", "command", "contexts"})
-"""Request keys whose values (a string, an intent name, a list of strings)
-validate from parsed JSON exactly as from the body's bytes."""
+_INTENTS = {intent.value: intent for intent in TaskIntent}
 
 
-def _plain_request(data: Any) -> bool:
-    return type(data) is dict and data.keys() <= _PLAIN_KEYS
+def _plain_request(data: Any) -> ClassifyRequest | None:
+    """The request ``data`` (parsed JSON) validates to, built without pydantic's
+    validation, when it is a valid one of the plain shapes: a string ``text``,
+    with an intent name or null ``command`` and a list of strings ``contexts``;
+    None for anything else (validated as usual). Exactly what
+    ``ClassifyRequest.model_validate_json`` gives for those (tested)."""
+    if type(data) is not dict or not data.keys() <= _PLAIN_KEYS:
+        return None
+    if type(data.get("text")) is not str:
+        return None
+    fields: dict[str, Any] = {"text": data["text"]}
+    if "command" in data:
+        command = data["command"]
+        if command is None:
+            fields["command"] = None
+        elif type(command) is str and command in _INTENTS:
+            fields["command"] = _INTENTS[command]
+        else:
+            return None
+    if "contexts" in data:
+        contexts = data["contexts"]
+        if type(contexts) is not list or not all(type(c) is str for c in contexts):
+            return None
+        fields["contexts"] = tuple(contexts)
+    return ClassifyRequest.model_construct(**fields)
 
 
-def _plain_batch(data: Any) -> bool:
+def _plain_batch(data: Any) -> BatchRequest | None:
+    """:func:`_plain_request` for a batch whose every item is a plain request."""
     if type(data) is not dict or data.keys() != {"items"} or type(data["items"]) is not list:
-        return False
-    return all(_plain_request(item) for item in data["items"])
+        return None
+    items = []
+    for item in data["items"]:
+        built = _plain_request(item)
+        if built is None:
+            return None
+        items.append(built)
+    return BatchRequest.model_construct(items=tuple(items))
 
 
 def _wire_dict(result: Classification | TurnResult) -> dict[str, object]:

@@ -206,19 +206,15 @@ def _parse_bounded(
     body: bytes,
     max_items: int,
     counts: Mapping[str, tuple[int, Callable[[int], ApiError]]],
-    plain: Callable[[Any], bool] | None,
+    plain: Callable[[Any], M | None] | None,
 ) -> M:
     data = _parse_json(body)
     if type(data) is list or type(data) is dict:
         check_counts(data, max_items, counts)
-    if plain is not None and plain(data):
-        # One parse: the value just parsed is validated as it is. Only for shapes
-        # the caller vouches validate alike from Python and from JSON; on any
-        # problem the body is validated as JSON, for the very same error answer.
-        try:
-            return model.model_validate(data)
-        except ValidationError:
-            pass
+    if plain is not None:
+        built = plain(data)  # one parse: the common shapes are built from the value
+        if built is not None:
+            return built
     return _validate(model, body)
 
 
@@ -228,13 +224,14 @@ async def parse_bounded(
     *,
     max_items: int,
     counts: Mapping[str, tuple[int, Callable[[int], ApiError]]] | None = None,
-    plain: Callable[[Any], bool] | None = None,
+    plain: Callable[[Any], M | None] | None = None,
 ) -> M:
     """:func:`parse_model` after the count limits, off the loop for a large body.
 
-    ``plain(data)``, if given, says the parsed JSON value has a shape whose
-    fields validate from Python values exactly as from JSON (plain strings and
-    lists of them, say): it is then validated without parsing the body again.
+    ``plain(data)``, if given, builds the model from the parsed JSON value when
+    it has a common, valid shape it knows exactly (the model the validation
+    would give), and returns None for anything else, which is then validated
+    from the body as usual (so every error answer stays the same).
     """
     limits = counts or {}
     if len(body) > OFFLOAD_BYTES:

@@ -241,37 +241,44 @@ def _guarded_httptools(
             if self._phase != "body":
                 self._head_size += len(data)  # reset when a head completes
             super().data_received(data)
+            # The timers follow where the parser is once this data is read: a
+            # request that arrived whole in one read arms none.
+            phase = self._phase
             if self.transport.is_closing():
                 self._cancel_timers()
-            elif self._phase == "head" and self._head_size > MAX_HEAD_BYTES:
-                self._cancel_timers()
-                self.transport.write(
-                    raw_json_response(
-                        400,
-                        "invalid_http",
-                        f"request head is larger than {MAX_HEAD_BYTES} bytes",
+            elif phase == "head":
+                if self._head_size > MAX_HEAD_BYTES:
+                    self._cancel_timers()
+                    self.transport.write(
+                        raw_json_response(
+                            400,
+                            "invalid_http",
+                            f"request head is larger than {MAX_HEAD_BYTES} bytes",
+                        )
                     )
-                )
-                self.transport.close()
+                    self.transport.close()
+                else:
+                    self._arm_head()
+            elif phase == "body":
+                self._cancel(head=True)
+                if self._body_timer is None:
+                    self._body_timer = self.loop.call_later(body_timeout, self._body_expired)
+            else:
+                self._cancel_timers()
 
         # parser callbacks (httptools calls them from inside data_received)
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
             self._phase = "head"
-            self._arm_head()
 
         def on_headers_complete(self) -> None:
             self._phase = "body"
             self._head_size = 0
-            self._cancel(head=True)
-            if self._body_timer is None:
-                self._body_timer = self.loop.call_later(body_timeout, self._body_expired)
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             self._phase = "done"
-            self._cancel(body=True)
             super().on_message_complete()
 
         def on_response_complete(self) -> None:
