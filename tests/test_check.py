@@ -164,6 +164,22 @@ def test_covers_is_exactly_the_subset_relation() -> None:
     assert unreachable_rules(config) == {}  # the catch-all is tried last
 
 
+def test_a_wildcard_command_rule_covers_only_rules_that_need_a_command() -> None:
+    """commands = ["*"] holds on every slash command, never on a prompt without one."""
+    r = ClassificationRule
+    anything = r(intent="skill", commands=("*",))
+    assert not covers(anything, r(intent="edit", keywords=("fix",)))
+    assert covers(anything, r(intent="review", commands=("/review",)))
+    assert covers(r(intent="plan", commands=("plan",)), r(intent="plan", commands=("/PLAN",)))
+    assert not covers(r(intent="plan", commands=("plan",)), r(intent="chat", commands=("*",)))
+    findings = lint(
+        'intent = "skill"\npriority = 1\ncommands = ["*"]',
+        'intent = "edit"\npriority = 2\nkeywords = ["fix"]',
+        'intent = "review"\npriority = 3\ncommands = ["review"]',
+    )
+    assert [f.rule for f in findings if f.code == "unreachable-rule"] == [2]
+
+
 def test_duplicate_keyword_within_a_rule_is_a_warning() -> None:
     """The same keyword twice in one rule (ignoring case) changes nothing."""
     findings = lint('intent = "edit"\nkeywords = ["fix", "Fix"]')

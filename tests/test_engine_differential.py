@@ -394,8 +394,12 @@ def test_extended_rules_decide_large_prompts_as_small_ones(
     monkeypatch: pytest.MonkeyPatch, text: str
 ) -> None:
     """Above LARGE_TEXT the verifying path takes its bounded route; the answer is the same."""
+    from smista.core.conditions import signals
+
     expected = _extended().match_text(text)
     monkeypatch.setattr(engine, "LARGE_TEXT", 100)
+    assert _extended().match_text(text) == expected
+    monkeypatch.setattr(signals, "SCAN_LIMIT", 100)  # the word/stem scan's own bound too
     assert _extended().match_text(text) == expected
 
 

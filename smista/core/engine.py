@@ -55,7 +55,7 @@ import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read on
 from smista.core.conditions.base import Condition, Evidence
 from smista.core.conditions.markers import DEFAULT_MARKERS
 from smista.core.conditions.registry import BY_KEY
-from smista.core.conditions.signals import TokenSignals
+from smista.core.conditions.signals import SCAN_LIMIT, TokenSignals
 from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_han, visible_text
 from smista.core.osa import OSA_CHECK as _OSA
 from smista.core.osa import cap as _cap
@@ -95,7 +95,7 @@ tokens that could match are held, so the C table stays under about 8 MB of
 slots plus its keys longer than 16 bytes (each at most four bytes a
 character of the longest keyword plus its typo cap)."""
 
-LARGE_TEXT = 1 << 20
+LARGE_TEXT = SCAN_LIMIT
 """Texts longer than this (characters) are matched piece by piece, in bounded memory."""
 
 FORMAT = 4
@@ -270,6 +270,7 @@ class CompiledRules:
         "_needs_context",
         "_no_free",
         "_plan",
+        "_scan",
         "_signals",
         "_state",
         "_stride",
@@ -321,11 +322,13 @@ class CompiledRules:
             p for c in chain.from_iterable(self.conditions) for p in BY_KEY[c.kind].prefixes(c)
         }
         words_index = self._words
+        compiled = accelerated and _TokenCodes is not None
         self._signals = TokenSignals(
             words_index.keyword_hits if words_index is not None else None,
             words_index._hopeless if words_index is not None else _always,
             stems,
             MEMO_LIMIT,
+            _TokenCodes(MEMO_LIMIT) if compiled and self.extended else None,
         )
         self.labels = tuple(s.label for s in self.specs)
         self.keywords = tuple(s.keywords for s in self.specs)
@@ -420,7 +423,6 @@ class CompiledRules:
         self._bands: tuple[tuple[str, ...] | None, ...] | None = None
         self._learned = 0
         self._state: _State = ({}, {}, {})
-        compiled = accelerated and _TokenCodes is not None
         # The typo index: in C (8 bytes a variant, built in one pass) when the
         # extension is there, holding every keyword (exact ones at depth 0,
         # so the scan can tell a token near no keyword); else Python's dict.
@@ -441,12 +443,16 @@ class CompiledRules:
                 alphabet="".join(sorted(self._alphabet)),
                 max_foreign=self._max_cap,
             )
-            if compiled and not self.extended
+            if compiled
             else None
         )
         if self._fast is not None:
             # Unknown tokens near no keyword are settled in the C scan itself.
             self._fast.attach(self._vindex, self._depth_bits())
+        if self.extended:  # the verifying path scans with it; the others never do
+            self._scan, self._fast = self._fast, None
+        else:
+            self._scan = None
         self._accelerated = accelerated
 
     @property
@@ -726,8 +732,19 @@ class CompiledRules:
         """
         visible = visible_text(text) if self.options.ignore_code else text
         tokens: list[str] | None = None
+        scan = self._scan
         if len(visible) > LARGE_TEXT:
             entry_lists: Iterable[tuple[_Entry, ...]] = [self._large_entries(visible)]
+        elif scan is not None:  # one C pass: the tokens that hit a keyword, and new ones
+            hitting, unknown = scan.hits(visible)
+            known = self._state[1]
+            entry_lists = []
+            for token in chain(hitting, unknown):
+                got = known.get(token)
+                if got is None:  # new, evicted from the Python memo, or not ASCII
+                    got = self._resolve(token, scan)
+                if got:
+                    entry_lists.append(got)
         else:
             tokens = tokenize(visible)
             entry_lists = self._learn(set(tokens).difference(self._state[0]))

@@ -67,8 +67,10 @@ class CommandsKind(ConditionKind):
     def covers(self, earlier: Any, later: Any) -> bool:
         if not earlier:
             return True
+        if not later:  # the later rule also holds on prompts with no command at all
+            return False
         ours = {normalize_command(v) for v in earlier}
-        return ANY in ours or (bool(later) and {normalize_command(v) for v in later} <= ours)
+        return ANY in ours or {normalize_command(v) for v in later} <= ours
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return frozenset(condition.values)

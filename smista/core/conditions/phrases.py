@@ -73,6 +73,7 @@ def find_sequence(words: tuple[str, ...], tokens: Sequence[str], *, typo: bool) 
     )
 
 
+@lru_cache(maxsize=4096)
 def _typo_allowed(words: tuple[str, ...], typo: bool) -> tuple[bool, ...]:
     return tuple(typo and not is_hangul_or_han(w) for w in words)
 
@@ -137,13 +138,13 @@ class PhrasesKind(ConditionKind):
         present = view.present_words
         if first_words(condition).isdisjoint(present):
             return None
-        # Through the index, a phrase whose first word no token hits cannot hold.
+        # Through the index, a phrase one of whose words no token hits cannot hold.
         return best_entry(
             self.key,
             condition.values,
             lambda phrase: (
                 find_in_view(words, view, typo=typo)
-                if (words := phrase_tokens(phrase)) and words[0] in present
+                if (words := phrase_tokens(phrase)) and present.issuperset(words)
                 else None
             ),
         )

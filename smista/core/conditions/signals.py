@@ -12,7 +12,11 @@ prompt's :class:`~smista.core.conditions.view.PromptView` asks it:
 * tokens that can hit no word (the word index's ``hopeless`` test) and start
   no stem are never remembered (numbers, hashes: each is new);
 * the memo is bounded and forgets its oldest quarter when full, never
-  everything at once.
+  everything at once;
+* with a compiled token table (``smista.core._speedups.TokenCodes``, given by
+  the engine), :meth:`TokenSignals.candidates` finds a text's tokens that may
+  hit something in one C pass over its characters: tokens known to hit
+  nothing are skipped there, without creating objects.
 
 The answers are those of the plain lookups (``word_match`` against every
 word, ``str.startswith`` against every stem); the memo only saves work.
@@ -25,12 +29,18 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any
 
-__all__ = ["Signal", "TokenSignals"]
+from smista.core.tokenizer import rust_lower
+
+__all__ = ["SCAN_LIMIT", "Signal", "TokenSignals"]
 
 Signal = tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]
 """``((word, fuzzy), ...), (stem, ...)``: what one token hits."""
 
 _NOTHING: Signal = ((), ())
+
+SCAN_LIMIT = 1 << 20
+"""Longest text (characters) :meth:`TokenSignals.candidates` scans in C (the engine's
+``LARGE_TEXT``): the C pass lists every occurrence of a hitting token."""
 
 
 class TokenSignals:
@@ -42,6 +52,7 @@ class TokenSignals:
         "_lengths",
         "_limit",
         "_lookup",
+        "_table",
         "memo",
         "silent",
         "stems",
@@ -53,9 +64,11 @@ class TokenSignals:
         hopeless: Callable[[str], bool],
         stems: Iterable[str],
         limit: int,
+        table: Any = None,
     ) -> None:
         """``lookup(token)``: the words ``token`` hits (``None``: no words);
-        ``hopeless(token)``: whether it can hit none; ``stems``: lowercased prefixes."""
+        ``hopeless(token)``: whether it can hit none; ``stems``: lowercased prefixes;
+        ``table``: an empty compiled token table, or ``None``."""
         self._lookup = lookup
         self._hopeless = hopeless
         self.stems = frozenset(s for s in stems if s)
@@ -64,6 +77,26 @@ class TokenSignals:
         self._limit = limit
         self.memo: dict[str, Signal] = {}
         self.silent: dict[str, None] = {}
+        self._table = table
+
+    def candidates(self, text: str) -> list[str] | None:
+        """The distinct tokens of ``text`` that may hit a word or stem (lowercased), or
+        ``None`` without a compiled table (then: the tokens not in :attr:`silent`)."""
+        table = self._table
+        if table is None or len(text) > SCAN_LIMIT:
+            return None
+        found, unknown = table.hits(text)  # (one entry per occurrence: bounded by the limit)
+        out = [raw if raw.isascii() else rust_lower(raw) for raw in found]
+        for raw in unknown:
+            token = raw if raw.isascii() else rust_lower(raw)
+            hit, starts = self.of(token)
+            if hit or starts:
+                table.put(raw, 1)
+                out.append(token)
+            elif token in self.silent:
+                table.put(raw, None)
+            # else: a token that can never hit anything is not remembered
+        return list(dict.fromkeys(out))
 
     def of(self, token: str) -> Signal:
         """The words ``token`` hits (and whether by typo) and the stems it starts with."""

@@ -263,7 +263,8 @@ class PromptView:
         prefixes: set[str] = set()
         hitting: dict[str, tuple[tuple[str, bool], ...]] = {}
         of = signals.of
-        for token in self.token_set.difference(signals.silent):
+        tokens = signals.candidates(self.visible)
+        for token in tokens if tokens is not None else self.token_set.difference(signals.silent):
             hit, starts = of(token)
             if hit:
                 hitting[token] = hit
