@@ -14,7 +14,8 @@ a process that has seen none of the prompts). Rows:
 * ``compile`` 10,000 rules: compile time and peak RSS of the process;
 * ``start``   ``import smista`` + first classify against ``import rapidfuzz``;
 * ``http``    ``/v1/classify`` requests/s against a Starlette hello-world on
-  the same uvicorn, 8 connections (wrk), and the cost of info logging;
+  the same uvicorn, 8 connections (wrk), and the cost of info logging; also
+  with bodies that give a ``command`` (no rule runs), the HTTP path alone;
 * ``batch``   ``smista batch`` lines/s, 2 workers against 1, distinct prompts.
 
 Options: ``--quick`` (smaller sizes), ``--only stream,rules,...``, ``--json`` (all
@@ -88,6 +89,12 @@ ROWS: tuple[tuple[str, str, str, str], ...] = (
         "≥ 0.8×",
     ),
     ("http", "classify_rps", "HTTP /v1/classify req/s (log level warning)", ""),
+    (
+        "http",
+        "path_over_hello",
+        "HTTP path alone (bodies with a command: no rules run) ÷ hello-world",
+        "",
+    ),
     ("http", "info_logging_us", "info logging: µs per request (its 2 JSON records)", ""),
     ("http", "classify_info_over_hello", "HTTP req/s at log level info ÷ hello-world", ""),
     ("batch", "two_over_one", "smista batch 2 workers ÷ 1, distinct prompts", "≥ 1.7×"),
@@ -512,10 +519,18 @@ def section_http(quick: bool) -> dict[str, Any]:
             "".join(json.dumps({"text": p}, ensure_ascii=False) + "\n" for p in prompts),
             encoding="utf-8",
         )
+        commanded = work / "commanded.txt"  # an explicit intent wins before any rule
+        commanded.write_text(
+            "".join(
+                json.dumps({"text": p, "command": "plan"}, ensure_ascii=False) + "\n"
+                for p in prompts[:2000]
+            ),
+            encoding="utf-8",
+        )
         hello = work / "hello.py"
         hello.write_text(_HELLO, encoding="utf-8")
         env_py = sys.executable
-        results: dict[str, list[float]] = {"hello": [], "warning": [], "info": []}
+        results: dict[str, list[float]] = {"hello": [], "warning": [], "info": [], "path": []}
         for _ in range(2 if quick else 3):  # interleaved rounds; the best of each counts
             port = _free_port()
             hello_cmd = [env_py, str(hello), str(port)]
@@ -524,6 +539,9 @@ def section_http(quick: bool) -> dict[str, Any]:
                 port = _free_port()
                 cmd = [env_py, "-m", "smista", "serve", "--port", str(port), "--log-level", level]
                 results[level].append(_served(cmd, port, lua, bodies, seconds))
+            port = _free_port()
+            cmd = [env_py, "-m", "smista", "serve", "--port", str(port), "--log-level", "warning"]
+            results["path"].append(_served(cmd, port, lua, commanded, seconds))
     hello_rps = max(results["hello"])
     warn_rps = max(results["warning"])
     info_rps = max(results["info"])
@@ -535,6 +553,8 @@ def section_http(quick: bool) -> dict[str, Any]:
         "classify_info_rps": info_rps,
         "classify_over_hello": warn_rps / hello_rps,
         "classify_info_over_hello": info_rps / hello_rps,
+        "path_rps": max(results["path"]),
+        "path_over_hello": max(results["path"]) / hello_rps,
         # from the two rates (noisy on a shared machine), and measured directly
         "info_logging_rps_us": (1 / info_rps - 1 / warn_rps) * 1e6,
         "info_logging_us": _logging_cost(),

@@ -30,10 +30,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from smista.config.load import format_loc
+from smista.core.intent import TaskIntent
 from smista.core.result import Classification
 from smista.core.turnclassify import TurnResult
 from smista.core.turns import Turn
-from smista.server.body import OFFLOAD_BYTES, parse_bounded, read_body
+from smista.server.body import OFFLOAD_BYTES, parse_bounded, read_asgi_body, read_body
 from smista.server.errors import ApiError, error_response
 from smista.server.logs import ACCESS, DECISION, emit
 from smista.server.models import BatchRequest, ClassifyRequest, Health
@@ -91,12 +92,26 @@ def _wire(result: Classification) -> tuple[dict[str, object], bytes]:
     return found[1], found[2]
 
 
-class _Gate:
-    """Outermost HTTP layer: request id, bearer check on ``/v1``, access log."""
+FastRoute = Callable[[Scope, Receive, str], Awaitable[tuple[bytes, ServiceState]]]
+"""A POST endpoint served by :class:`_Gate` itself: reads the request, returns the
+JSON answer and the state it was answered from (or raises :class:`ApiError`)."""
 
-    def __init__(self, app: ASGIApp, settings: ServerSettings) -> None:
+
+class _Gate:
+    """Outermost HTTP layer: request id, bearer check on ``/v1``, access log.
+
+    The hot POST endpoints (``fast``: path to handler) are answered here, in
+    raw ASGI, without Starlette's router, ``Request`` and ``Response``; they
+    answer exactly what their Starlette routes would (which stay, for other
+    methods' 405 and for the OpenAPI document).
+    """
+
+    def __init__(
+        self, app: ASGIApp, settings: ServerSettings, fast: dict[str, FastRoute] | None = None
+    ) -> None:
         self.app = app
         self.token = settings.token
+        self.fast = fast or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -105,7 +120,12 @@ class _Gate:
         started = time.perf_counter()
         headers = dict(scope["headers"])
         given = headers.get(b"x-request-id", b"")
-        rid = given.decode() if _REQUEST_ID.match(given) else os.urandom(16).hex()
+        if _REQUEST_ID.match(given):
+            rid_bytes = given
+            rid = given.decode()
+        else:
+            rid = os.urandom(16).hex()
+            rid_bytes = rid.encode()
         scope.setdefault("state", {})["request_id"] = rid
         status = 500
 
@@ -113,20 +133,39 @@ class _Gate:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message["headers"] = [
-                    *message.get("headers", []),
-                    (b"x-request-id", rid.encode()),
-                ]
+                message["headers"] = [*message.get("headers", []), (b"x-request-id", rid_bytes)]
             await send(message)
 
         try:
             path: str = scope["path"]
+            fast = self.fast.get(path) if scope["method"] == "POST" else None
             if (
                 self.token is not None
                 and path.startswith("/v1/")
                 and not self.token.accepts(headers.get(b"authorization"))
             ):
                 await error_response(_UNAUTHORIZED)(scope, receive, send_with_id)
+            elif fast is not None:
+                try:
+                    body, state = await fast(scope, receive, rid)
+                except ApiError as exc:
+                    await error_response(exc)(scope, receive, send_with_id)
+                else:
+                    # the headers a Starlette Response gives, in its order
+                    status = 200
+                    await send(
+                        {
+                            "type": "http.response.start",
+                            "status": 200,
+                            "headers": [
+                                (b"x-smista-rules-sha256", state.rules.sha256.encode()),
+                                (b"content-length", str(len(body)).encode()),
+                                (b"content-type", b"application/json"),
+                                (b"x-request-id", rid_bytes),
+                            ],
+                        }
+                    )
+                    await send({"type": "http.response.body", "body": body})
             else:
                 await self.app(scope, receive, send_with_id)
         finally:
@@ -189,7 +228,7 @@ class _Service:
         self._check_prompt(req.text, format_loc((*loc, "text")))
         return req.text
 
-    def _classify(
+    def _classify_one(
         self, state: ServiceState, req: ClassifyRequest, given: str | Turn
     ) -> Classification | TurnResult:
         if isinstance(given, Turn):
@@ -222,17 +261,29 @@ class _Service:
     async def classify(self, request: Request) -> Response:
         state = self.holder.current
         body = await read_body(request, self.settings.max_body_bytes)
-        req = await parse_bounded(ClassifyRequest, body, max_items=self.settings.max_items)
-        rid = request.state.request_id
+        return _json_bytes(await self._classify(state, body, request.state.request_id), state)
 
-        def answer() -> Response:
+    async def classify_fast(
+        self, scope: Scope, receive: Receive, rid: str
+    ) -> tuple[bytes, ServiceState]:
+        """:meth:`classify` in raw ASGI (served by :class:`_Gate`)."""
+        state = self.holder.current
+        body = await read_asgi_body(scope, receive, self.settings.max_body_bytes)
+        return await self._classify(state, body, rid), state
+
+    async def _classify(self, state: ServiceState, body: bytes, rid: str) -> bytes:
+        req = await parse_bounded(
+            ClassifyRequest, body, max_items=self.settings.max_items, plain=_plain_request
+        )
+
+        def answer() -> bytes:
             given = self._read(state, req)
-            result = self._classify(state, req, given)
+            result = self._classify_one(state, req, given)
             if DECISION.isEnabledFor(logging.INFO):  # fields are built only to be logged
                 fields = self._fields(req, given, result)
                 fields["generation"] = state.generation
                 self._decision(rid, "classify", fields)
-            return _json_bytes(_wire_bytes(result), state)
+            return _wire_bytes(result)
 
         # A turn's text is at most its body; reading a large turn is work too.
         size = len(req.text) if req.text is not None else len(body)
@@ -243,21 +294,32 @@ class _Service:
     async def batch(self, request: Request) -> Response:
         state = self.holder.current
         body = await read_body(request, self.settings.max_body_bytes)
+        return _json_bytes(await self._batch(state, body, request.state.request_id), state)
+
+    async def batch_fast(
+        self, scope: Scope, receive: Receive, rid: str
+    ) -> tuple[bytes, ServiceState]:
+        """:meth:`batch` in raw ASGI (served by :class:`_Gate`)."""
+        state = self.holder.current
+        body = await read_asgi_body(scope, receive, self.settings.max_body_bytes)
+        return await self._batch(state, body, rid), state
+
+    async def _batch(self, state: ServiceState, body: bytes, rid: str) -> bytes:
         req = await parse_bounded(
             BatchRequest,
             body,
             max_items=self.settings.max_items,
             counts={"items": (self.settings.max_batch, self._batch_too_large)},
+            plain=_plain_batch,
         )
         if len(req.items) > self.settings.max_batch:
             raise self._batch_too_large(len(req.items))
-        rid = request.state.request_id
 
-        def answer() -> Response:
+        def answer() -> bytes:
             # every item is read (and held to the limits) before any is classified
             given = [self._read(state, item, "items", i) for i, item in enumerate(req.items)]
             results = [
-                self._classify(state, item, g) for item, g in zip(req.items, given, strict=True)
+                self._classify_one(state, item, g) for item, g in zip(req.items, given, strict=True)
             ]
             if DECISION.isEnabledFor(logging.INFO):  # fields are built only to be logged
                 self._decision(
@@ -272,8 +334,7 @@ class _Service:
                         ],
                     },
                 )
-            body = b'{"results":[' + b",".join(_wire_bytes(r) for r in results) + b"]}"
-            return _json_bytes(body, state)
+            return b'{"results":[' + b",".join(_wire_bytes(r) for r in results) + b"]}"
 
         # reading, classifying, logging and encoding a large batch all run off the loop
         size = sum(len(i.text) if i.text is not None else len(body) for i in req.items)
@@ -312,6 +373,50 @@ class _Service:
             return _json(handled.response.model_dump(mode="json"), state)
 
         return handler
+
+
+_PLAIN_KEYS = frozenset({"text", "command", "contexts"})
+_INTENTS = {intent.value: intent for intent in TaskIntent}
+
+
+def _plain_request(data: Any) -> ClassifyRequest | None:
+    """The request ``data`` (parsed JSON) validates to, built without pydantic's
+    validation, when it is a valid one of the plain shapes: a string ``text``,
+    with an intent name or null ``command`` and a list of strings ``contexts``;
+    None for anything else (validated as usual). Exactly what
+    ``ClassifyRequest.model_validate_json`` gives for those (tested)."""
+    if type(data) is not dict or not data.keys() <= _PLAIN_KEYS:
+        return None
+    if type(data.get("text")) is not str:
+        return None
+    fields: dict[str, Any] = {"text": data["text"]}
+    if "command" in data:
+        command = data["command"]
+        if command is None:
+            fields["command"] = None
+        elif type(command) is str and command in _INTENTS:
+            fields["command"] = _INTENTS[command]
+        else:
+            return None
+    if "contexts" in data:
+        contexts = data["contexts"]
+        if type(contexts) is not list or not all(type(c) is str for c in contexts):
+            return None
+        fields["contexts"] = tuple(contexts)
+    return ClassifyRequest.model_construct(**fields)
+
+
+def _plain_batch(data: Any) -> BatchRequest | None:
+    """:func:`_plain_request` for a batch whose every item is a plain request."""
+    if type(data) is not dict or data.keys() != {"items"} or type(data["items"]) is not list:
+        return None
+    items = []
+    for item in data["items"]:
+        built = _plain_request(item)
+        if built is None:
+            return None
+        items.append(built)
+    return BatchRequest.model_construct(items=tuple(items))
 
 
 def _wire_dict(result: Classification | TurnResult) -> dict[str, object]:
@@ -463,5 +568,9 @@ def create_app(
         lifespan=lambda _app: _lifespan(settings, holder),
     )
     app.state.holder = holder
-    app.add_middleware(_Gate, settings=settings)
+    fast: dict[str, FastRoute] = {
+        "/v1/classify": service.classify_fast,
+        "/v1/classify/batch": service.batch_fast,
+    }
+    app.add_middleware(_Gate, settings=settings, fast=fast)
     return app

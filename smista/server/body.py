@@ -28,12 +28,20 @@ from typing import Any, TypeVar
 
 import pydantic_core
 from pydantic import BaseModel, ValidationError
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
+from starlette.types import Receive, Scope
 
 from smista.config.load import config_error_from_validation
 from smista.server.errors import ApiError
 
-__all__ = ["MAX_KEYS", "OFFLOAD_BYTES", "parse_bounded", "parse_model", "read_body"]
+__all__ = [
+    "MAX_KEYS",
+    "OFFLOAD_BYTES",
+    "parse_bounded",
+    "parse_model",
+    "read_asgi_body",
+    "read_body",
+]
 
 OFFLOAD_BYTES = 64 * 1024
 """Bodies larger than this are scanned and validated off the event loop."""
@@ -47,27 +55,43 @@ def _too_large(limit: int) -> ApiError:
 
 async def read_body(request: Request, limit: int) -> bytes:
     """The whole request body, or a 413 :class:`ApiError` past ``limit`` bytes."""
-    declared = request.headers.get("content-length")
+    return await read_asgi_body(request.scope, request.receive, limit)
+
+
+async def read_asgi_body(scope: Scope, receive: Receive, limit: int) -> bytes:
+    """:func:`read_body` on the raw ASGI request (for routes served without Starlette's
+    ``Request``): the same limits, errors and reading as ``Request.stream()``."""
+    declared = None
+    for name, value in scope["headers"]:
+        if name == b"content-length":  # the first one, as Starlette's headers.get
+            declared = value
+            break
     if declared is not None:
         try:
-            size = int(declared)
+            size = int(declared.decode("latin-1"))
         except ValueError:
             raise ApiError(400, "invalid_request", "invalid Content-Length header") from None
         if size > limit:
             raise _too_large(limit)
     chunks: list[bytes] = []
     total = 0
-    try:
-        async for chunk in request.stream():
-            total += len(chunk)
-            if total > limit:
-                raise _too_large(limit)
-            chunks.append(chunk)
-    except ClientDisconnect:
-        # Nobody is left to answer; a 4xx keeps a client's hang-up out of the
-        # error log.
-        raise ApiError(400, "invalid_request", "client disconnected") from None
-    return b"".join(chunks)
+    while True:
+        message = await receive()
+        kind = message["type"]
+        if kind == "http.request":
+            chunk: bytes = message.get("body", b"")
+            if chunk:
+                total += len(chunk)
+                if total > limit:
+                    raise _too_large(limit)
+                chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        elif kind == "http.disconnect":
+            # Nobody is left to answer; a 4xx keeps a client's hang-up out of the
+            # error log.
+            raise ApiError(400, "invalid_request", "client disconnected")
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 _LONE_HIGH_SURROGATE = re.compile(
@@ -182,10 +206,15 @@ def _parse_bounded(
     body: bytes,
     max_items: int,
     counts: Mapping[str, tuple[int, Callable[[int], ApiError]]],
+    plain: Callable[[Any], M | None] | None,
 ) -> M:
     data = _parse_json(body)
     if type(data) is list or type(data) is dict:
         check_counts(data, max_items, counts)
+    if plain is not None:
+        built = plain(data)  # one parse: the common shapes are built from the value
+        if built is not None:
+            return built
     return _validate(model, body)
 
 
@@ -195,9 +224,16 @@ async def parse_bounded(
     *,
     max_items: int,
     counts: Mapping[str, tuple[int, Callable[[int], ApiError]]] | None = None,
+    plain: Callable[[Any], M | None] | None = None,
 ) -> M:
-    """:func:`parse_model` after the count limits, off the loop for a large body."""
+    """:func:`parse_model` after the count limits, off the loop for a large body.
+
+    ``plain(data)``, if given, builds the model from the parsed JSON value when
+    it has a common, valid shape it knows exactly (the model the validation
+    would give), and returns None for anything else, which is then validated
+    from the body as usual (so every error answer stays the same).
+    """
     limits = counts or {}
     if len(body) > OFFLOAD_BYTES:
-        return await asyncio.to_thread(_parse_bounded, model, body, max_items, limits)
-    return _parse_bounded(model, body, max_items, limits)
+        return await asyncio.to_thread(_parse_bounded, model, body, max_items, limits, plain)
+    return _parse_bounded(model, body, max_items, limits, plain)

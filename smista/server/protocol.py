@@ -1,7 +1,10 @@
-"""uvicorn's h11 protocol with the connection limits uvicorn lacks, and JSON for its own errors.
+"""uvicorn's HTTP protocols with the connection limits uvicorn lacks, and JSON for their errors.
 
-I/O edge (sockets). :func:`guarded_protocol` returns an ``H11Protocol``
-subclass for ``uvicorn.Config(http=...)`` that adds, per connection:
+I/O edge (sockets). :func:`guarded_protocol` returns a subclass of uvicorn's
+``HttpToolsProtocol`` (when ``httptools`` is installed, as the ``server``
+extra's ``uvicorn[standard]`` brings it: its C parser costs a fraction of
+h11's per request) or of its ``H11Protocol`` otherwise, for
+``uvicorn.Config(http=...)``; either adds, per connection:
 
 * a **header timeout**: a connection that has not sent a complete request
   head within ``header_timeout`` seconds of connecting (or of starting its
@@ -12,7 +15,11 @@ subclass for ``uvicorn.Config(http=...)`` that adds, per connection:
   the handler sees a client disconnect);
 * a **connection limit**: beyond ``max_connections`` open connections, a new
   one is answered with a JSON 503 and closed at once, before anything is read;
-* JSON instead of uvicorn's plain-text 400 for a request h11 cannot parse.
+* JSON instead of uvicorn's plain-text 400 for a request the parser refuses;
+* a **head size limit** (:data:`MAX_HEAD_BYTES`, h11's own default): a
+  request head that grows past it is a JSON 400 and the connection closes
+  (h11 enforces it itself; the httptools parser has no limit, so it is
+  counted here).
 
 It never touches a request the application is answering, except to close a
 connection whose body stalled. Idle keep-alive connections are still closed
@@ -27,9 +34,13 @@ import logging
 from typing import Any
 
 import h11
+from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["guarded_protocol", "raw_json_response"]
+__all__ = ["MAX_HEAD_BYTES", "guarded_protocol", "raw_json_response"]
+
+MAX_HEAD_BYTES = DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
+"""Largest request head accepted (16 KiB, h11's limit), whichever parser serves."""
 
 log = logging.getLogger("smista.server")
 
@@ -49,9 +60,61 @@ def raw_json_response(status: int, code: str, message: str) -> bytes:
 
 
 def guarded_protocol(
-    *, header_timeout: float, body_timeout: float, max_connections: int
+    *,
+    header_timeout: float,
+    body_timeout: float,
+    max_connections: int,
+    parser: str = "auto",
+) -> type[asyncio.Protocol]:
+    """A protocol class enforcing these limits (see the module docstring).
+
+    ``parser`` is ``"httptools"``, ``"h11"`` or ``"auto"`` (httptools when it
+    is installed, as uvicorn's own ``http="auto"`` chooses).
+    """
+    if parser not in ("auto", "httptools", "h11"):
+        raise ValueError(f"unknown HTTP parser {parser!r}")
+    if parser != "h11":
+        try:
+            import httptools  # noqa: F401
+        except ImportError:
+            if parser == "httptools":
+                raise
+        else:
+            return _guarded_httptools(header_timeout, body_timeout, max_connections)
+    return _guarded_h11(header_timeout, body_timeout, max_connections)
+
+
+def _refuse_connection(transport: asyncio.Transport, max_connections: int) -> None:
+    log.warning(
+        "connection refused: too many connections",
+        extra={"event": "connection_limit", "max_connections": max_connections},
+    )
+    transport.write(
+        raw_json_response(
+            503,
+            "too_many_connections",
+            f"more than {max_connections} connections are open; retry later",
+        )
+    )
+    transport.close()
+
+
+def _head_timeout_response(header_timeout: float) -> bytes:
+    return raw_json_response(
+        408, "header_timeout", f"request head not received within {header_timeout:g} s"
+    )
+
+
+def _log_body_timeout(body_timeout: float) -> None:
+    log.warning(
+        "request body timed out; connection closed",
+        extra={"event": "body_timeout", "body_timeout": body_timeout},
+    )
+
+
+def _guarded_h11(
+    header_timeout: float, body_timeout: float, max_connections: int
 ) -> type[H11Protocol]:
-    """An ``H11Protocol`` class enforcing these limits (see the module docstring)."""
 
     class GuardedH11Protocol(H11Protocol):
         _head_timer: asyncio.TimerHandle | None = None
@@ -62,18 +125,7 @@ def guarded_protocol(
             if len(self.connections) >= max_connections:
                 self._rejected = True
                 self.transport = transport
-                log.warning(
-                    "connection refused: too many connections",
-                    extra={"event": "connection_limit", "max_connections": max_connections},
-                )
-                transport.write(
-                    raw_json_response(
-                        503,
-                        "too_many_connections",
-                        f"more than {max_connections} connections are open; retry later",
-                    )
-                )
-                transport.close()
+                _refuse_connection(transport, max_connections)
                 return
             super().connection_made(transport)
             self._arm_head()
@@ -132,23 +184,14 @@ def guarded_protocol(
             cycle: Any = self.cycle  # None until the first request
             if cycle is not None and not cycle.response_complete:
                 return  # answering a pipelined request: not a slow head
-            self.transport.write(
-                raw_json_response(
-                    408,
-                    "header_timeout",
-                    f"request head not received within {header_timeout:g} s",
-                )
-            )
+            self.transport.write(_head_timeout_response(header_timeout))
             self.transport.close()
 
         def _body_expired(self) -> None:
             self._body_timer = None
             if self.transport.is_closing() or self.conn.their_state is not h11.SEND_BODY:
                 return
-            log.warning(
-                "request body timed out; connection closed",
-                extra={"event": "body_timeout", "body_timeout": body_timeout},
-            )
+            _log_body_timeout(body_timeout)
             self.transport.close()
 
         def send_400_response(self, msg: str) -> None:
@@ -158,3 +201,129 @@ def guarded_protocol(
 
     GuardedH11Protocol.__qualname__ = "GuardedH11Protocol"
     return GuardedH11Protocol
+
+
+def _guarded_httptools(
+    header_timeout: float, body_timeout: float, max_connections: int
+) -> type[asyncio.Protocol]:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class GuardedHttpToolsProtocol(HttpToolsProtocol):
+        """The guards, driven by the parser's callbacks: where the client is in its
+        request is ``_phase``: ``head`` (connected, or a request begun, head not
+        complete), ``body`` (head complete, body not) or ``done`` (waiting for the
+        next request; uvicorn's keep-alive timeout governs)."""
+
+        _head_timer: asyncio.TimerHandle | None = None
+        _body_timer: asyncio.TimerHandle | None = None
+        _rejected = False
+        _phase = "head"
+        _head_size = 0
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            if len(self.connections) >= max_connections:
+                self._rejected = True
+                self.transport = transport
+                _refuse_connection(transport, max_connections)
+                return
+            super().connection_made(transport)
+            self._arm_head()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._rejected:
+                return
+            self._cancel_timers()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if self._rejected:
+                return
+            if self._phase != "body":
+                self._head_size += len(data)  # reset when a head completes
+            super().data_received(data)
+            # The timers follow where the parser is once this data is read: a
+            # request that arrived whole in one read arms none.
+            phase = self._phase
+            if self.transport.is_closing():
+                self._cancel_timers()
+            elif phase == "head":
+                if self._head_size > MAX_HEAD_BYTES:
+                    self._cancel_timers()
+                    self.transport.write(
+                        raw_json_response(
+                            400,
+                            "invalid_http",
+                            f"request head is larger than {MAX_HEAD_BYTES} bytes",
+                        )
+                    )
+                    self.transport.close()
+                else:
+                    self._arm_head()
+            elif phase == "body":
+                self._cancel(head=True)
+                if self._body_timer is None:
+                    self._body_timer = self.loop.call_later(body_timeout, self._body_expired)
+            else:
+                self._cancel_timers()
+
+        # parser callbacks (httptools calls them from inside data_received)
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._phase = "head"
+
+        def on_headers_complete(self) -> None:
+            self._phase = "body"
+            self._head_size = 0
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            self._phase = "done"
+            super().on_message_complete()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if self._phase == "head" and not self.transport.is_closing():
+                self._arm_head()  # a pipelined head begun while answering
+
+        # timers
+
+        def _arm_head(self) -> None:
+            if self._head_timer is None:
+                self._head_timer = self.loop.call_later(header_timeout, self._head_expired)
+
+        def _cancel(self, *, head: bool = False, body: bool = False) -> None:
+            if head and self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+            if body and self._body_timer is not None:
+                self._body_timer.cancel()
+                self._body_timer = None
+
+        def _cancel_timers(self) -> None:
+            self._cancel(head=True, body=True)
+
+        def _head_expired(self) -> None:
+            self._head_timer = None
+            if self.transport.is_closing() or self._phase != "head":
+                return
+            cycle: Any = self.cycle  # None until the first request
+            if cycle is not None and not cycle.response_complete:
+                return  # answering a pipelined request: not a slow head
+            self.transport.write(_head_timeout_response(header_timeout))
+            self.transport.close()
+
+        def _body_expired(self) -> None:
+            self._body_timer = None
+            if self.transport.is_closing() or self._phase != "body":
+                return
+            _log_body_timeout(body_timeout)
+            self.transport.close()
+
+        def send_400_response(self, msg: str) -> None:
+            self._cancel_timers()
+            self.transport.write(raw_json_response(400, "invalid_http", msg))
+            self.transport.close()
+
+    GuardedHttpToolsProtocol.__qualname__ = "GuardedHttpToolsProtocol"
+    return GuardedHttpToolsProtocol

@@ -12,12 +12,15 @@ The listening socket is bound here, before uvicorn starts, so an address that
 cannot be bound (in use, not on this machine, ``[::1]`` without IPv6) fails
 with one line (:class:`BindError`) instead of a log record. Connections go
 through :func:`smista.server.protocol.guarded_protocol` (header and body
-timeouts, a connection limit, JSON errors); ``max_connections`` is lowered,
+timeouts, a connection limit, JSON errors; on httptools when installed) and
+uvicorn picks uvloop when installed (the ``listening`` record names both as
+``http`` and ``loop``); ``max_connections`` is lowered,
 if needed, to leave file descriptors to spare under ``RLIMIT_NOFILE``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import signal
@@ -78,12 +81,21 @@ log = logging.getLogger("smista.server")
 class _Server(uvicorn.Server):
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
+        protocol = self.config.http
+        parser = "httptools" if "HttpTools" in getattr(protocol, "__name__", "") else "h11"
+        loop = type(asyncio.get_running_loop()).__module__.partition(".")[0]
         for server in self.servers:
             for sock in server.sockets:
                 host, port = sock.getsockname()[:2]
                 log.info(
                     "listening",
-                    extra={"event": "listening", "host": host, "port": port},
+                    extra={
+                        "event": "listening",
+                        "host": host,
+                        "port": port,
+                        "http": parser,
+                        "loop": "uvloop" if loop == "uvloop" else "asyncio",
+                    },
                 )
 
 
