@@ -189,3 +189,20 @@ def test_the_signal_memo_gives_the_plain_prefix_and_word_answers(
             assert view.has_prefix(stem) == any(t.startswith(stem) for t in tokens)
         assert view.present_words == {w for t in tokens for w, _ in _hits(words)(t)}
         assert len(shared) <= limit
+
+
+def test_a_view_without_the_index_reads_prefixes_and_positions_plainly() -> None:
+    """A plain view (no engine memo) answers stems with str.startswith and has no word
+    positions, since words are only looked up through the index."""
+    from smista.core.conditions.signals import TokenSignals
+    from smista.core.conditions.view import PromptView
+
+    plain = PromptView("reviewing the planner")
+    assert plain.prefixes_of(frozenset({"revi", "plan", "zz"})) == {"revi", "plan"}
+    assert plain.word_starts("review") == []
+    assert plain.word_at("review", 0) is None
+    # an index that holds other stems answers the ones it lacks plainly too
+    indexed = PromptView("reviewing", signals=TokenSignals(None, None, ("plan",), 8))
+    assert indexed.prefixes_of(frozenset({"rev"})) == {"rev"}
+    assert indexed.present_stems == frozenset()
+    assert indexed.present_words == frozenset()

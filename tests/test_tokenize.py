@@ -170,3 +170,14 @@ def test_short_lowercasing_check_equals_the_regexes(text: str) -> None:
     if by_regex and _CAPITAL_SIGMA in text:
         by_regex = not (tables.sigma_re.search(text) or not astral.isdisjoint(tables.sigma_astral))
     assert tables.plain(text) == by_regex
+
+
+def test_long_texts_take_the_regex_lowercasing_checks() -> None:
+    """``plain`` on a text longer than the short limit uses the override regexes."""
+    from smista.core.tokenizer import _SHORT, _tables
+
+    tables = _tables()
+    special = next(iter(tables.lower_overrides))
+    assert tables.plain("é" * (_SHORT + 1))
+    assert not tables.plain(special + "é" * (_SHORT + 1))
+    assert rust_lower(special * (_SHORT + 1)) == tables.lower_overrides[special] * (_SHORT + 1)

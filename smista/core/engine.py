@@ -325,7 +325,7 @@ class CompiledRules:
         compiled = accelerated and _TokenCodes is not None
         self._signals = TokenSignals(
             words_index.keyword_hits if words_index is not None else None,
-            words_index._hopeless if words_index is not None else _always,
+            words_index._hopeless if words_index is not None else None,
             stems,
             MEMO_LIMIT,
             _TokenCodes(MEMO_LIMIT) if compiled and self.extended else None,
@@ -1031,12 +1031,6 @@ class CompiledRules:
             match = RuleMatch(index, self.labels[index], self.keywords[index][pos], bool(fuzzy))
             self._matches[key] = match
         return match
-
-
-def _always(token: str) -> bool:
-    """Every token is hopeless for a rule set that looks up no words."""
-    del token
-    return True
 
 
 def _pieces(text: str, size: int) -> Iterable[str]:

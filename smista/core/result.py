@@ -110,13 +110,12 @@ class Classification:
     # -- immutability, equality, hashing, pickling --------------------------------------
 
     def __setattr__(self, name: str, value: object) -> None:
-        # The frozen pydantic model raises its own error (ValidationError, frozen_instance).
+        # The frozen pydantic model raises its own error (ValidationError,
+        # frozen_instance), always: nothing is ever set on this object.
         setattr(self._as_model(), name, value)
-        raise AttributeError(f"Classification is immutable: cannot set {name!r}")
 
     def __delattr__(self, name: str) -> None:
-        delattr(self._as_model(), name)
-        raise AttributeError(f"Classification is immutable: cannot delete {name!r}")
+        delattr(self._as_model(), name)  # raises likewise
 
     def _values(self) -> tuple[object, ...]:
         return (self.intent, self.source, self.reason, self.matched_rule, self.confidence)

@@ -61,13 +61,13 @@ class TokenSignals:
     def __init__(
         self,
         lookup: Callable[[str], Iterable[tuple[str, bool]]] | None,
-        hopeless: Callable[[str], bool],
+        hopeless: Callable[[str], bool] | None,
         stems: Iterable[str],
         limit: int,
         table: Any = None,
     ) -> None:
         """``lookup(token)``: the words ``token`` hits (``None``: no words);
-        ``hopeless(token)``: whether it can hit none; ``stems``: lowercased prefixes;
+        ``hopeless(token)``: whether it can hit none (``None``: no such test); ``stems``: lowercased prefixes;
         ``table``: an empty compiled token table, or ``None``."""
         self._lookup = lookup
         self._hopeless = hopeless
@@ -106,7 +106,8 @@ class TokenSignals:
         if token in self.silent:
             return _NOTHING
         lookup = self._lookup
-        matchable = lookup is not None and not self._hopeless(token)
+        hopeless = self._hopeless
+        matchable = lookup is not None and (hopeless is None or not hopeless(token))
         words = tuple(lookup(token)) if matchable and lookup is not None else ()
         stems = self.stems
         prefixes = (
