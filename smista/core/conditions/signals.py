@@ -67,8 +67,9 @@ class TokenSignals:
         table: Any = None,
     ) -> None:
         """``lookup(token)``: the words ``token`` hits (``None``: no words);
-        ``hopeless(token)``: whether it can hit none (``None``: no such test); ``stems``: lowercased prefixes;
-        ``table``: an empty compiled token table, or ``None``."""
+        ``hopeless(token)``: whether it can hit none (``None``: no such test);
+        ``stems``: lowercased prefixes; ``table``: an empty compiled token table, or
+        ``None``."""
         self._lookup = lookup
         self._hopeless = hopeless
         self.stems = frozenset(s for s in stems if s)
