@@ -112,16 +112,20 @@ def _log_body_timeout(body_timeout: float) -> None:
     )
 
 
-def _guarded_h11(
-    header_timeout: float, body_timeout: float, max_connections: int
-) -> type[H11Protocol]:
+def _with_guards(
+    base: type[Any], header_timeout: float, body_timeout: float, max_connections: int
+) -> type[Any]:
+    """``base`` (a uvicorn protocol) with the guards both parsers share: the
+    connection limit, the two timers and JSON 400s. A subclass says where the
+    client is in its request (:meth:`_awaiting_head`, :meth:`_awaiting_body`) and
+    when to arm or cancel the timers."""
 
-    class GuardedH11Protocol(H11Protocol):
+    class Guarded(base):  # type: ignore[misc]
         _head_timer: asyncio.TimerHandle | None = None
         _body_timer: asyncio.TimerHandle | None = None
         _rejected = False
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:
             if len(self.connections) >= max_connections:
                 self._rejected = True
                 self.transport = transport
@@ -136,35 +140,20 @@ def _guarded_h11(
             self._cancel_timers()
             super().connection_lost(exc)
 
-        def data_received(self, data: bytes) -> None:
-            if self._rejected:
-                return
-            super().data_received(data)
-            self._track()
+        def _awaiting_head(self) -> bool:
+            raise NotImplementedError
 
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self._track()
-
-        def _track(self) -> None:
-            """Arm or cancel the timers for where the client is in its request."""
-            if self.transport.is_closing():
-                self._cancel_timers()
-                return
-            state = self.conn.their_state
-            if state is h11.IDLE:
-                if self.conn.trailing_data[0] or self._head_timer is not None:
-                    self._arm_head()  # a head has begun (or was already awaited)
-            elif state is h11.SEND_BODY:
-                self._cancel(head=True)
-                if self._body_timer is None:
-                    self._body_timer = self.loop.call_later(body_timeout, self._body_expired)
-            else:
-                self._cancel_timers()
+        def _awaiting_body(self) -> bool:
+            raise NotImplementedError
 
         def _arm_head(self) -> None:
             if self._head_timer is None:
                 self._head_timer = self.loop.call_later(header_timeout, self._head_expired)
+
+        def _arm_body(self) -> None:
+            self._cancel(head=True)
+            if self._body_timer is None:
+                self._body_timer = self.loop.call_later(body_timeout, self._body_expired)
 
         def _cancel(self, *, head: bool = False, body: bool = False) -> None:
             if head and self._head_timer is not None:
@@ -179,7 +168,7 @@ def _guarded_h11(
 
         def _head_expired(self) -> None:
             self._head_timer = None
-            if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+            if self.transport.is_closing() or not self._awaiting_head():
                 return
             cycle: Any = self.cycle  # None until the first request
             if cycle is not None and not cycle.response_complete:
@@ -189,7 +178,7 @@ def _guarded_h11(
 
         def _body_expired(self) -> None:
             self._body_timer = None
-            if self.transport.is_closing() or self.conn.their_state is not h11.SEND_BODY:
+            if self.transport.is_closing() or not self._awaiting_body():
                 return
             _log_body_timeout(body_timeout)
             self.transport.close()
@@ -198,6 +187,44 @@ def _guarded_h11(
             self._cancel_timers()
             self.transport.write(raw_json_response(400, "invalid_http", msg))
             self.transport.close()
+
+    return Guarded
+
+
+def _guarded_h11(
+    header_timeout: float, body_timeout: float, max_connections: int
+) -> type[H11Protocol]:
+
+    class GuardedH11Protocol(
+        _with_guards(H11Protocol, header_timeout, body_timeout, max_connections)  # type: ignore[misc]
+    ):
+        def data_received(self, data: bytes) -> None:
+            if self._rejected:
+                return
+            super().data_received(data)
+            self._track()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._track()
+
+        def _awaiting_head(self) -> bool:
+            return bool(self.conn.their_state is h11.IDLE)
+
+        def _awaiting_body(self) -> bool:
+            return bool(self.conn.their_state is h11.SEND_BODY)
+
+        def _track(self) -> None:
+            """Arm or cancel the timers for where the client is in its request."""
+            if self.transport.is_closing():
+                self._cancel_timers()
+            elif self._awaiting_head():
+                if self.conn.trailing_data[0] or self._head_timer is not None:
+                    self._arm_head()  # a head has begun (or was already awaited)
+            elif self._awaiting_body():
+                self._arm_body()
+            else:
+                self._cancel_timers()
 
     GuardedH11Protocol.__qualname__ = "GuardedH11Protocol"
     return GuardedH11Protocol
@@ -208,32 +235,16 @@ def _guarded_httptools(
 ) -> type[asyncio.Protocol]:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-    class GuardedHttpToolsProtocol(HttpToolsProtocol):
+    class GuardedHttpToolsProtocol(
+        _with_guards(HttpToolsProtocol, header_timeout, body_timeout, max_connections)  # type: ignore[misc]
+    ):
         """The guards, driven by the parser's callbacks: where the client is in its
         request is ``_phase``: ``head`` (connected, or a request begun, head not
         complete), ``body`` (head complete, body not) or ``done`` (waiting for the
         next request; uvicorn's keep-alive timeout governs)."""
 
-        _head_timer: asyncio.TimerHandle | None = None
-        _body_timer: asyncio.TimerHandle | None = None
-        _rejected = False
         _phase = "head"
         _head_size = 0
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            if len(self.connections) >= max_connections:
-                self._rejected = True
-                self.transport = transport
-                _refuse_connection(transport, max_connections)
-                return
-            super().connection_made(transport)
-            self._arm_head()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            if self._rejected:
-                return
-            self._cancel_timers()
-            super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
             if self._rejected:
@@ -243,10 +254,9 @@ def _guarded_httptools(
             super().data_received(data)
             # The timers follow where the parser is once this data is read: a
             # request that arrived whole in one read arms none.
-            phase = self._phase
             if self.transport.is_closing():
                 self._cancel_timers()
-            elif phase == "head":
+            elif self._awaiting_head():
                 if self._head_size > MAX_HEAD_BYTES:
                     self._cancel_timers()
                     self.transport.write(
@@ -259,12 +269,16 @@ def _guarded_httptools(
                     self.transport.close()
                 else:
                     self._arm_head()
-            elif phase == "body":
-                self._cancel(head=True)
-                if self._body_timer is None:
-                    self._body_timer = self.loop.call_later(body_timeout, self._body_expired)
+            elif self._awaiting_body():
+                self._arm_body()
             else:
                 self._cancel_timers()
+
+        def _awaiting_head(self) -> bool:
+            return self._phase == "head"
+
+        def _awaiting_body(self) -> bool:
+            return self._phase == "body"
 
         # parser callbacks (httptools calls them from inside data_received)
 
@@ -285,45 +299,6 @@ def _guarded_httptools(
             super().on_response_complete()
             if self._phase == "head" and not self.transport.is_closing():
                 self._arm_head()  # a pipelined head begun while answering
-
-        # timers
-
-        def _arm_head(self) -> None:
-            if self._head_timer is None:
-                self._head_timer = self.loop.call_later(header_timeout, self._head_expired)
-
-        def _cancel(self, *, head: bool = False, body: bool = False) -> None:
-            if head and self._head_timer is not None:
-                self._head_timer.cancel()
-                self._head_timer = None
-            if body and self._body_timer is not None:
-                self._body_timer.cancel()
-                self._body_timer = None
-
-        def _cancel_timers(self) -> None:
-            self._cancel(head=True, body=True)
-
-        def _head_expired(self) -> None:
-            self._head_timer = None
-            if self.transport.is_closing() or self._phase != "head":
-                return
-            cycle: Any = self.cycle  # None until the first request
-            if cycle is not None and not cycle.response_complete:
-                return  # answering a pipelined request: not a slow head
-            self.transport.write(_head_timeout_response(header_timeout))
-            self.transport.close()
-
-        def _body_expired(self) -> None:
-            self._body_timer = None
-            if self.transport.is_closing() or self._phase != "body":
-                return
-            _log_body_timeout(body_timeout)
-            self.transport.close()
-
-        def send_400_response(self, msg: str) -> None:
-            self._cancel_timers()
-            self.transport.write(raw_json_response(400, "invalid_http", msg))
-            self.transport.close()
 
     GuardedHttpToolsProtocol.__qualname__ = "GuardedHttpToolsProtocol"
     return GuardedHttpToolsProtocol
