@@ -24,6 +24,7 @@ from rapidfuzz.distance import OSA
 from smista.core import engine
 from smista.core.engine import CompiledRules, RuleMatch, RuleSpec, osa_within
 from smista.core.reference import match_rules
+from smista.core.tokenizer import pieces as tokenizer_pieces
 from smista.core.tokenizer import tokenize
 
 LABELS = ("plan", "edit", "review")
@@ -220,7 +221,7 @@ def test_pure_python_osa_matches_rapidfuzz(a: str, b: str, cap: int) -> None:
 def test_pieces_never_split_a_token() -> None:
     """Huge texts are cut at spaces or newlines only; all pieces join back."""
     text = "alpha beta\ngamma" * 50 + "x" * 40 + " tail"
-    pieces = list(engine._pieces(text, 16))
+    pieces = list(tokenizer_pieces(text, 16))
     assert len(pieces) > 1
     assert [t for p in pieces for t in tokenize(p)] == tokenize(text)
 

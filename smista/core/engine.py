@@ -60,7 +60,7 @@ from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_ha
 from smista.core.osa import OSA_CHECK as _OSA
 from smista.core.osa import cap as _cap
 from smista.core.osa import osa_within
-from smista.core.tokenizer import ASCII_TABLE, rust_lower, tokenize
+from smista.core.tokenizer import ASCII_TABLE, pieces, rust_lower, tokenize
 from smista.core.wire import classification as _wire_classification
 
 try:  # the optional compiled hot path (see hatch_build.py); same answers without it
@@ -845,7 +845,7 @@ class CompiledRules:
         by the number of rules.
         """
         best: dict[int, _Entry] = {}
-        for piece in _pieces(text, LARGE_TEXT):
+        for piece in pieces(text, LARGE_TEXT):
             distinct = set(tokenize(piece))
             rest = distinct.difference(self._state[0])
             del distinct
@@ -1031,22 +1031,6 @@ class CompiledRules:
             match = RuleMatch(index, self.labels[index], self.keywords[index][pos], bool(fuzzy))
             self._matches[key] = match
         return match
-
-
-def _pieces(text: str, size: int) -> Iterable[str]:
-    """``text`` cut into pieces of about ``size`` characters at spaces or newlines."""
-    start, end_of_text = 0, len(text)
-    while end_of_text - start > size:
-        end = start + size
-        cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
-        if cut <= start:
-            found = [i for i in (text.find(" ", end), text.find("\n", end)) if i >= 0]
-            if not found:
-                break
-            cut = min(found)
-        yield text[start:cut]
-        start = cut + 1
-    yield text[start:]
 
 
 def options_to_data(options: PlanOptions) -> tuple[object, ...]:

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache, cached_property
 
-__all__ = ["ASCII_TABLE", "rust_lower", "tokenize"]
+__all__ = ["ASCII_TABLE", "pieces", "rust_lower", "tokenize"]
 
 _CAPITAL_SIGMA = "\u03a3"
 
@@ -295,3 +295,24 @@ def _python_sigma_class(ch: str) -> int:
 @cache
 def _tables() -> _Tables:
     return _Tables()
+
+
+def pieces(text: str, size: int) -> Iterator[str]:
+    """``text`` cut into pieces of about ``size`` characters at spaces or newlines.
+
+    A cut never falls inside a token (a space or newline separates tokens), so
+    the pieces' tokens are the text's; a text with no space or newline past
+    ``size`` is one piece.
+    """
+    start, end_of_text = 0, len(text)
+    while end_of_text - start > size:
+        end = start + size
+        cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+        if cut <= start:
+            found = [i for i in (text.find(" ", end), text.find("\n", end)) if i >= 0]
+            if not found:
+                break
+            cut = min(found)
+        yield text[start:cut]
+        start = cut + 1
+    yield text[start:]

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any
 
-from smista.core.tokenizer import rust_lower
+from smista.core.tokenizer import pieces, rust_lower
 
 __all__ = ["SCAN_LIMIT", "Signal", "TokenSignals"]
 
@@ -82,22 +82,30 @@ class TokenSignals:
 
     def candidates(self, text: str) -> list[str] | None:
         """The distinct tokens of ``text`` that may hit a word or stem (lowercased), or
-        ``None`` without a compiled table (then: the tokens not in :attr:`silent`)."""
+        ``None`` without a compiled table (then: the tokens not in :attr:`silent`).
+
+        A text longer than :data:`SCAN_LIMIT` is scanned piece by piece (the C
+        pass lists every occurrence of a hitting token), so memory stays bounded
+        by a piece and the tokens that hit something.
+        """
         table = self._table
-        if table is None or len(text) > SCAN_LIMIT:
+        if table is None:
             return None
-        found, unknown = table.hits(text)  # (one entry per occurrence: bounded by the limit)
-        out = [raw if raw.isascii() else rust_lower(raw) for raw in found]
-        for raw in unknown:
-            token = raw if raw.isascii() else rust_lower(raw)
-            hit, starts = self.of(token)
-            if hit or starts:
-                table.put(raw, 1)
-                out.append(token)
-            elif token in self.silent:
-                table.put(raw, None)
-            # else: a token that can never hit anything is not remembered
-        return list(dict.fromkeys(out))
+        out: dict[str, None] = {}
+        for piece in pieces(text, SCAN_LIMIT):
+            found, unknown = table.hits(piece)
+            for raw in found:
+                out[raw if raw.isascii() else rust_lower(raw)] = None
+            for raw in unknown:
+                token = raw if raw.isascii() else rust_lower(raw)
+                hit, starts = self.of(token)
+                if hit or starts:
+                    table.put(raw, 1)
+                    out[token] = None
+                elif token in self.silent:
+                    table.put(raw, None)
+                # else: a token that can never hit anything is not remembered
+        return list(out)
 
     def of(self, token: str) -> Signal:
         """The words ``token`` hits (and whether by typo) and the stems it starts with."""

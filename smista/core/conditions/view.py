@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import NamedTuple
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
+from smista.core.conditions import signals as _signals
 from smista.core.conditions.markers import (
     DEFAULT_MARKERS,
     Markers,
@@ -23,7 +24,7 @@ from smista.core.conditions.markers import (
     slash_command,
 )
 from smista.core.conditions.signals import TokenSignals
-from smista.core.tokenizer import tokenize
+from smista.core.tokenizer import pieces, tokenize
 
 __all__ = ["PlanOptions", "PromptView", "is_hangul_or_han", "visible_text"]
 
@@ -263,8 +264,19 @@ class PromptView:
         prefixes: set[str] = set()
         hitting: dict[str, tuple[tuple[str, bool], ...]] = {}
         of = signals.of
-        tokens = signals.candidates(self.visible)
-        for token in tokens if tokens is not None else self.token_set.difference(signals.silent):
+        tokens: Iterable[str] | None = signals.candidates(self.visible)
+        if tokens is None:
+            silent = signals.silent
+            limit = _signals.SCAN_LIMIT
+            if len(self.visible) > limit:  # piece by piece: bounded memory
+                tokens = (
+                    token
+                    for piece in pieces(self.visible, limit)
+                    for token in set(tokenize(piece)).difference(silent)
+                )
+            else:
+                tokens = self.token_set.difference(silent)
+        for token in tokens:
             hit, starts = of(token)
             if hit:
                 hitting[token] = hit
