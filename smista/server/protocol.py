@@ -37,10 +37,14 @@ import h11
 from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["MAX_HEAD_BYTES", "guarded_protocol", "raw_json_response"]
+__all__ = ["LINGER_SECONDS", "MAX_HEAD_BYTES", "guarded_protocol", "raw_json_response"]
 
 MAX_HEAD_BYTES = DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
 """Largest request head accepted (16 KiB, h11's limit), whichever parser serves."""
+
+LINGER_SECONDS = 2.0
+"""How long a refused request's connection keeps reading (and dropping) input after
+its JSON 400, so the client can read the answer (see ``_answer_and_close``)."""
 
 log = logging.getLogger("smista.server")
 
@@ -124,6 +128,25 @@ def _with_guards(
         _head_timer: asyncio.TimerHandle | None = None
         _body_timer: asyncio.TimerHandle | None = None
         _rejected = False
+        _discarding = False
+
+        def _answer_and_close(self, response: bytes) -> None:
+            """Write ``response`` and close without losing it (a lingering close).
+
+            Closing a socket with unread input resets the connection, and the
+            client's kernel then drops an answer it has not read yet. So the
+            write side is shut first, and what the client still sends is read and
+            dropped until it closes, for at most :data:`LINGER_SECONDS`.
+            """
+            self._cancel_timers()
+            self._discarding = True
+            transport = self.transport
+            transport.write(response)
+            if transport.can_write_eof():
+                transport.write_eof()
+                self.loop.call_later(LINGER_SECONDS, transport.close)
+            else:
+                transport.close()
 
         def connection_made(self, transport: asyncio.Transport) -> None:
             if len(self.connections) >= max_connections:
@@ -184,9 +207,7 @@ def _with_guards(
             self.transport.close()
 
         def send_400_response(self, msg: str) -> None:
-            self._cancel_timers()
-            self.transport.write(raw_json_response(400, "invalid_http", msg))
-            self.transport.close()
+            self._answer_and_close(raw_json_response(400, "invalid_http", msg))
 
     return Guarded
 
@@ -199,7 +220,7 @@ def _guarded_h11(
         _with_guards(H11Protocol, header_timeout, body_timeout, max_connections)  # type: ignore[misc]
     ):
         def data_received(self, data: bytes) -> None:
-            if self._rejected:
+            if self._rejected or self._discarding:
                 return
             super().data_received(data)
             self._track()
@@ -247,7 +268,7 @@ def _guarded_httptools(
         _head_size = 0
 
         def data_received(self, data: bytes) -> None:
-            if self._rejected:
+            if self._rejected or self._discarding:
                 return
             if self._phase != "body":
                 self._head_size += len(data)  # reset when a head completes
@@ -258,15 +279,13 @@ def _guarded_httptools(
                 self._cancel_timers()
             elif self._awaiting_head():
                 if self._head_size > MAX_HEAD_BYTES:
-                    self._cancel_timers()
-                    self.transport.write(
+                    self._answer_and_close(
                         raw_json_response(
                             400,
                             "invalid_http",
                             f"request head is larger than {MAX_HEAD_BYTES} bytes",
                         )
                     )
-                    self.transport.close()
                 else:
                     self._arm_head()
             elif self._awaiting_body():
