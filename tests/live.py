@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -157,15 +157,16 @@ class LiveServer:
 class ThreadServer:
     """An ASGI app served by uvicorn on a loopback port in a thread of this process."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, **config: Any) -> None:
+        """``config``: more ``uvicorn.Config`` options (``http=`` a protocol class ...)."""
         import uvicorn
 
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None, lifespan="on")
-        self.server = uvicorn.Server(config)
+        options: dict[str, Any] = {"log_config": None, "lifespan": "on", **config}
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, **options))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.port = 0
 
-    def __enter__(self) -> ThreadServer:
+    def __enter__(self) -> Self:
         self.thread.start()
         deadline = time.monotonic() + 30
         while not self.server.started:
@@ -185,3 +186,14 @@ class ThreadServer:
 
     def client(self, **kwargs: Any) -> httpx.Client:
         return httpx.Client(base_url=self.url, timeout=30.0, **kwargs)
+
+
+def recv_all(sock: socket.socket, timeout: float = 20.0) -> bytes:
+    """Everything ``sock`` receives until the peer closes (each read bounded by ``timeout``)."""
+    sock.settimeout(timeout)
+    chunks: list[bytes] = []
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)

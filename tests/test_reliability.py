@@ -23,7 +23,7 @@ pytest.importorskip("uvicorn")
 
 from tests.conftest import ROOT, cli_env
 from tests.decision_server import decision_server
-from tests.live import LiveServer
+from tests.live import LiveServer, recv_all
 from tests.preview_config import ROUTING, decision_table
 from tests.test_secrets import KEY, leaks
 
@@ -107,16 +107,6 @@ def server() -> Iterator[LiveServer]:
     args = ["--header-timeout", "1", "--body-timeout", "1", "--max-connections", "40"]
     with LiveServer(args) as live:
         yield live
-
-
-def recv_all(sock: socket.socket) -> bytes:
-    sock.settimeout(HANG_GUARD)
-    chunks: list[bytes] = []
-    while True:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
 
 
 def json_body(raw: bytes) -> dict[str, object]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -20,11 +19,10 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("httptools")
 
-import uvicorn
-
 from smista.server.app import create_app
 from smista.server.protocol import MAX_HEAD_BYTES, guarded_protocol
 from smista.server.settings import ServerSettings
+from tests.live import ThreadServer, recv_all
 
 HANG_GUARD = 20.0
 BODY = b'{"text":"fix the failing test in parser.py"}'
@@ -34,41 +32,19 @@ REQUEST = (
 )
 
 
-class Served:
+class Served(ThreadServer):
     """The real app behind a guarded protocol, on a loopback port in a thread."""
 
     def __init__(self, parser: str) -> None:
-        protocol = guarded_protocol(
+        self.protocol = guarded_protocol(
             header_timeout=0.5, body_timeout=0.5, max_connections=5, parser=parser
         )
-        self.protocol = protocol
-        config = uvicorn.Config(
+        super().__init__(
             create_app(ServerSettings(log_level="warning")),
-            host="127.0.0.1",
-            port=0,
-            http=protocol,
-            log_config=None,
+            http=self.protocol,
             log_level="warning",
             access_log=False,
-            lifespan="on",
         )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.port = 0
-
-    def __enter__(self) -> Served:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise AssertionError("server did not start")
-            time.sleep(0.01)
-        self.port = self.server.servers[0].sockets[0].getsockname()[1]
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(30)
 
     def connect(self) -> socket.socket:
         sock = socket.create_connection(("127.0.0.1", self.port), timeout=HANG_GUARD)
@@ -80,15 +56,6 @@ class Served:
 def served(request: pytest.FixtureRequest) -> Iterator[Served]:
     with Served(request.param) as s:
         yield s
-
-
-def recv_all(sock: socket.socket) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
 
 
 def recv_response(reader: BinaryIO) -> tuple[bytes, Any]:
