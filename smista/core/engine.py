@@ -40,7 +40,12 @@ scanning rules or keywords:
   and put in the table (with contexts, the pass returns just the few tokens
   that hit a rule, for the winner to be picked among their entries).
   The table only holds codes this module computed, so the answers are the
-  same with or without it.
+  same with or without it;
+* a rule set using extension conditions (the verifying path) scans each
+  prompt once too, with a table whose filter unites its keywords, the words
+  its phrases and leading words look up, and its stems: the pass hands back
+  the tokens known to hit one of them and the new tokens near one, and
+  those are all the word/stem conditions ever look up.
 
 Must never perform I/O, read the environment, or consult a model.
 """
@@ -328,7 +333,6 @@ class CompiledRules:
             words_index._hopeless if words_index is not None else None,
             stems,
             MEMO_LIMIT,
-            self._signal_table(words_index, stems) if compiled and self.extended else None,
         )
         self.labels = tuple(s.label for s in self.specs)
         self.keywords = tuple(s.keywords for s in self.specs)
@@ -436,23 +440,18 @@ class CompiledRules:
             )
         elif typo_index is None:
             self._typo = self._build_typo_index()
-        self._fast = (
-            _TokenCodes(
+        self._fast = self._scan = None
+        if compiled and self.extended:  # one scan for keywords, words and stems
+            self._scan = self._verifying_table(words_index, stems)
+        elif compiled:
+            self._fast = _TokenCodes(
                 MEMO_LIMIT,
                 max_len=max(1, self._max_len),
                 alphabet="".join(sorted(self._alphabet)),
                 max_foreign=self._max_cap,
             )
-            if compiled
-            else None
-        )
-        if self._fast is not None:
             # Unknown tokens near no keyword are settled in the C scan itself.
             self._fast.attach(self._vindex, self._depth_bits())
-        if self.extended:  # the verifying path scans with it; the others never do
-            self._scan, self._fast = self._fast, None
-        else:
-            self._scan = None
         self._accelerated = accelerated
 
     @property
@@ -462,18 +461,49 @@ class CompiledRules:
 
     # -- construction ---------------------------------------------------------
 
-    @staticmethod
-    def _signal_table(words: CompiledRules | None, stems: Collection[str]) -> Any:
-        """The compiled token table of the word/stem signals, settling in C every
-        new token near no word that starts no stem (so Python never sees it)."""
-        table = _TokenCodes(MEMO_LIMIT)
-        if words is not None and words._vindex is not None:
-            variants, depths = words._vindex, words._depth_bits()
-        else:
-            variants, depths = _VariantIndex((), ()), b""
+    def _verifying_table(self, words: CompiledRules | None, stems: Collection[str]) -> Any:
+        """The verifying path's token table: its one scan of a prompt settles in C every
+        new token near no keyword and no looked-up word that starts no stem.
+
+        Its filter is the union of the rule set's and the word index's: every
+        keyword and word with the larger of its typo caps, the deletion depths
+        either allows, and (without stems, which any long token may start) the
+        longest and most foreign token either can match.
+        """
+        caps: dict[str, int] = {}
+        depths = self._depth_bits()
+        max_len, alphabet, max_cap = self._max_len, set(self._alphabet), self._max_cap
+        for index in (self, words):
+            if index is None:
+                continue
+            for keyword, ok in zip(index._typo_keywords, index._typo_ok, strict=True):
+                caps[keyword] = max(caps.get(keyword, 0), _cap(len(keyword)) if ok else 0)
+            other = index._depth_bits()
+            longest = max(len(depths), len(other))
+            depths = bytes(
+                (depths[n] if n < len(depths) else 0) | (other[n] if n < len(other) else 0)
+                for n in range(longest)
+            )
+            max_len = max(max_len, index._max_len)
+            alphabet.update(index._alphabet)
+            max_cap = max(max_cap, index._max_cap)
         kept = sorted({s for s in stems if 0 < len(s) < 256})
-        lengths = bytes(sorted({len(s) for s in kept}))
-        table.attach(variants, depths, _VariantIndex(kept, [0] * len(kept)), lengths)
+        table = (
+            _TokenCodes(MEMO_LIMIT)  # any token may start a stem
+            if kept
+            else _TokenCodes(
+                MEMO_LIMIT,
+                max_len=max(1, max_len),
+                alphabet="".join(sorted(alphabet)),
+                max_foreign=max_cap,
+            )
+        )
+        table.attach(
+            _VariantIndex(tuple(caps), tuple(caps.values())),
+            depths,
+            _VariantIndex(kept, [0] * len(kept)),
+            bytes(sorted({len(s) for s in kept})),
+        )
         return table
 
     def _build_typo_index(self) -> dict[str, tuple[str, ...]]:
@@ -728,6 +758,13 @@ class CompiledRules:
             fast.put(raw, None)
         return entries
 
+    def _entries_of(self, token: str) -> tuple[_Entry, ...]:
+        """A lowercased token's entries, resolved and remembered unless known to have none."""
+        if token in self._state[0]:
+            return ()
+        found = self._learn((token,))
+        return found[0] if found else ()
+
     def _code_of_match(self, match: RuleMatch) -> int:
         """A code standing for ``match`` (extended rule sets), past every entry code."""
         code = self._codes.get(match)
@@ -746,19 +783,38 @@ class CompiledRules:
         """
         visible = visible_text(text) if self.options.ignore_code else text
         tokens: list[str] | None = None
+        asked: list[str] | None = None
         scan = self._scan
         if len(visible) > LARGE_TEXT:
             entry_lists: Iterable[tuple[_Entry, ...]] = [self._large_entries(visible)]
-        elif scan is not None:  # one C pass: the tokens that hit a keyword, and new ones
+        elif scan is not None:
+            # One C pass: the tokens known to hit a keyword, word or stem, and new
+            # ones near one (the others are settled there). ``asked`` are those the
+            # view's word/stem conditions look up.
             hitting, unknown = scan.hits(visible)
-            known = self._state[1]
             entry_lists = []
-            for token in chain(hitting, unknown):
+            asked = []
+            known = self._state[1]
+            of = self._signals.of
+            for raw in hitting:
+                token = raw if raw.isascii() else rust_lower(raw)
                 got = known.get(token)
-                if got is None:  # new, evicted from the Python memo, or not ASCII
-                    got = self._resolve(token, scan)
+                if got is None:  # no keyword hit, or evicted from the Python memo
+                    got = self._entries_of(token)
                 if got:
                     entry_lists.append(got)
+                asked.append(token)
+            for raw in unknown:
+                token = raw if raw.isascii() else rust_lower(raw)
+                got = known.get(token)
+                if got is None:
+                    got = self._entries_of(token)
+                if got:
+                    entry_lists.append(got)
+                words, stems = of(token)
+                if words or stems:
+                    asked.append(token)
+                scan.put(raw, 1 if got or words or stems else None)
         else:
             tokens = tokenize(visible)
             entry_lists = self._learn(set(tokens).difference(self._state[0]))
@@ -769,7 +825,13 @@ class CompiledRules:
                 if held is None or entry < held:
                     best[entry[0]] = entry
         view = PromptView(
-            text, contexts, self.options, tokens=tokens, signals=self._signals, visible=visible
+            text,
+            contexts,
+            self.options,
+            tokens=tokens,
+            signals=self._signals,
+            visible=visible,
+            signal_tokens=asked,
         )
         hits = sorted(best.values())
         live = list(self._ungated)

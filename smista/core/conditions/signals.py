@@ -13,10 +13,9 @@ prompt's :class:`~smista.core.conditions.view.PromptView` asks it:
   no stem are never remembered (numbers, hashes: each is new);
 * the memo is bounded and forgets its oldest quarter when full, never
   everything at once;
-* with a compiled token table (``smista.core._speedups.TokenCodes``, given by
-  the engine), :meth:`TokenSignals.candidates` finds a text's tokens that may
-  hit something in one C pass over its characters: tokens known to hit
-  nothing are skipped there, without creating objects.
+* with the C extension, the engine's one scan of a prompt (its token table
+  settles every token near no keyword, word or stem) hands the view the few
+  tokens worth asking about.
 
 The answers are those of the plain lookups (``word_match`` against every
 word, ``str.startswith`` against every stem); the memo only saves work.
@@ -29,8 +28,6 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any
 
-from smista.core.tokenizer import pieces, rust_lower
-
 __all__ = ["SCAN_LIMIT", "Signal", "TokenSignals"]
 
 Signal = tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]
@@ -39,8 +36,9 @@ Signal = tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]
 _NOTHING: Signal = ((), ())
 
 SCAN_LIMIT = 1 << 20
-"""Longest text (characters) :meth:`TokenSignals.candidates` scans in C (the engine's
-``LARGE_TEXT``): the C pass lists every occurrence of a hitting token."""
+"""Longest text (characters) whose distinct tokens are read in one piece (the
+engine's ``LARGE_TEXT``); a longer one is read piece by piece, so memory stays
+bounded by a piece."""
 
 
 class TokenSignals:
@@ -52,7 +50,6 @@ class TokenSignals:
         "_lengths",
         "_limit",
         "_lookup",
-        "_table",
         "memo",
         "silent",
         "stems",
@@ -64,12 +61,10 @@ class TokenSignals:
         hopeless: Callable[[str], bool] | None,
         stems: Iterable[str],
         limit: int,
-        table: Any = None,
     ) -> None:
         """``lookup(token)``: the words ``token`` hits (``None``: no words);
         ``hopeless(token)``: whether it can hit none (``None``: no such test);
-        ``stems``: lowercased prefixes; ``table``: an empty compiled token table, or
-        ``None``."""
+        ``stems``: lowercased prefixes."""
         self._lookup = lookup
         self._hopeless = hopeless
         self.stems = frozenset(s for s in stems if s)
@@ -78,34 +73,6 @@ class TokenSignals:
         self._limit = limit
         self.memo: dict[str, Signal] = {}
         self.silent: dict[str, None] = {}
-        self._table = table
-
-    def candidates(self, text: str) -> list[str] | None:
-        """The distinct tokens of ``text`` that may hit a word or stem (lowercased), or
-        ``None`` without a compiled table (then: the tokens not in :attr:`silent`).
-
-        A text longer than :data:`SCAN_LIMIT` is scanned piece by piece (the C
-        pass lists every occurrence of a hitting token), so memory stays bounded
-        by a piece and the tokens that hit something.
-        """
-        table = self._table
-        if table is None:
-            return None
-        out: dict[str, None] = {}
-        for piece in pieces(text, SCAN_LIMIT):
-            found, unknown = table.hits(piece)
-            for raw in found:
-                out[raw if raw.isascii() else rust_lower(raw)] = None
-            for raw in unknown:
-                token = raw if raw.isascii() else rust_lower(raw)
-                hit, starts = self.of(token)
-                if hit or starts:
-                    table.put(raw, 1)
-                    out[token] = None
-                elif token in self.silent:
-                    table.put(raw, None)
-                # else: a token that can never hit anything is not remembered
-        return list(out)
 
     def of(self, token: str) -> Signal:
         """The words ``token`` hits (and whether by typo) and the stems it starts with."""

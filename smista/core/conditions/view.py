@@ -156,6 +156,7 @@ class PromptView:
         "_present",
         "_question",
         "_set",
+        "_signal_tokens",
         "_signals",
         "_sorted",
         "_starts",
@@ -175,10 +176,13 @@ class PromptView:
         tokens: list[str] | tuple[str, ...] | None = None,
         signals: TokenSignals | None = None,
         visible: str | None = None,
+        signal_tokens: Iterable[str] | None = None,
     ) -> None:
         """``tokens``, when given, must be ``tokenize(visible text)`` (the engine has them);
         ``signals``, when given, must hold the words phrases and leading words look up and
-        the stems (the engine's :class:`~smista.core.conditions.signals.TokenSignals`)."""
+        the stems (the engine's :class:`~smista.core.conditions.signals.TokenSignals`);
+        ``signal_tokens``, when given, must hold every distinct visible token (lowercased)
+        that hits one of those words or stems (the engine's scan finds them)."""
         self.text = text
         self.options = options if options is not None else PlanOptions()
         if visible is None:
@@ -193,6 +197,7 @@ class PromptView:
         self._question: bool | None = None
         self._lowered: str | None = None
         self._signals = signals
+        self._signal_tokens = signal_tokens
         self._prefixes: frozenset[str] | None = None
         self._hitting: dict[str, tuple[tuple[str, bool], ...]] | None = None
         self._sorted: list[str] | None = None
@@ -266,7 +271,7 @@ class PromptView:
         prefixes: set[str] = set()
         hitting: dict[str, tuple[tuple[str, bool], ...]] = {}
         of = signals.of
-        tokens: Iterable[str] | None = signals.candidates(self.visible)
+        tokens = self._signal_tokens
         if tokens is None:
             silent = signals.silent
             limit = _signals.SCAN_LIMIT
