@@ -24,14 +24,22 @@ __all__ = ["EXCLUDE", "ExcludeKind", "excluded_by"]
 
 
 def excluded_by(condition: Condition, view: PromptView) -> str | None:
-    """The first entry of ``condition`` that occurs in the prompt, if any."""
-    tokens = view.token_set
+    """The first entry of ``condition`` that occurs in the prompt, if any.
+
+    Through the engine's index (which holds the entries' words) an entry one of
+    whose words no token hits, even by typo, is passed over without reading the
+    prompt's tokens.
+    """
+    present = view.present_words if view.has_index else None
     for entry in condition.values:
         words = phrase_tokens(entry)
+        if not words or (present is not None and not present.issuperset(words)):
+            continue
+        tokens = view.token_set
         if len(words) == 1:
             if words[0] in tokens:
                 return entry
-        elif words and find_sequence(words, view.tokens, typo=False) is False:
+        elif tokens.issuperset(words) and find_sequence(words, view.tokens, typo=False) is False:
             return entry
     return None
 
@@ -60,6 +68,9 @@ class ExcludeKind(ConditionKind):
     def trace(self, condition: Condition, view: PromptView) -> str:
         hit = excluded_by(condition, view)
         return "holds: no excluded word" if hit is None else f"vetoed by {hit!r}"
+
+    def words(self, condition: Condition) -> tuple[str, ...]:
+        return tuple(w for entry in condition.values for w in phrase_tokens(entry))
 
     def covers(self, earlier: Any, later: Any) -> bool:
         wanted = {" ".join(phrase_tokens(e)) for e in earlier}
