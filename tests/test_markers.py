@@ -465,3 +465,15 @@ def test_a_long_texts_tail_reading_agrees_with_reading_every_sentence(
         assert fast == is_question(text, M)
     finally:
         markers._TAIL = saved
+
+
+@given(st.lists(_SENTENCE_PARTS, min_size=1, max_size=4).map(" ".join))
+def test_reading_a_sentence_for_a_question_only_drops_the_request_statement_difference(
+    sentence: str,
+) -> None:
+    """``asking`` may read a request with no sign of a question as a statement, nothing else."""
+    from smista.core.conditions.markers import _sentence_kind
+
+    full = _sentence_kind(sentence, M)
+    fast = _sentence_kind(sentence, M, asking=True)
+    assert fast == full or (full == "request" and fast == "")

@@ -882,17 +882,24 @@ def _ending_at(joined: str, endings: tuple[str, ...]) -> int:
     return best
 
 
-def _sentence_kind(raw: str, markers: Markers) -> str:
-    """``'request'``, ``'question'``, ``''`` (a statement) or ``'empty'`` (fillers only)."""
+def _sentence_kind(raw: str, markers: Markers, *, asking: bool = False) -> str:
+    """``'request'``, ``'question'``, ``''`` (a statement) or ``'empty'`` (fillers only).
+
+    With ``asking``, a sentence with no sign of a question (no question opener,
+    ending or mark) is ``''`` at once: the caller only tells questions apart.
+    """
     tokens = tokenize(raw)
     head = _skip(tokens, 0, markers.fillers)
     if head >= len(tokens):  # fillers alone ask when marked: "?", "ok?"
         return "question" if raw.rstrip(_CLOSERS).endswith(_QUESTION_MARKS) else "empty"
     question_openers = _marker_openers(markers)[1]
     asks_open = _opener_at(tokens, head, question_openers)
-    requests_open = _opener_at(tokens, head, markers.request_openers)
     joined = " " + " ".join(tokens)
     asks_end = _ending_at(joined, markers.question_endings)
+    marked = raw.rstrip(_CLOSERS).endswith(_QUESTION_MARKS) or raw.lstrip().startswith("¿")
+    if asking and not (asks_open or asks_end or marked):
+        return ""
+    requests_open = _opener_at(tokens, head, markers.request_openers)
     requests_end = _ending_at(joined, markers.request_endings)
     if requests_open and requests_open >= asks_open:
         return "request"
@@ -903,8 +910,6 @@ def _sentence_kind(raw: str, markers: Markers) -> str:
         at = _skip(words, 0, markers.fillers)
         if _opener_at(words, at, markers.request_openers) > _opener_at(words, at, question_openers):
             return "request"  # "the date picker is wrong, can you fix that?"
-    body = raw.rstrip(_CLOSERS)
-    marked = body.endswith(_QUESTION_MARKS) or raw.lstrip().startswith("¿")
     if asks_open or asks_end or marked:
         return "question"
     return ""
@@ -944,7 +949,7 @@ def is_question(text: str, markers: Markers) -> bool:
     # but the first (which the cut may have shortened) is one of the text's.
     if len(rest) > _TAIL:
         for sentence in reversed(_sentences(rest[-_TAIL:])[1:]):
-            kind = _sentence_kind(sentence, markers)
+            kind = _sentence_kind(sentence, markers, asking=True)
             if kind == "empty":
                 continue
             if kind != "question":
@@ -954,7 +959,7 @@ def is_question(text: str, markers: Markers) -> bool:
     last = len(sentences)
     while last:
         last -= 1
-        kind = _sentence_kind(sentences[last], markers)
+        kind = _sentence_kind(sentences[last], markers, asking=True)
         if kind == "empty":
             continue
         if kind != "question":
