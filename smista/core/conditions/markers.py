@@ -787,8 +787,6 @@ def _skip(tokens: Sequence[str], i: int, openers: tuple[Opener, ...]) -> int:
 
 def _strip_leading_mentions(text: str) -> list[tuple[str, bool]]:
     """Tokens of ``text`` each flagged True when it belongs to an @mention."""
-    if "@" not in text:
-        return [(tok, False) for tok in tokenize(text)]
     out: list[tuple[str, bool]] = []
     start = 0
     for match in _MENTION.finditer(text):
@@ -845,6 +843,9 @@ _HEAD = 160
 def _content_start(text: str, skipping: tuple[Opener, ...]) -> tuple[int, list[str]]:
     """The tokens of ``text`` after its command, and where its first content word is."""
     _, rest = _split_command(text)
+    if "@" not in rest:  # no mention to step over
+        words = tokenize(rest)
+        return _skip(words, 0, skipping), words
     flagged = _strip_leading_mentions(rest)
     words = [tok for tok, _ in flagged]
     i = 0
