@@ -366,16 +366,12 @@ poly_without(const uint64_t *P, Py_ssize_t n, Py_ssize_t i, Py_ssize_t j)
 
 #define MAX_VARIANT_TOKEN 256
 
-/* Whether the lowercased token `t[0:n]` (code points) shares a deletion
- * variant with some keyword at the depths `depths` allows (itself always:
- * exact matches). The Bloom filter answers most probes from cache. */
+/* Whether the lowercased token whose prefix sums are `P[0..n]` shares a
+ * deletion variant with some keyword at the depths `depths` allows (itself
+ * always: exact matches). The Bloom filter answers most probes from cache. */
 static int
-any_variant(const VariantIndex *vi, const uint32_t *t, Py_ssize_t n, int depths)
+any_variant(const VariantIndex *vi, const uint64_t *P, Py_ssize_t n, int depths)
 {
-    uint64_t P[MAX_VARIANT_TOKEN + 1];
-    if (n > MAX_VARIANT_TOKEN)
-        return 1; /* (never: such tokens are filtered first) let Python decide */
-    PREFIX_OF(P, t, n);
     if (variant_present(vi, variant_hash(P[n], (size_t)n)))
         return 1;
     if (depths & 2) {
@@ -440,6 +436,9 @@ typedef struct {
     size_t evictions;
     VariantIndex *variants; /* attached: unknown tokens without a candidate */
     unsigned char depths[256]; /* ...are settled here, per token length */
+    VariantIndex *stems;    /* attached too: prefixes (caps 0) that keep a token */
+    unsigned char stem_lengths[256]; /* their lengths, ascending, each < 256 */
+    int stem_count;
     Py_ssize_t settled;     /* tokens settled in C as hitting nothing */
     uint32_t *alpha_na;     /* the alphabet's non-ASCII characters, sorted */
     Py_ssize_t alpha_na_count;
@@ -717,6 +716,7 @@ static void
 TokenCodes_dealloc(TokenCodes *self)
 {
     Py_XDECREF(self->variants);
+    Py_XDECREF(self->stems);
     PyMem_Free(self->alpha_na);
     free_keys(self);
     PyMem_Free(self->slots);
@@ -845,7 +845,14 @@ near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const uns
     }
     if ((size_t)n >= sizeof(self->depths))
         return 0; /* past the depth table (keywords of 250+ characters): Python decides */
-    return !any_variant(self->variants, cps, n, self->depths[n]);
+    uint64_t P[MAX_VARIANT_TOKEN + 1];
+    PREFIX_OF(P, cps, n);
+    for (int k = 0; k < self->stem_count && self->stem_lengths[k] <= n; k++) {
+        const Py_ssize_t m = self->stem_lengths[k];
+        if (variant_present(self->stems, variant_hash(P[m], (size_t)m)))
+            return 0; /* it may start with a stem (a collision only defers to Python) */
+    }
+    return !any_variant(self->variants, P, n, self->depths[n]);
 }
 
 /* Whether two zero-padded 16-byte keys are equal (two word compares). */
@@ -1327,26 +1334,52 @@ TokenCodes_lower(TokenCodes *self, PyObject *token)
 }
 
 PyDoc_STRVAR(attach_doc,
-"attach(variants, depths, /) -> None\n--\n\n"
+"attach(variants, depths, stems=None, lengths=b'', /) -> None\n--\n\n"
 "Settle unknown tokens in the scan itself: one sharing no deletion\n"
 "variant with a keyword of the VariantIndex ``variants`` (at the depths\n"
 "``depths[len(token)]`` allows, bits as for candidates(); 0 past its end) is\n"
 "recorded as hitting nothing instead of being handed back. ``variants`` must\n"
-"index every keyword (caps 0 included), so that exact matches are found too.");
+"index every keyword (caps 0 included), so that exact matches are found too.\n"
+"With ``stems`` (a VariantIndex of prefixes, caps 0) and ``lengths`` (their\n"
+"distinct lengths, ascending, each 1..255), a token starting with one of them\n"
+"is handed back too.");
 
 static PyObject *
 TokenCodes_attach_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
     /* a VariantIndex of any module object of this extension (a re-import
      * makes new types; the hash key is the process's, so they agree) */
-    PyObject *module = nargs == 2 ? PyType_GetModuleByDef(Py_TYPE(args[0]), &speedups_module)
-                                  : NULL;
+    PyObject *module = nargs == 2 || nargs == 4
+                           ? PyType_GetModuleByDef(Py_TYPE(args[0]), &speedups_module)
+                           : NULL;
     if (module == NULL)
         PyErr_Clear();
-    if (module == NULL || Py_TYPE(args[0]) != speedups_state(module)->VariantIndexType ||
-        !PyBytes_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "attach() takes a VariantIndex and bytes");
+    PyTypeObject *vtype = module == NULL ? NULL : speedups_state(module)->VariantIndexType;
+    if (module == NULL || Py_TYPE(args[0]) != vtype || !PyBytes_Check(args[1]) ||
+        (nargs == 4 && (Py_TYPE(args[2]) != vtype || !PyBytes_Check(args[3])))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "attach() takes a VariantIndex and bytes (and another VariantIndex "
+                        "and bytes)");
         return NULL;
+    }
+    if (nargs == 4) {
+        const Py_ssize_t count = PyBytes_GET_SIZE(args[3]);
+        const unsigned char *lengths = (const unsigned char *)PyBytes_AS_STRING(args[3]);
+        for (Py_ssize_t k = 0; k < count; k++) {
+            if (lengths[k] == 0 || (k > 0 && lengths[k] <= lengths[k - 1])) {
+                PyErr_SetString(PyExc_ValueError,
+                                "attach() lengths must be ascending, each 1..255");
+                return NULL;
+            }
+        }
+        memcpy(self->stem_lengths, lengths, (size_t)count);
+        self->stem_count = (int)count;
+        Py_INCREF(args[2]);
+        Py_XSETREF(self->stems, (VariantIndex *)args[2]);
+    }
+    else {
+        self->stem_count = 0;
+        Py_CLEAR(self->stems);
     }
     memset(self->depths, 0, sizeof(self->depths));
     Py_ssize_t n = PyBytes_GET_SIZE(args[1]);

@@ -428,3 +428,40 @@ def test_the_longest_opener_memo_stays_bounded() -> None:
     assert [_longest(t) for t in tuples] == [i % 4 + 1 for i in range(300)]
     assert len(_LONGEST) <= 257
     assert _longest(()) == 0
+
+
+_SENTENCE_PARTS = st.sampled_from(
+    [
+        "how do I run the tests?",
+        "can you fix the login bug",
+        "The build fails with exit code 2.",
+        "Why?",
+        "thanks!",
+        "ok",
+        "please add a retry loop",
+        "what does this do",
+        "修正してくれますか",
+        "これは何ですか？",
+        "\n",
+        "?!",
+        " - ",
+        "x" * 90,
+    ]
+)
+
+
+@given(st.lists(_SENTENCE_PARTS, min_size=1, max_size=30), st.sampled_from([" ", "\n", ". "]))
+def test_a_long_texts_tail_reading_agrees_with_reading_every_sentence(
+    parts: list[str], sep: str
+) -> None:
+    """The tail shortcut of a long text gives the answer of the full reading."""
+    import smista.core.conditions.markers as markers
+
+    text = sep.join(parts)
+    fast = is_question(text, M)
+    saved = markers._TAIL
+    markers._TAIL = 1 << 30
+    try:
+        assert fast == is_question(text, M)
+    finally:
+        markers._TAIL = saved

@@ -374,6 +374,59 @@ def test_attached_index_settles_tokens_near_no_keyword() -> None:
     assert table.get("implment") is None
 
 
+@compiled
+def test_attached_stems_keep_tokens_that_start_with_one() -> None:
+    """With stems attached, a token near no keyword but starting with a stem is
+    handed back (Python resolves it); the rest are still settled in C."""
+    table = TokenCodes(64)
+    table.attach(
+        VariantIndex(["fix"], [0]),
+        bytes([1] * 8),
+        VariantIndex(["refact", "ré"], [0, 0]),
+        b"\x02\x06",
+    )
+    assert table.scan("Refactoring the fix, Résumé zzzz re", 9) == (
+        9,
+        ["refactoring", "fix", "Résumé"],
+    )
+    assert table.settled == 3  # the, zzzz, re
+    with pytest.raises(ValueError, match="ascending"):
+        table.attach(VariantIndex([], []), b"", VariantIndex(["ab"], [0]), b"\x02\x02")
+    with pytest.raises(ValueError, match="ascending"):
+        table.attach(VariantIndex([], []), b"", VariantIndex(["ab"], [0]), b"\x00")
+    with pytest.raises(TypeError):
+        table.attach(VariantIndex([], []), b"", "not an index", b"\x01")  # type: ignore[arg-type]
+    table.attach(VariantIndex(["fix"], [0]), bytes([1] * 8))  # stems dropped again
+    assert table.scan("refactoring", 9) == 9  # settled now: no keyword near it
+    assert table.settled == 4
+
+
+@compiled
+@settings(max_examples=300)
+@given(
+    st.lists(st.text(alphabet="abé", min_size=1, max_size=5), max_size=6),
+    st.lists(st.text(alphabet="abé", min_size=1, max_size=4), max_size=6),
+    st.text(alphabet="abéB ", max_size=30),
+)
+def test_attached_stems_never_settle_a_token_a_stem_starts(
+    keywords: list[str], stems: list[str], text: str
+) -> None:
+    """A token that hits a keyword exactly or starts with a stem is never settled."""
+    table = TokenCodes(1 << 10)
+    kept = sorted(set(stems))
+    table.attach(
+        VariantIndex(keywords, [0] * len(keywords)),
+        bytes([1] * 8),
+        VariantIndex(kept, [0] * len(kept)),
+        bytes(sorted({len(s) for s in kept})),
+    )
+    found = table.scan(text, 9)
+    back = set(found[1]) if isinstance(found, tuple) else set()
+    for token in set(tokenize(text)):
+        if token in keywords or any(token.startswith(s) for s in kept):
+            assert token in {rust_lower(t) for t in back}
+
+
 def test_pickling_keeps_the_choice_of_path() -> None:
     """A matcher asked to stay pure Python stays so in another process."""
     import pickle

@@ -328,7 +328,7 @@ class CompiledRules:
             words_index._hopeless if words_index is not None else None,
             stems,
             MEMO_LIMIT,
-            _TokenCodes(MEMO_LIMIT) if compiled and self.extended else None,
+            self._signal_table(words_index, stems) if compiled and self.extended else None,
         )
         self.labels = tuple(s.label for s in self.specs)
         self.keywords = tuple(s.keywords for s in self.specs)
@@ -461,6 +461,20 @@ class CompiledRules:
         return self._fast is not None
 
     # -- construction ---------------------------------------------------------
+
+    @staticmethod
+    def _signal_table(words: CompiledRules | None, stems: Collection[str]) -> Any:
+        """The compiled token table of the word/stem signals, settling in C every
+        new token near no word that starts no stem (so Python never sees it)."""
+        table = _TokenCodes(MEMO_LIMIT)
+        if words is not None and words._vindex is not None:
+            variants, depths = words._vindex, words._depth_bits()
+        else:
+            variants, depths = _VariantIndex((), ()), b""
+        kept = sorted({s for s in stems if 0 < len(s) < 256})
+        lengths = bytes(sorted({len(s) for s in kept}))
+        table.attach(variants, depths, _VariantIndex(kept, [0] * len(kept)), lengths)
+        return table
 
     def _build_typo_index(self) -> dict[str, tuple[str, ...]]:
         index: dict[str, list[str]] = {}

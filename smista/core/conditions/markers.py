@@ -924,6 +924,10 @@ def _sentences(text: str) -> list[str]:
     return [s for s in out if not s.isspace() and s]
 
 
+_TAIL = 256
+"""Characters of a long text :func:`is_question` first reads its last sentences from."""
+
+
 def is_question(text: str, markers: Markers) -> bool:
     """Whether the prompt asks a question rather than requesting work.
 
@@ -935,7 +939,17 @@ def is_question(text: str, markers: Markers) -> bool:
     if "@" in rest:
         rest = _MENTION.sub(" ", rest)
     # Read from the last sentence back: most prompts end in a statement or a
-    # request, which settles the answer without reading the others.
+    # request, which settles the answer without reading the others. A long
+    # text's last sentences are first read from its tail: every sentence there
+    # but the first (which the cut may have shortened) is one of the text's.
+    if len(rest) > _TAIL:
+        for sentence in reversed(_sentences(rest[-_TAIL:])[1:]):
+            kind = _sentence_kind(sentence, markers)
+            if kind == "empty":
+                continue
+            if kind != "question":
+                return False
+            break  # a question: the earlier sentences decide, read them all
     sentences = _sentences(rest)
     last = len(sentences)
     while last:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from smista.core.conditions._lists import best_entry, entries_as_witnesses, list_lints, string_list
@@ -43,6 +44,23 @@ def phrase_tokens(phrase: str) -> tuple[str, ...]:
 def first_words(condition: Condition) -> frozenset[str]:
     """The first words of a condition's phrases: one must occur for any to hold."""
     return frozenset(words[0] for p in condition.values if (words := phrase_tokens(p)))
+
+
+_Plan = tuple[tuple[tuple[str, tuple[str, ...], frozenset[str]], ...], dict[str, tuple[int, ...]]]
+
+
+@lru_cache(maxsize=4096)
+def _phrase_plan(condition: Condition) -> _Plan:
+    """A condition's phrases with their tokens, and their positions by first word."""
+    entries = tuple(
+        (phrase, words, frozenset(words))
+        for phrase in condition.values
+        if (words := phrase_tokens(phrase))
+    )
+    by_first: dict[str, list[int]] = {}
+    for at, (_, words, _) in enumerate(entries):
+        by_first.setdefault(words[0], []).append(at)
+    return entries, {w: tuple(ats) for w, ats in by_first.items()}
 
 
 def find_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
@@ -135,19 +153,25 @@ class PhrasesKind(ConditionKind):
                 condition.values,
                 lambda phrase: find_in_view(phrase_tokens(phrase), view, typo=typo),
             )
+        # Through the index, a phrase one of whose words no token hits cannot hold:
+        # only the phrases whose first word some token hits are looked at, in order
+        # (best_entry's answer: the first exact one, else the first by typo).
         present = view.present_words
-        if first_words(condition).isdisjoint(present):
+        entries, by_first = _phrase_plan(condition)
+        starting = [by_first[w] for w in present if w in by_first]
+        if not starting:
             return None
-        # Through the index, a phrase one of whose words no token hits cannot hold.
-        return best_entry(
-            self.key,
-            condition.values,
-            lambda phrase: (
-                find_in_view(words, view, typo=typo)
-                if (words := phrase_tokens(phrase)) and present.issuperset(words)
-                else None
-            ),
-        )
+        order = starting[0] if len(starting) == 1 else sorted(chain.from_iterable(starting))
+        fuzzy_hit: str | None = None
+        for at in order:
+            phrase, words, needed = entries[at]
+            if needed <= present:
+                found = find_in_view(words, view, typo=typo)
+                if found is False:
+                    return Evidence(self.key, phrase)
+                if found and fuzzy_hit is None:
+                    fuzzy_hit = phrase
+        return None if fuzzy_hit is None else Evidence(self.key, fuzzy_hit, fuzzy=True)
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return first_words(condition)

@@ -124,6 +124,8 @@ def visible_text(text: str) -> str:
 
 def is_hangul_or_han(word: str) -> bool:
     """Whether ``word`` has a Hangul or Han character (one syllable is one code point)."""
+    if word.isascii():
+        return False
     for ch in word:
         o = ord(ch)
         if (
