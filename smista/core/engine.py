@@ -280,6 +280,7 @@ class CompiledRules:
         "_state",
         "_stride",
         "_typo",
+        "_typo_caps",
         "_typo_keywords",
         "_typo_ok",
         "_typo_places",
@@ -349,18 +350,21 @@ class CompiledRules:
             if not spec.keywords:
                 keywordless.append((rank, index))
             for pos, keyword in enumerate(spec.keywords):
-                exact.setdefault(rust_lower(keyword), []).append((rank, pos, index))
+                lowered = keyword.lower() if keyword.isascii() else rust_lower(keyword)
+                exact.setdefault(lowered, []).append((rank, pos, index))
         self._exact: dict[str, tuple[tuple[int, int, int], ...]] = {
             k: tuple(v) for k, v in exact.items()
         }
         # Places a typo of the keyword may take: rules whose typo switch is on
         # (and, with hangul_han_typos off, not for Hangul or Han keywords).
         han_typos = self.options.hangul_han_typos
+        typo_of = [s.typo for s in self.specs]
+        every_typo = all(typo_of)
         self._typo_places: dict[str, tuple[tuple[int, int, int], ...]] = {}
         for keyword, places in self._exact.items():
-            if not han_typos and is_hangul_or_han(keyword):
+            if not han_typos and not keyword.isascii() and is_hangul_or_han(keyword):
                 continue
-            allowed = tuple(p for p in places if self.specs[p[2]].typo)
+            allowed = places if every_typo else tuple(p for p in places if typo_of[p[2]])
             if allowed:
                 self._typo_places[keyword] = allowed
         self._keywordless = tuple(keywordless)
@@ -423,7 +427,7 @@ class CompiledRules:
         self._max_cap = max(typo_caps.values(), default=0)
         self._alphabet = frozenset(chain.from_iterable(self._exact))
         self._foreign = str.maketrans(dict.fromkeys(self._alphabet))
-        self._levels = self._depth_levels()
+        self._levels = self._depth_levels(typo_caps)
         self._bands: tuple[tuple[str, ...] | None, ...] | None = None
         self._learned = 0
         self._state: _State = ({}, {}, {})
@@ -432,12 +436,11 @@ class CompiledRules:
         # so the scan can tell a token near no keyword); else Python's dict.
         self._typo_keywords = tuple(self._exact)  # the C index's keyword positions
         self._typo_ok = tuple(k in typo_caps for k in self._typo_keywords)
+        self._typo_caps = tuple(typo_caps.get(k, 0) for k in self._typo_keywords)
         self._vindex: Any = None
         self._typo: dict[str, tuple[str, ...]] | None = typo_index
         if compiled:
-            self._vindex = _VariantIndex(
-                self._typo_keywords, [typo_caps.get(k, 0) for k in self._typo_keywords]
-            )
+            self._vindex = _VariantIndex(self._typo_keywords, self._typo_caps)
         elif typo_index is None:
             self._typo = self._build_typo_index()
         self._fast = self._scan = None
@@ -470,14 +473,16 @@ class CompiledRules:
         either allows, and (without stems, which any long token may start) the
         longest and most foreign token either can match.
         """
-        caps: dict[str, int] = {}
+        caps = dict(zip(self._typo_keywords, self._typo_caps, strict=True))
         depths = self._depth_bits()
         max_len, alphabet, max_cap = self._max_len, set(self._alphabet), self._max_cap
+        if words is not None:
+            for keyword, cap in zip(words._typo_keywords, words._typo_caps, strict=True):
+                if cap > caps.get(keyword, -1):
+                    caps[keyword] = cap
         for index in (self, words):
             if index is None:
                 continue
-            for keyword, ok in zip(index._typo_keywords, index._typo_ok, strict=True):
-                caps[keyword] = max(caps.get(keyword, 0), _cap(len(keyword)) if ok else 0)
             other = index._depth_bits()
             longest = max(len(depths), len(other))
             depths = bytes(
@@ -515,9 +520,10 @@ class CompiledRules:
                     index.setdefault(variant, []).append(keyword)
         return {v: tuple(k) for v, k in index.items()}
 
-    def _depth_levels(self) -> tuple[tuple[bool, bool, bool], ...]:
-        """Per token length: which deletion depths of the token can meet a keyword's."""
-        lengths = {(len(k), _cap(len(k))) for k in self._typo_places if _cap(len(k))}
+    def _depth_levels(self, caps: dict[str, int]) -> tuple[tuple[bool, bool, bool], ...]:
+        """Per token length: which deletion depths of the token can meet a keyword's
+        (``caps``: the typo cap of each keyword typos may take)."""
+        lengths = {(len(k), cap) for k, cap in caps.items() if cap}
         longest = max((n for n, _ in lengths), default=0) + 2
         levels: list[tuple[bool, bool, bool]] = []
         for n in range(longest + 1):
