@@ -757,6 +757,24 @@ token_object(PyObject *text, const Pending *t, const unsigned char *key)
     return PyUnicode_Substring(text, t->start, t->end);
 }
 
+/* A token the scan keeps no key of, as handed back: ASCII lowercased, others
+ * as written. */
+static PyObject *
+hopeless_token(PyObject *text, Py_ssize_t start, Py_ssize_t end, int ascii)
+{
+    if (!ascii)
+        return PyUnicode_Substring(text, start, end);
+    PyObject *token = PyUnicode_New(end - start, 127);
+    if (token != NULL) {
+        const int kind = PyUnicode_KIND(text);
+        const void *data = PyUnicode_DATA(text);
+        Py_UCS1 *out = PyUnicode_1BYTE_DATA(token);
+        for (Py_ssize_t m = start; m < end; m++)
+            out[m - start] = LOWER[PyUnicode_READ(kind, data, m)];
+    }
+    return token;
+}
+
 static int
 append_new(PyObject **list, PyObject *item)
 {
@@ -811,8 +829,39 @@ lower_token(PyObject *text, Py_ssize_t start, Py_ssize_t end, uint32_t *out)
     return k;
 }
 
-/* Whether an unknown token is sure to hit nothing: it shares no deletion
- * variant with any keyword (or is too long or too foreign once lowercased). */
+/* Whether the lowercased token whose prefix sums are `P[0..n]` starts with one
+ * of the attached stems (a hash collision only says yes: Python decides). */
+static inline int
+starts_stem(const TokenCodes *self, const uint64_t *P, Py_ssize_t n)
+{
+    for (int k = 0; k < self->stem_count && self->stem_lengths[k] <= n; k++) {
+        const Py_ssize_t m = self->stem_lengths[k];
+        if (variant_present(self->stems, variant_hash(P[m], (size_t)m)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether a token the scan found too long or too foreign for any keyword may
+ * still start with an attached stem (then it is handed back to Python). */
+static int
+hopeless_starts_stem(const TokenCodes *self, PyObject *text, Py_ssize_t start, Py_ssize_t end)
+{
+    uint32_t cps[2 * 256];
+    uint64_t P[2 * 256 + 1];
+    const Py_ssize_t longest = self->stem_lengths[self->stem_count - 1];
+    /* each character lowercases to one or more: the first `longest` characters
+     * give at least the first `longest` lowercased ones */
+    const Py_ssize_t n = lower_token(text, start, end - start > longest ? start + longest : end, cps);
+    if (n < 0)
+        return 1; /* final sigma: Python decides */
+    PREFIX_OF(P, cps, n);
+    return starts_stem(self, P, n);
+}
+
+/* Whether an unknown token is sure to hit nothing: it starts no attached stem,
+ * and shares no deletion variant with any keyword (or is too long or too
+ * foreign for one once lowercased). */
 static int
 near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key)
 {
@@ -829,8 +878,14 @@ near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const uns
         if (t->end - t->start > MAX_VARIANT_TOKEN)
             return 0;
         n = lower_token(text, t->start, t->end, cps);
-        if (n < 0)
+        if (n < 0 || n > MAX_VARIANT_TOKEN)
             return 0;
+    }
+    uint64_t P[MAX_VARIANT_TOKEN + 1];
+    PREFIX_OF(P, cps, n);
+    if (starts_stem(self, P, n))
+        return 0;
+    if (!t->ascii) {
         if (self->max_len > 0 && n > self->max_len)
             return 1;
         if (self->max_foreign >= 0) {
@@ -840,18 +895,9 @@ near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const uns
             if (foreign > self->max_foreign)
                 return 1;
         }
-        if (n > MAX_VARIANT_TOKEN)
-            return 0;
     }
     if ((size_t)n >= sizeof(self->depths))
         return 0; /* past the depth table (keywords of 250+ characters): Python decides */
-    uint64_t P[MAX_VARIANT_TOKEN + 1];
-    PREFIX_OF(P, cps, n);
-    for (int k = 0; k < self->stem_count && self->stem_lengths[k] <= n; k++) {
-        const Py_ssize_t m = self->stem_lengths[k];
-        if (variant_present(self->stems, variant_hash(P[m], (size_t)m)))
-            return 0; /* it may start with a stem (a collision only defers to Python) */
-    }
     return !any_variant(self->variants, P, n, self->depths[n]);
 }
 
@@ -984,7 +1030,12 @@ scan_text(TokenCodes *self, PyObject *text, int kind, int ascii, const void *dat
             (max_foreign >= 0 && foreign_count > max_foreign)) {
             if (heap != NULL)
                 PyMem_Free(heap);
-            continue; /* can never match: no hit, nothing stored */
+            /* can match no keyword: no hit, nothing stored; unless it may start
+             * a stem, then it is handed back as an unknown token each time */
+            if (self->stem_count > 0 && hopeless_starts_stem(self, text, start, i) &&
+                append_new(&st->unknown, hopeless_token(text, start, i, all_ascii)) < 0)
+                return -1;
+            continue;
         }
         t->start = start;
         t->end = i;

@@ -402,17 +402,46 @@ def test_attached_stems_keep_tokens_that_start_with_one() -> None:
 
 
 @compiled
+def test_a_token_too_long_or_foreign_for_any_keyword_is_handed_back_when_it_may_start_a_stem() -> (
+    None
+):
+    """The scan drops tokens no keyword can match unless they start an attached stem."""
+    table = TokenCodes(64, max_len=6, alphabet="fixrean", max_foreign=1)
+    table.attach(
+        VariantIndex(["fix"], [0]), bytes([1] * 8), VariantIndex(["ref", "ré"], [0, 0]), b"\x02\x03"
+    )
+    text = "refactorings ref12345 zzzzzzzzzz 12345678 RÉSUMÉSÉSÉS ΣΣΣΣΣΣΣΣΣ fix"
+    assert table.scan(text, 9) == (
+        9,
+        ["refactorings", "ref12345", "RÉSUMÉSÉSÉS", "ΣΣΣΣΣΣΣΣΣ", "fix"],
+    )
+    assert table.settled == 0  # the dropped ones are not stored either
+    assert table.scan("zzzzzzzzzz 12345678", 9) == 9
+
+
+@compiled
 @settings(max_examples=300)
 @given(
     st.lists(st.text(alphabet="abé", min_size=1, max_size=5), max_size=6),
     st.lists(st.text(alphabet="abé", min_size=1, max_size=4), max_size=6),
-    st.text(alphabet="abéB ", max_size=30),
+    st.text(alphabet="abéB1 ", max_size=30),
+    st.booleans(),
 )
 def test_attached_stems_never_settle_a_token_a_stem_starts(
-    keywords: list[str], stems: list[str], text: str
+    keywords: list[str], stems: list[str], text: str, filtered: bool
 ) -> None:
-    """A token that hits a keyword exactly or starts with a stem is never settled."""
-    table = TokenCodes(1 << 10)
+    """A token that hits a keyword exactly or starts with a stem is never settled,
+    nor dropped as too long or too foreign for the keywords."""
+    table = (
+        TokenCodes(
+            1 << 10,
+            max_len=max(map(len, keywords), default=1),
+            alphabet="".join(set("".join(keywords))),
+            max_foreign=0,
+        )
+        if filtered
+        else TokenCodes(1 << 10)
+    )
     kept = sorted(set(stems))
     table.attach(
         VariantIndex(keywords, [0] * len(keywords)),

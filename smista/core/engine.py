@@ -470,8 +470,8 @@ class CompiledRules:
 
         Its filter is the union of the rule set's and the word index's: every
         keyword and word with the larger of its typo caps, the deletion depths
-        either allows, and (without stems, which any long token may start) the
-        longest and most foreign token either can match.
+        either allows, and the longest and most foreign token either can match
+        (past which only the stems are looked at).
         """
         caps = dict(zip(self._typo_keywords, self._typo_caps, strict=True))
         depths = self._depth_bits()
@@ -493,15 +493,13 @@ class CompiledRules:
             alphabet.update(index._alphabet)
             max_cap = max(max_cap, index._max_cap)
         kept = sorted({s for s in stems if 0 < len(s) < 256})
-        table = (
-            _TokenCodes(MEMO_LIMIT)  # any token may start a stem
-            if kept
-            else _TokenCodes(
-                MEMO_LIMIT,
-                max_len=max(1, max_len),
-                alphabet="".join(sorted(alphabet)),
-                max_foreign=max_cap,
-            )
+        # (a token too long or too foreign for every keyword and word is still
+        # handed back when it may start a stem)
+        table = _TokenCodes(
+            MEMO_LIMIT,
+            max_len=max(1, max_len),
+            alphabet="".join(sorted(alphabet)),
+            max_foreign=max_cap,
         )
         table.attach(
             _VariantIndex(tuple(caps), tuple(caps.values())),
