@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smista.config.load import parse_config
@@ -416,3 +416,11 @@ def test_a_stem_holding_a_separator_is_unmatchable() -> None:
     config = parse_config("[[classification.rules]]\nintent = 'edit'\nstems = ['re-fact']\n")
     codes = [lint.code for lint in BY_KEY["stems"].lints(config.rules, frozenset())]
     assert codes == ["unmatchable-stem"]
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet="`~\na b", max_size=40))
+def test_code_blocks_are_blanked_as_the_readable_regexes_say(text: str) -> None:
+    from smista.core.conditions import view
+
+    assert view._blank_code_blocks(text) == view._INLINE.sub(" ", view._FENCED.sub(" ", text))
