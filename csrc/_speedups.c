@@ -1896,6 +1896,109 @@ split_count(PyObject *Py_UNUSED(module), PyObject *text)
     return PyLong_FromSsize_t(count);
 }
 
+PyDoc_STRVAR(tokens_doc,
+"tokens(text, /) -> list[str] | None\n--\n\n"
+"The tokenizer's tokens of ``text``: its runs of alphanumeric characters\n"
+"(Rust's char::is_alphanumeric, from the generated table), each lowercased as\n"
+"Rust lowercases; ``None`` if ``text`` holds U+03A3, whose lowercase depends on\n"
+"its neighbours (Python decides then).");
+
+static PyObject *
+tokens(PyObject *Py_UNUSED(module), PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "tokens() text must be str");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    uint32_t small[128];
+    uint32_t *buf = small;
+    Py_ssize_t cap = (Py_ssize_t)(sizeof(small) / sizeof(small[0]));
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (!is_token_char(PyUnicode_READ(kind, data, i))) {
+            i++;
+            continue;
+        }
+        const Py_ssize_t start = i;
+        while (i < n && is_token_char(PyUnicode_READ(kind, data, i)))
+            i++;
+        if (2 * (i - start) > cap) { /* each character lowercases to one or two */
+            uint32_t *bigger = PyMem_Malloc((size_t)(2 * (i - start)) * sizeof(uint32_t));
+            if (bigger == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            if (buf != small)
+                PyMem_Free(buf);
+            buf = bigger;
+            cap = 2 * (i - start);
+        }
+        const Py_ssize_t k = lower_token(text, start, i, buf);
+        if (k < 0) {
+            if (buf != small)
+                PyMem_Free(buf);
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        PyObject *token = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, k);
+        if (token == NULL || PyList_Append(out, token) < 0) {
+            Py_XDECREF(token);
+            goto fail;
+        }
+        Py_DECREF(token);
+    }
+    if (buf != small)
+        PyMem_Free(buf);
+    return out;
+fail:
+    if (buf != small)
+        PyMem_Free(buf);
+    Py_DECREF(out);
+    return NULL;
+}
+
+PyDoc_STRVAR(lower_doc_module,
+"lower(text, /) -> str | None\n--\n\n"
+"``text`` lowercased as Rust's str::to_lowercase (ASCII letters, and the\n"
+"generated table for the others: every character with a lowercase of its own\n"
+"is alphanumeric); ``None`` if it holds U+03A3 (Python decides then).");
+
+static PyObject *
+lower_text(PyObject *Py_UNUSED(module), PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "lower() text must be str");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    uint32_t *out = PyMem_Malloc(((size_t)n * 2 + 1) * sizeof(uint32_t));
+    if (out == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t k = 0;
+    for (Py_ssize_t m = 0; m < n; m++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, m);
+        if (ch < 128)
+            out[k++] = ch >= 'A' && ch <= 'Z' ? ch + 32 : ch;
+        else if (ch == CAPITAL_SIGMA) {
+            PyMem_Free(out);
+            Py_RETURN_NONE;
+        }
+        else
+            k += lower_non_ascii(ch, out + k);
+    }
+    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, k);
+    PyMem_Free(out);
+    return result;
+}
+
 PyDoc_STRVAR(count_newlines_doc,
 "count_newlines(data, /) -> int\n--\n\n"
 "How many newline bytes ``data`` (any bytes-like object) holds, with memchr.");
@@ -2006,6 +2109,8 @@ code_spans(PyObject *Py_UNUSED(module), PyObject *text)
 static PyMethodDef module_methods[] = {
     {"hash_token", (PyCFunction)hash_token, METH_O, hash_token_doc},
     {"split_count", (PyCFunction)split_count, METH_O, split_count_doc},
+    {"tokens", (PyCFunction)tokens, METH_O, tokens_doc},
+    {"lower", (PyCFunction)lower_text, METH_O, lower_doc_module},
     {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
     {"code_spans", (PyCFunction)code_spans, METH_O, code_spans_doc},
     {NULL, NULL, 0, NULL},

@@ -181,3 +181,46 @@ def test_long_texts_take_the_regex_lowercasing_checks() -> None:
     assert tables.plain("é" * (_SHORT + 1))
     assert not tables.plain(special + "é" * (_SHORT + 1))
     assert rust_lower(special * (_SHORT + 1)) == tables.lower_overrides[special] * (_SHORT + 1)
+
+
+# -- the C pass against the Python reference (only where the extension is built) ---------
+
+
+def _c() -> Any:
+    from smista.core import tokenizer
+
+    if tokenizer._c_tokens is None:
+        pytest.skip("the C extension is not built (or SMISTA_IMPLEMENTATION=python)")
+    return tokenizer
+
+
+@given(st.text(alphabet=st.sampled_from(SCRIPTS) | st.characters(), max_size=80))
+def test_the_c_pass_gives_the_python_tokens(text: str) -> None:
+    tokenizer = _c()
+    got = tokenizer._c_tokens(text)
+    assert got is None if "\u03a3" in text else got == tokenizer._tokenize_unicode(text)
+
+
+def test_the_c_pass_matches_rust_output() -> None:
+    tokenizer = _c()
+    for case in RUST_CASES:
+        got = tokenizer._c_tokens(case["text"])
+        assert got is None or got == case["tokens"], case["text"]
+
+
+def test_the_c_lowercase_is_rusts_for_every_code_point() -> None:
+    """Exhaustive: every character, token or not, lowercases as the Python tables say
+    (every character with a lowercase of its own is alphanumeric, so in the C table)."""
+    tokenizer = _c()
+    tables = tokenizer._tables()
+    disagree = [
+        cp
+        for cp in range(0x80, 0x110000)
+        if cp != 0x3A3
+        and not 0xD800 <= cp <= 0xDFFF
+        and tokenizer._c_lower(chr(cp)) != tables.lower(chr(cp))
+    ]
+    assert disagree == []
+    assert tokenizer._c_lower("ΟΔΥΣΣΕΥΣ") is None
+    assert rust_lower("ΟΔΥΣΣΕΥΣ") == "οδυσσευς"  # final sigma, through Python
+    assert tokenizer._c_lower("Ab-Ç d!") == "ab-ç d!"

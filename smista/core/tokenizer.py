@@ -8,10 +8,13 @@ lowercasing, final sigma included. Python's own ``str.isalnum`` and
 code points outside the generated override tables).
 
 Speed: ASCII text is split by ``bytes.translate`` and ``str.split`` (no regex).
-Other text is split by a regex whose classes hold BMP characters only (``re``
-tests those with a bitmap, but scans a list of ranges as soon as a class holds
-an astral character); the rare astral characters are handled apart. Tokens are
-lowercased in one ``str.lower`` call when no character needs Rust's own rules.
+With the C extension, other text is split and lowercased in one C pass over
+the generated tables (Python decides only a text holding U+03A3). Without it,
+and as the C pass's reference, other text is split by a regex whose classes
+hold BMP characters only (``re`` tests those with a bitmap, but scans a list
+of ranges as soon as a class holds an astral character); the rare astral
+characters are handled apart. Tokens are lowercased in one ``str.lower`` call
+when no character needs Rust's own rules.
 
 Start-up: compiling that regex costs milliseconds, so it is built only when
 needed. The first :data:`_SHORT_BUDGET` short non-ASCII texts (up to
@@ -27,6 +30,15 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from functools import cache, cached_property
+
+import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
+
+try:  # the optional C pass: the same tokens and lowercase (tests compare them)
+    from smista.core._speedups import lower as _c_lower
+    from smista.core._speedups import tokens as _c_tokens
+except ImportError:
+    _c_lower = None  # type: ignore[assignment]
+    _c_tokens = None  # type: ignore[assignment]
 
 __all__ = ["ASCII_TABLE", "pieces", "rust_lower", "tokenize"]
 
@@ -50,6 +62,15 @@ def tokenize(text: str) -> list[str]:
     """Split ``text`` into lowercased alphanumeric tokens, in order, duplicates kept."""
     if text.isascii():
         return text.encode().translate(ASCII_TABLE).decode().split()
+    if _c_tokens is not None:  # one C pass over the generated tables
+        found = _c_tokens(text)
+        if found is not None:
+            return found
+    return _tokenize_unicode(text)
+
+
+def _tokenize_unicode(text: str) -> list[str]:
+    """:func:`tokenize` of a non-ASCII text in Python (the C pass's reference)."""
     tables = _tables()
     if len(text) <= _SHORT and tables.short_first():
         return tables.tokenize_short(text)
@@ -80,6 +101,10 @@ def rust_lower(text: str) -> str:
     """Lowercase ``text`` exactly as Rust's ``str::to_lowercase`` (used for keywords)."""
     if text.isascii():
         return text.lower()
+    if _c_lower is not None:
+        lowered = _c_lower(text)
+        if lowered is not None:
+            return lowered
     return _tables().lower(text)
 
 
