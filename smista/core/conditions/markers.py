@@ -266,6 +266,10 @@ podrias
 puede
 podría
 podria
+podés
+podes
+podrás
+podras
 por favor
 me puedes
 me podrías
@@ -418,6 +422,17 @@ great
 cool
 nice
 perfect
+excellent
+amazing
+fantastic
+wonderful
+brilliant
+sorry
+oh
+ah
+oops
+wait
+for now
 awesome
 good
 thanks
