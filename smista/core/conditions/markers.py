@@ -118,6 +118,7 @@ varför hur vad vilken vilket vilka vem vems är finns
 どう どの どこ どれ だれ 誰 何が 何を 何故 なにが なにを
 为什么 為什麼 为何 怎么 怎麼 怎样 怎樣 如何 什么 什麼
 哪 是否 谁 誰 多少 有没有 有沒有 是不是 请问 請問
+为啥 為啥 咋 啥
 """
 
 _QUESTION_OPENERS = """
@@ -148,6 +149,13 @@ shouldn t we
 shouldn t it
 wouldn t it
 comment faire
+kan jag
+kan vi
+kann ich
+kann man
+puedo
+podemos
+posso
 comment est
 comment puis
 comment fonctionne
@@ -433,6 +441,38 @@ ah
 oops
 wait
 for now
+in
+perfecto
+excelente
+genial
+listo
+dale
+perfeito
+ótimo
+otimo
+certo
+parfait
+super
+d accord
+très bien
+perfekt
+gut
+perfetto
+ottimo
+va bene
+отлично
+супер
+ладно
+harika
+süper
+peki
+evet
+mantap
+sip
+baik
+ya
+toppen
+bra
 awesome
 good
 thanks
