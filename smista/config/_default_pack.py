@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'cc6f9e5d8cbeab6b580d9ddeff29cfc00aeb46bb'
+DIGEST = 'c43f74ed070df6c54db513d461055d5aafbb1514'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -169,8 +169,19 @@ DATA: tuple[object, ...] = (4, 'chat',
    (('phrases',
      ('implement the plan', 'implement this plan', 'implement that plan', 'implement your plan',
       'execute the plan', 'execute this plan', 'follow the plan', 'proceed with the plan',
-      'go ahead with the plan', 'apply the plan'),
+      'go ahead with the plan', 'apply the plan', 'plan is approved', 'plan approved',
+      'approved plan', 'approve the plan', 'approve this plan', 'plan looks good',
+      'stick to the plan', 'according to the plan', 'as planned', 'per the plan',
+      'following the plan', 'go with the plan', 'go with this plan'),
      False),),
+   False),
+  ('edit', 286, (), (),
+   (('leading', ('add', 'fix', 'refactor', 'rename', 'remove', 'delete', 'insert', 'replace'),
+     False),
+    ('question', (), False),
+    ('exclude',
+     ('plan', 'approach', 'propose', 'strategy', 'roadmap', 'step by step', 'think it through'),
+     True)),
    False),
   ('summarize', 290, (), (),
    (('phrases',
