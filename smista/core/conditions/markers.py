@@ -260,6 +260,22 @@ i want you to
 i need you to
 i would like you to
 i d like you to
+quiero que
+necesito que
+quero que
+preciso que
+je veux que tu
+j aimerais que tu
+ich möchte dass du
+vorrei che
+jag vill att du
+quisiera que
+me gustaría que
+me gustaria que
+gostaria que
+je voudrais que tu
+ich will dass du
+voglio che
 пожалуйста
 можешь
 можете
@@ -521,8 +537,6 @@ bueno
 vale
 ahora
 gracias
-quiero que
-necesito que
 olá
 ola
 oi
@@ -532,27 +546,21 @@ então
 entao
 beleza
 obrigado
-quero que
-preciso que
 bonjour
 salut
 alors
 maintenant
 merci
-je veux que tu
-j aimerais que tu
 hallo
 jetzt
 nun
 danke
-ich möchte dass du
 ciao
 salve
 allora
 ora
 adesso
 grazie
-vorrei che
 merhaba
 tamam
 şimdi
@@ -579,7 +587,6 @@ okej
 nu
 så
 tack
-jag vill att du
 그럼
 이제
 자
