@@ -103,6 +103,7 @@ is are does did was were should shall
 почему зачем как что где какой какая какое какие каким какую сколько кто чем куда откуда
 разве неужели
 qué que cómo dónde cuál cuáles cuándo quién quiénes cuánto cuántos cuánta cuántas
+donde cual cuales quien quienes
 como onde qual quais quem quanto quantos porquê
 pourquoi quoi où quel quelle quels quelles combien qui
 warum wieso weshalb wie was wo welche welcher welches welchen wer wozu woher wohin
