@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '33cdca0bdf0edd0588a89ba92220b267520d7be2'
+DIGEST = 'f2267be3377572085f140b8a3aefe02b39c7ae9d'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
