@@ -337,6 +337,9 @@ lütfen
 tolong
 mohon
 bisa tolong
+bisa
+bisa bantu
+tolong bantu
 bisa kamu
 bisakah kamu
 làm ơn
