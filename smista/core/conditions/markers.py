@@ -462,6 +462,13 @@ oops
 wait
 for now
 in
+looks good
+sounds good
+that works
+makes sense
+great job
+nice work
+well done
 perfecto
 excelente
 genial
