@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '4a39a749dec658e04c63e892ca9f90b0ccb93eb5'
+DIGEST = 'b94c48a8d0b6ec816faa3ac4b4069a822433f16c'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -592,11 +592,16 @@ DATA: tuple[object, ...] = (4, 'chat',
       'try again', 'keep going', 'go on', 'carry on', 'lanjutkan', 'lanjut', 'devam', 'weiter',
       'continua', 'continúa', 'продолжай', 'продолжи', 'tiếp tục', 'приступай', 'приступим',
       'начинай', 'делай', 'продовжуй', 'продовжи', 'pokračuj', 'sigue', 'prossiga', 'procedi',
-      'vai avanti', 'fortsätt'),
+      'vai avanti', 'fortsätt', 'continuar', 'dale', 'vas y', 'mach weiter', 'fahre fort',
+      'làm đi', 'làm tiếp', 'tiếp đi'),
      False),),
    False),
   ('edit', 563, (), (),
-   (('substrings', ('続けて', '進めて', '계속', '진행해', '진행 해', '继续', '繼續'), True),), True),
+   (('substrings',
+     ('続けて', '進めて', '계속', '진행해', '진행 해', '继续', '繼續', '开始吧', '開始吧', '开始实现', '開始實現', '开始写', '開始寫',
+      '始めて'),
+     True),),
+   True),
   ('edit', 600,
    ('fix', 'fixing', 'bugfix', 'edit', 'edits', 'change', 'changing', 'modify', 'modifies',
     'modifying', 'refactor', 'refactors', 'refactoring', 'implement', 'implements',
@@ -770,7 +775,7 @@ DATA: tuple[object, ...] = (4, 'chat',
      ('oh',), ('ah',), ('oops',), ('wait',), ('for', 'now'), ('in',), ('looks', 'good'),
      ('sounds', 'good'), ('that', 'works'), ('makes', 'sense'), ('great', 'job'),
      ('nice', 'work'), ('well', 'done'), ('perfecto',), ('excelente',), ('genial',), ('listo',),
-     ('dale',), ('perfeito',), ('ótimo',), ('otimo',), ('certo',), ('parfait',), ('super',),
+     ('perfeito',), ('ótimo',), ('otimo',), ('certo',), ('parfait',), ('super',),
      ('d', 'accord'), ('très', 'bien'), ('perfekt',), ('gut',), ('perfetto',), ('ottimo',),
      ('va', 'bene'), ('отлично',), ('супер',), ('ладно',), ('harika',), ('süper',), ('peki',),
      ('evet',), ('mantap',), ('sip',), ('baik',), ('ya',), ('toppen',), ('bra',), ('awesome',),

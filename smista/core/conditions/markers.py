@@ -473,7 +473,6 @@ perfecto
 excelente
 genial
 listo
-dale
 perfeito
 ótimo
 otimo
