@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '2e9d7d3c25333a8f15f192a28a2de26af69015b1'
+DIGEST = '21e5c2842e936d14517d9f43a843f3aa52fa08b8'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -532,7 +532,11 @@ DATA: tuple[object, ...] = (4, 'chat',
       'declare', 'assign', 'place', 'position', 'highlight', 'label', 'bring back', 'get rid',
       'block', 'unblock', 'cap', 'skip', 'show', 'fetch', 'send', 'pass', 'emit', 'use the',
       'use a', 'use an', 'use this', 'use these', 'use my', 'use our', 'use only', 'use python',
-      'use typescript', 'use javascript', 'use react', 'use tailwind', 'use css'),
+      'use typescript', 'use javascript', 'use react', 'use tailwind', 'use css', 'bigger',
+      'smaller', 'larger', 'wider', 'narrower', 'taller', 'darker', 'faster', 'better',
+      'same for', 'the same for', 'now the same', 'same thing for', 'instead of', 'tests for',
+      'unit tests', 'a test for', 'more padding', 'less padding', 'more space', 'less space',
+      'more spacing', 'less spacing', 'more margin', 'less margin'),
      False),),
    False),
   ('edit', 552, (), (),
