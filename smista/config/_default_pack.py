@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '21e5c2842e936d14517d9f43a843f3aa52fa08b8'
+DIGEST = '6d9fb498225b470325cd19474a1efe5fd816b631'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
