@@ -1,4 +1,5 @@
-"""The real-prompt dev set and its held-out split (tools/split_real_prompts.py)."""
+"""The real-prompt sets: the dev set and its v3 split (tools/split_real_prompts.py), the
+second sets, and the fresh held-out set."""
 
 from __future__ import annotations
 
@@ -88,3 +89,16 @@ def test_the_committed_second_split_is_what_the_tool_makes_and_takes_whole_sourc
         for row in rows:
             by_source.setdefault(row["source"], set()).add(row["id"] in held)
         assert all(len(parts) == 1 for parts in by_source.values())
+
+
+def test_the_fresh_set_keeps_the_fields_and_shares_no_text_or_source_with_the_others() -> None:
+    """tests/data/real-prompts-fresh.jsonl, the held-out set: nothing in it comes from
+    a page, file or prompt any tuned-on set holds."""
+    path = DATA / "real-prompts-fresh.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    assert len(rows) == 314
+    assert all(set(r) == {"id", "text", "intent", "alt", "lang", "source"} for r in rows)
+    assert len({r["id"] for r in rows}) == len(rows)
+    others = [*_rows(), *(r for rs in _extra_rows().values() for r in rs)]
+    assert not {str(r["text"]) for r in rows} & {str(r["text"]) for r in others}
+    assert not {str(r["source"]) for r in rows} & {str(r["source"]) for r in others}
