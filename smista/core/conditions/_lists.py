@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from smista.core.conditions.base import Evidence, Lint, Severity, rule_key
 
-__all__ = ["best_entry", "entries_as_witnesses", "list_lints", "string_list"]
+__all__ = ["best_entry", "best_found", "entries_as_witnesses", "list_lints", "string_list"]
 
 
 def string_list(description: str) -> Any:
@@ -37,9 +37,14 @@ def best_entry(
     ``found(entry)`` is ``False`` for an exact occurrence, ``True`` for a typo
     one and ``None`` for none: an exact occurrence of any entry beats a typo.
     """
+    return best_found(key, ((entry, found(entry)) for entry in entries))
+
+
+def best_found(key: str, results: Iterable[tuple[str, bool | None]]) -> Evidence | None:
+    """:func:`best_entry` over ``(entry, found)`` pairs in entry order, read lazily
+    (the first exact one ends the reading)."""
     fuzzy_hit: str | None = None
-    for entry in entries:
-        result = found(entry)
+    for entry, result in results:
         if result is False:
             return Evidence(key, entry)
         if result is True and fuzzy_hit is None:

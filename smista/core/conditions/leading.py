@@ -14,9 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from smista.core.conditions._lists import best_entry, entries_as_witnesses, list_lints, string_list
+from smista.core.conditions._lists import (
+    best_entry,
+    best_found,
+    entries_as_witnesses,
+    list_lints,
+    string_list,
+)
 from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
-from smista.core.conditions.phrases import first_words, phrase_tokens
+from smista.core.conditions.phrases import entries_starting, first_words, phrase_tokens
 from smista.core.conditions.view import PromptView, is_hangul_or_han
 from smista.core.conditions.words import word_match
 
@@ -82,9 +88,15 @@ class LeadingKind(ConditionKind):
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         if not view.content_head(1):
             return None
-        if view.has_index and first_words(condition).isdisjoint(view.lead_words):
-            return None
         typo = condition.flag
+        if view.has_index:  # only the entries whose first word the first content word hits
+            return best_found(
+                self.key,
+                (
+                    (entry, _lead_in_view(words, view, typo=typo))
+                    for entry, words, _ in entries_starting(condition, view.lead_words)
+                ),
+            )
         return best_entry(
             self.key,
             condition.values,

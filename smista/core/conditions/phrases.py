@@ -15,7 +15,13 @@ from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from smista.core.conditions._lists import best_entry, entries_as_witnesses, list_lints, string_list
+from smista.core.conditions._lists import (
+    best_entry,
+    best_found,
+    entries_as_witnesses,
+    list_lints,
+    string_list,
+)
 from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.core.conditions.view import PromptView, is_hangul_or_han
 from smista.core.conditions.words import word_match
@@ -27,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PHRASES",
     "PhrasesKind",
+    "entries_starting",
     "find_in_view",
     "find_sequence",
     "first_words",
@@ -46,21 +53,33 @@ def first_words(condition: Condition) -> frozenset[str]:
     return frozenset(words[0] for p in condition.values if (words := phrase_tokens(p)))
 
 
-_Plan = tuple[tuple[tuple[str, tuple[str, ...], frozenset[str]], ...], dict[str, tuple[int, ...]]]
+_Entry = tuple[str, tuple[str, ...], frozenset[str]]
 
 
 @lru_cache(maxsize=4096)
-def _phrase_plan(condition: Condition) -> _Plan:
-    """A condition's phrases with their tokens, and their positions by first word."""
+def _entry_plan(condition: Condition) -> tuple[tuple[_Entry, ...], dict[str, tuple[int, ...]]]:
+    """A condition's entries with their tokens, and their positions by first word."""
     entries = tuple(
-        (phrase, words, frozenset(words))
-        for phrase in condition.values
-        if (words := phrase_tokens(phrase))
+        (entry, words, frozenset(words))
+        for entry in condition.values
+        if (words := phrase_tokens(entry))
     )
     by_first: dict[str, list[int]] = {}
     for at, (_, words, _) in enumerate(entries):
         by_first.setdefault(words[0], []).append(at)
     return entries, {w: tuple(ats) for w, ats in by_first.items()}
+
+
+def entries_starting(condition: Condition, firsts: Iterable[str]) -> list[_Entry]:
+    """The entries of ``condition`` (as ``(entry, tokens, token set)``) whose first word is
+    one of ``firsts``, in the condition's order: through the engine's index, the only
+    entries that can hold."""
+    entries, by_first = _entry_plan(condition)
+    starting = [by_first[w] for w in firsts if w in by_first]
+    if not starting:
+        return []
+    order = starting[0] if len(starting) == 1 else sorted(chain.from_iterable(starting))
+    return [entries[at] for at in order]
 
 
 def find_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
@@ -154,24 +173,15 @@ class PhrasesKind(ConditionKind):
                 lambda phrase: find_in_view(phrase_tokens(phrase), view, typo=typo),
             )
         # Through the index, a phrase one of whose words no token hits cannot hold:
-        # only the phrases whose first word some token hits are looked at, in order
-        # (best_entry's answer: the first exact one, else the first by typo).
+        # only the phrases whose first word some token hits are looked at.
         present = view.present_words
-        entries, by_first = _phrase_plan(condition)
-        starting = [by_first[w] for w in present if w in by_first]
-        if not starting:
-            return None
-        order = starting[0] if len(starting) == 1 else sorted(chain.from_iterable(starting))
-        fuzzy_hit: str | None = None
-        for at in order:
-            phrase, words, needed = entries[at]
-            if needed <= present:
-                found = find_in_view(words, view, typo=typo)
-                if found is False:
-                    return Evidence(self.key, phrase)
-                if found and fuzzy_hit is None:
-                    fuzzy_hit = phrase
-        return None if fuzzy_hit is None else Evidence(self.key, fuzzy_hit, fuzzy=True)
+        return best_found(
+            self.key,
+            (
+                (phrase, find_in_view(words, view, typo=typo) if needed <= present else None)
+                for phrase, words, needed in entries_starting(condition, present)
+            ),
+        )
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return first_words(condition)
