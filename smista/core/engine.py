@@ -798,12 +798,12 @@ class CompiledRules:
             hitting, unknown = scan.hits(visible)
             entry_lists = []
             asked = []
-            known = self._state[1]
+            plain, known, _ = self._state
             of = self._signals.of
             for raw in hitting:
                 token = raw if raw.isascii() else rust_lower(raw)
                 got = known.get(token)
-                if got is None:  # no keyword hit, or evicted from the Python memo
+                if got is None and token not in plain:  # evicted from the Python memo
                     got = self._entries_of(token)
                 if got:
                     entry_lists.append(got)
