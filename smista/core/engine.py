@@ -763,9 +763,8 @@ class CompiledRules:
         return entries
 
     def _entries_of(self, token: str) -> tuple[_Entry, ...]:
-        """A lowercased token's entries, resolved and remembered unless known to have none."""
-        if token in self._state[0]:
-            return ()
+        """A lowercased token's entries (one the memo holds neither way), resolved and
+        remembered."""
         found = self._learn((token,))
         return found[0] if found else ()
 
@@ -811,7 +810,7 @@ class CompiledRules:
             for raw in unknown:
                 token = raw if raw.isascii() else rust_lower(raw)
                 got = known.get(token)
-                if got is None:
+                if got is None and token not in plain:
                     got = self._entries_of(token)
                 if got:
                     entry_lists.append(got)
