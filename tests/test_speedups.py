@@ -305,7 +305,7 @@ def test_bad_arguments_are_errors() -> None:
     with pytest.raises(OverflowError):
         table.remember(["abc"], {}, {"abc": 1 << 70})
     with pytest.raises(TypeError):
-        table.attach("not an index", b"")  # type: ignore[arg-type]
+        table.attach("not an index", b"")  # type: ignore[call-overload]
     with pytest.raises(ValueError, match="caps"):
         VariantIndex(["abc"], [3])
     with pytest.raises(ValueError, match="differ"):
@@ -395,7 +395,7 @@ def test_attached_stems_keep_tokens_that_start_with_one() -> None:
     with pytest.raises(ValueError, match="ascending"):
         table.attach(VariantIndex([], []), b"", VariantIndex(["ab"], [0]), b"\x00")
     with pytest.raises(TypeError):
-        table.attach(VariantIndex([], []), b"", "not an index", b"\x01")  # type: ignore[arg-type]
+        table.attach(VariantIndex([], []), b"", "not an index", b"\x01")  # type: ignore[call-overload]
     table.attach(VariantIndex(["fix"], [0]), bytes([1] * 8))  # stems dropped again
     assert table.scan("refactoring", 9) == 9  # settled now: no keyword near it
     assert table.settled == 4
