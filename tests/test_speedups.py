@@ -417,6 +417,11 @@ def test_a_token_too_long_or_foreign_for_any_keyword_is_handed_back_when_it_may_
     )
     assert table.settled == 0  # the dropped ones are not stored either
     assert table.scan("zzzzzzzzzz 12345678", 9) == 9
+    # handed back in their place among the other unknown tokens ("in order")
+    text = "fix refactorings fix zz ref1234567 fix"
+    unknown = ["fix", "refactorings", "fix", "ref1234567", "fix"]
+    assert table.hits(text) == ([], unknown)
+    assert table.scan(text, 9) == (9, unknown)
 
 
 @compiled
