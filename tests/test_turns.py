@@ -260,9 +260,10 @@ def test_a_turn_with_its_own_signal_keeps_it() -> None:
 
 
 def test_a_turn_with_no_signal_follows_and_says_so() -> None:
-    own = CLASSIFIER.classify("and cap it at three")
+    # Pack v4 reads "cap" as an editing verb, so the signal-less turn names none.
+    own = CLASSIFIER.classify("and at most three times")
     assert own.matched_rule is None
-    result = CLASSIFIER.classify_turn(convo("fix the retry loop", "and cap it at three"))
+    result = CLASSIFIER.classify_turn(convo("fix the retry loop", "and at most three times"))
     previous = CLASSIFIER.classify("fix the retry loop")
     assert (
         result.classification.reason

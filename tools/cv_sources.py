@@ -11,15 +11,18 @@ The mean fold accuracy estimates how the pack does on sources nobody tuned it
 on; the gap to the plain tuning accuracy measures how much of the pack is fit
 to single sources.
 
-Never reads the held-out third: only the tuning ids of
-tests/data/real-prompts-split.json are used. Question markers and options are
-global data and are not ablated (a limitation: the estimate is optimistic for
-them).
+By default never reads the held-out third: only the tuning ids of
+tests/data/real-prompts-split.json are used. ``--all`` runs the same folds over
+every labelled real prompt (the dev set and both second sets, 894 prompts,
+folded by source): the estimate for a pack tuned on all of them (pack v4).
+Question markers and options are global data and are not ablated (a
+limitation: the estimate is optimistic for them).
 
     python tools/cv_sources.py                 # shipped pack, 5 folds
     python tools/cv_sources.py --rules FILE --folds 8 --entries
     git show adcc67e:rules/default.toml > /tmp/v1.toml   # pack v1, before any real prompt
     python tools/cv_sources.py --known /tmp/v1.toml
+    python tools/cv_sources.py --all --known /tmp/v1.toml   # all 894 real prompts
 
 ``--known FILE`` exempts from ablation every word that FILE's rules already
 give the same intent (pack v1 was written before anyone saw a real prompt, so
@@ -38,13 +41,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.accuracy import REAL, real_prompt_parts  # noqa: E402
-from smista.authoring.evaluate import AnnotatedCase  # noqa: E402
+from smista.authoring.evaluate import AnnotatedCase, parse_labelled  # noqa: E402
 from smista.config.defaults import default_config  # noqa: E402
 from smista.config.load import load_config  # noqa: E402
 from smista.core.classifier import Classifier  # noqa: E402
 from smista.core.intent import TaskIntent  # noqa: E402
 from smista.core.rules import ClassificationConfig, ClassificationRule  # noqa: E402
 
+EVERY = (
+    REAL,
+    REAL.with_name("real-prompts-extra-en.jsonl"),
+    REAL.with_name("real-prompts-extra-intl.jsonl"),
+)
 FIELDS = ("keywords", "commands", "leading", "phrases", "stems", "substrings")
 Entry = tuple[int, str, str]  # (rule index, field, entry)
 
@@ -53,14 +61,23 @@ def _case_id(case: AnnotatedCase) -> str:
     return case.where.rsplit("(", 1)[1].rstrip(")")
 
 
-def _sources(ids: set[str]) -> dict[str, str]:
+def _sources(ids: set[str], paths: tuple[Path, ...] = (REAL,)) -> dict[str, str]:
     out: dict[str, str] = {}
-    for line in REAL.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            doc = json.loads(line)
-            if doc["id"] in ids:
-                out[doc["id"]] = doc["source"]
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                doc = json.loads(line)
+                if doc["id"] in ids:
+                    out[doc["id"]] = doc["source"]
     return out
+
+
+def _every_case() -> list[AnnotatedCase]:
+    """Every labelled real prompt: the dev set and both second sets."""
+    cases: list[AnnotatedCase] = []
+    for path in EVERY:
+        cases.extend(parse_labelled(path.read_text(encoding="utf-8"), str(path)))
+    return cases
 
 
 def _folds(source_of: dict[str, str], k: int) -> list[set[str]]:
@@ -131,10 +148,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--known", type=Path, help="rules whose words are never ablated")
     parser.add_argument("--misses", action="store_true", help="list the folds' misses")
     parser.add_argument("--entries", action="store_true", help="list entries fit to one fold")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every labelled real prompt (894), not the dev tuning part",
+    )
     args = parser.parse_args(argv)
     config = default_config() if args.rules is None else load_config(args.rules)
-    tuning, _ = real_prompt_parts()
-    source_of = _sources({_case_id(c) for c in tuning})
+    if args.all:
+        tuning = _every_case()
+        source_of = _sources({_case_id(c) for c in tuning}, EVERY)
+    else:
+        tuning, _ = real_prompt_parts()
+        source_of = _sources({_case_id(c) for c in tuning})
     support = _support(config, tuning)
     if args.known is not None:
         known = {

@@ -103,6 +103,7 @@ is are does did was were should shall
 почему зачем как что где какой какая какое какие каким какую сколько кто чем куда откуда
 разве неужели
 qué que cómo dónde cuál cuáles cuándo quién quiénes cuánto cuántos cuánta cuántas
+donde cual cuales quien quienes
 como onde qual quais quem quanto quantos porquê
 pourquoi quoi où quel quelle quels quelles combien qui
 warum wieso weshalb wie was wo welche welcher welches welchen wer wozu woher wohin
@@ -118,6 +119,7 @@ varför hur vad vilken vilket vilka vem vems är finns
 どう どの どこ どれ だれ 誰 何が 何を 何故 なにが なにを
 为什么 為什麼 为何 怎么 怎麼 怎样 怎樣 如何 什么 什麼
 哪 是否 谁 誰 多少 有没有 有沒有 是不是 请问 請問
+为啥 為啥 咋 啥
 """
 
 _QUESTION_OPENERS = """
@@ -148,6 +150,13 @@ shouldn t we
 shouldn t it
 wouldn t it
 comment faire
+kan jag
+kan vi
+kann ich
+kann man
+puedo
+podemos
+posso
 comment est
 comment puis
 comment fonctionne
@@ -252,6 +261,22 @@ i want you to
 i need you to
 i would like you to
 i d like you to
+quiero que
+necesito que
+quero que
+preciso que
+je veux que tu
+j aimerais que tu
+ich möchte dass du
+vorrei che
+jag vill att du
+quisiera que
+me gustaría que
+me gustaria que
+gostaria que
+je voudrais que tu
+ich will dass du
+voglio che
 пожалуйста
 можешь
 можете
@@ -266,6 +291,10 @@ podrias
 puede
 podría
 podria
+podés
+podes
+podrás
+podras
 por favor
 me puedes
 me podrías
@@ -308,6 +337,9 @@ lütfen
 tolong
 mohon
 bisa tolong
+bisa
+bisa bantu
+tolong bantu
 bisa kamu
 bisakah kamu
 làm ơn
@@ -418,6 +450,55 @@ great
 cool
 nice
 perfect
+excellent
+amazing
+fantastic
+wonderful
+brilliant
+sorry
+oh
+ah
+oops
+wait
+for now
+in
+looks good
+sounds good
+that works
+makes sense
+great job
+nice work
+well done
+perfecto
+excelente
+genial
+listo
+perfeito
+ótimo
+otimo
+certo
+parfait
+super
+d accord
+très bien
+perfekt
+gut
+perfetto
+ottimo
+va bene
+отлично
+супер
+ладно
+harika
+süper
+peki
+evet
+mantap
+sip
+baik
+ya
+toppen
+bra
 awesome
 good
 thanks
@@ -466,8 +547,6 @@ bueno
 vale
 ahora
 gracias
-quiero que
-necesito que
 olá
 ola
 oi
@@ -477,27 +556,21 @@ então
 entao
 beleza
 obrigado
-quero que
-preciso que
 bonjour
 salut
 alors
 maintenant
 merci
-je veux que tu
-j aimerais que tu
 hallo
 jetzt
 nun
 danke
-ich möchte dass du
 ciao
 salve
 allora
 ora
 adesso
 grazie
-vorrei che
 merhaba
 tamam
 şimdi
@@ -524,7 +597,6 @@ okej
 nu
 så
 tack
-jag vill att du
 그럼
 이제
 자
