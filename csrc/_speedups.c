@@ -1031,10 +1031,15 @@ scan_text(TokenCodes *self, PyObject *text, int kind, int ascii, const void *dat
             if (heap != NULL)
                 PyMem_Free(heap);
             /* can match no keyword: no hit, nothing stored; unless it may start
-             * a stem, then it is handed back as an unknown token each time */
-            if (self->stem_count > 0 && hopeless_starts_stem(self, text, start, i) &&
-                append_new(&st->unknown, hopeless_token(text, start, i, all_ascii)) < 0)
-                return -1;
+             * a stem, then it is handed back as an unknown token each time, after
+             * the batched tokens before it (the lists keep the text's order) */
+            if (self->stem_count > 0 && hopeless_starts_stem(self, text, start, i)) {
+                int rc = flush(self, text, batch, pending, st);
+                pending = 0;
+                if (rc < 0 ||
+                    append_new(&st->unknown, hopeless_token(text, start, i, all_ascii)) < 0)
+                    return -1;
+            }
             continue;
         }
         t->start = start;

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -206,3 +207,19 @@ def test_a_view_without_the_index_reads_prefixes_and_positions_plainly() -> None
     assert indexed.prefixes_of(frozenset({"rev"})) == {"rev"}
     assert indexed.present_stems == frozenset()
     assert indexed.present_words == frozenset()
+
+
+@pytest.mark.parametrize("stem", ["a" * 256, "a" * 300, "é" * 260])
+def test_a_stem_of_256_characters_or_more_is_matched_on_every_path(stem: str) -> None:
+    """The verifying table indexes stems of at most 255 characters: a longer one must
+    still be found (its token is too long for every keyword, and starts no short stem)."""
+    config = ClassificationConfig.model_validate(
+        {"rules": [{"intent": "edit", "keywords": ["fix"]}, {"intent": "plan", "stems": [stem]}]}
+    )
+    rules = Classifier(config).rules
+    pure = CompiledRules(rules.specs, rules.default_label, accelerated=False, options=rules.options)
+    for text in (stem, stem.upper() + "ing", "the " + stem + "x fox"):
+        expected = match_rules(rules.specs, rules.default_label, tokenize(text), (), text=text)
+        assert expected.label == "plan"
+        assert pure.match_text(text) == expected
+        assert rules.match_text(text) == expected

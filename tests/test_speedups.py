@@ -305,7 +305,7 @@ def test_bad_arguments_are_errors() -> None:
     with pytest.raises(OverflowError):
         table.remember(["abc"], {}, {"abc": 1 << 70})
     with pytest.raises(TypeError):
-        table.attach("not an index", b"")  # type: ignore[arg-type]
+        table.attach("not an index", b"")  # type: ignore[call-overload]
     with pytest.raises(ValueError, match="caps"):
         VariantIndex(["abc"], [3])
     with pytest.raises(ValueError, match="differ"):
@@ -395,7 +395,7 @@ def test_attached_stems_keep_tokens_that_start_with_one() -> None:
     with pytest.raises(ValueError, match="ascending"):
         table.attach(VariantIndex([], []), b"", VariantIndex(["ab"], [0]), b"\x00")
     with pytest.raises(TypeError):
-        table.attach(VariantIndex([], []), b"", "not an index", b"\x01")  # type: ignore[arg-type]
+        table.attach(VariantIndex([], []), b"", "not an index", b"\x01")  # type: ignore[call-overload]
     table.attach(VariantIndex(["fix"], [0]), bytes([1] * 8))  # stems dropped again
     assert table.scan("refactoring", 9) == 9  # settled now: no keyword near it
     assert table.settled == 4
@@ -417,6 +417,11 @@ def test_a_token_too_long_or_foreign_for_any_keyword_is_handed_back_when_it_may_
     )
     assert table.settled == 0  # the dropped ones are not stored either
     assert table.scan("zzzzzzzzzz 12345678", 9) == 9
+    # handed back in their place among the other unknown tokens ("in order")
+    text = "fix refactorings fix zz ref1234567 fix"
+    unknown = ["fix", "refactorings", "fix", "ref1234567", "fix"]
+    assert table.hits(text) == ([], unknown)
+    assert table.scan(text, 9) == (9, unknown)
 
 
 @compiled

@@ -187,8 +187,9 @@ def test_long_texts_take_the_regex_lowercasing_checks() -> None:
 
 
 def _c() -> Any:
-    from smista.core import tokenizer
+    from smista.core import tokenizer as module
 
+    tokenizer: Any = module  # (its C names are private imports, not re-exported)
     if tokenizer._c_tokens is None:
         pytest.skip("the C extension is not built (or SMISTA_IMPLEMENTATION=python)")
     return tokenizer

@@ -1,6 +1,7 @@
 """Type stub for the optional C extension built from ``csrc/_speedups.c``."""
 
 from collections.abc import Iterable, Sequence
+from typing import overload
 
 class TokenCodes:
     def __init__(
@@ -19,13 +20,11 @@ class TokenCodes:
         self, tokens: Iterable[str], plain: dict[str, None], codes: dict[str, int], /
     ) -> None: ...
     def get(self, token: str, /) -> int | None: ...
+    @overload
+    def attach(self, variants: VariantIndex, depths: bytes, /) -> None: ...
+    @overload
     def attach(
-        self,
-        variants: VariantIndex,
-        depths: bytes,
-        stems: VariantIndex = ...,
-        lengths: bytes = ...,
-        /,
+        self, variants: VariantIndex, depths: bytes, stems: VariantIndex, lengths: bytes, /
     ) -> None: ...
     def lower(self, token: str, /) -> str | None: ...
     def clear(self) -> None: ...

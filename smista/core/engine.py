@@ -492,7 +492,9 @@ class CompiledRules:
             max_len = max(max_len, index._max_len)
             alphabet.update(index._alphabet)
             max_cap = max(max_cap, index._max_cap)
-        kept = sorted({s for s in stems if 0 < len(s) < 256})
+        # A stem past the C index's 255 characters is indexed by its first 255: a
+        # token starting with it starts with those (Python decides the rest).
+        kept = sorted({s[:255] for s in stems if s})
         # (a token too long or too foreign for every keyword and word is still
         # handed back when it may start a stem)
         table = _TokenCodes(
