@@ -1390,7 +1390,8 @@ TokenCodes_lower(TokenCodes *self, PyObject *token)
 }
 
 PyDoc_STRVAR(attach_doc,
-"attach(variants, depths, stems=None, lengths=b'', /) -> None\n--\n\n"
+"attach(variants, depths, /) -> None\n"
+"attach(variants, depths, stems, lengths, /) -> None\n\n"
 "Settle unknown tokens in the scan itself: one sharing no deletion\n"
 "variant with a keyword of the VariantIndex ``variants`` (at the depths\n"
 "``depths[len(token)]`` allows, bits as for candidates(); 0 past its end) is\n"
