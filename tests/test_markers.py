@@ -477,3 +477,12 @@ def test_reading_a_sentence_for_a_question_only_drops_the_request_statement_diff
     full = _sentence_kind(sentence, M)
     fast = _sentence_kind(sentence, M, asking=True)
     assert fast == full or (full == "request" and fast == "")
+
+
+def test_a_whole_token_opener_of_a_no_space_script_needs_no_prefix_reading() -> None:
+    """A token that is itself an opener counts whole; its prefixes are not read again."""
+    from smista.core.conditions.markers import _opener_at
+
+    assert _opener_at(["请帮我"], 0, (("请帮我",),)) == 3
+    assert _opener_at(["请帮我修复"], 0, (("请帮我",),)) == 3  # as a prefix
+    assert _opener_at(["请帮我", "修复"], 0, (("请帮我", "修复"), ("请",))) == 6
