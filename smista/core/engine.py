@@ -764,6 +764,34 @@ class CompiledRules:
             fast.put(raw, None)
         return entries
 
+    def _scan_piece(self, text: str, scan: Any, asked: dict[str, None]) -> list[tuple[_Entry, ...]]:
+        """The entries of the tokens of ``text`` the verifying table's scan hands back;
+        the tokens a word or stem condition may ask about are added to ``asked``."""
+        hitting, unknown = scan.hits(text)
+        entry_lists: list[tuple[_Entry, ...]] = []
+        plain, known, _ = self._state
+        of = self._signals.of
+        for raw in hitting:
+            token = raw if raw.isascii() else rust_lower(raw)
+            got = known.get(token)
+            if got is None and token not in plain:  # evicted from the Python memo
+                got = self._entries_of(token)
+            if got:
+                entry_lists.append(got)
+            asked[token] = None
+        for raw in unknown:
+            token = raw if raw.isascii() else rust_lower(raw)
+            got = known.get(token)
+            if got is None and token not in plain:
+                got = self._entries_of(token)
+            if got:
+                entry_lists.append(got)
+            words, stems = of(token)
+            if words or stems:
+                asked[token] = None
+            scan.put(raw, 1 if got or words or stems else None)
+        return entry_lists
+
     def _entries_of(self, token: str) -> tuple[_Entry, ...]:
         """A lowercased token's entries (one the memo holds neither way), resolved and
         remembered."""
@@ -790,45 +818,22 @@ class CompiledRules:
         tokens: list[str] | None = None
         asked: list[str] | None = None
         scan = self._scan
-        if len(visible) > LARGE_TEXT:
-            entry_lists: Iterable[tuple[_Entry, ...]] = [self._large_entries(visible)]
-        elif scan is not None:
-            # One C pass: the tokens known to hit a keyword, word or stem, and new
-            # ones near one (the others are settled there). ``asked`` are those the
-            # view's word/stem conditions look up.
-            hitting, unknown = scan.hits(visible)
-            entry_lists = []
-            asked = []
-            plain, known, _ = self._state
-            of = self._signals.of
-            for raw in hitting:
-                token = raw if raw.isascii() else rust_lower(raw)
-                got = known.get(token)
-                if got is None and token not in plain:  # evicted from the Python memo
-                    got = self._entries_of(token)
-                if got:
-                    entry_lists.append(got)
-                asked.append(token)
-            for raw in unknown:
-                token = raw if raw.isascii() else rust_lower(raw)
-                got = known.get(token)
-                if got is None and token not in plain:
-                    got = self._entries_of(token)
-                if got:
-                    entry_lists.append(got)
-                words, stems = of(token)
-                if words or stems:
-                    asked.append(token)
-                scan.put(raw, 1 if got or words or stems else None)
+        best: dict[int, _Entry] = {}
+        if scan is not None:
+            # One C pass (piece by piece past LARGE_TEXT: memory stays bounded by a
+            # piece, the rules and the tokens that hit something) gives the tokens
+            # known to hit a keyword, word or stem, and new ones near one (the
+            # others are settled there). ``asked`` are those the view's word/stem
+            # conditions look up.
+            looked_up: dict[str, None] = {}
+            for piece in pieces(visible, LARGE_TEXT) if len(visible) > LARGE_TEXT else (visible,):
+                _fold(best, self._scan_piece(piece, scan, looked_up))
+            asked = list(looked_up)
+        elif len(visible) > LARGE_TEXT:
+            _fold(best, [self._large_entries(visible)])
         else:
             tokens = tokenize(visible)
-            entry_lists = self._learn(set(tokens).difference(self._state[0]))
-        best: dict[int, _Entry] = {}
-        for entries in entry_lists:
-            for entry in entries:
-                held = best.get(entry[0])
-                if held is None or entry < held:
-                    best[entry[0]] = entry
+            _fold(best, self._learn(set(tokens).difference(self._state[0])))
         view = PromptView(
             text,
             contexts,
@@ -1112,6 +1117,15 @@ class CompiledRules:
             match = RuleMatch(index, self.labels[index], self.keywords[index][pos], bool(fuzzy))
             self._matches[key] = match
         return match
+
+
+def _fold(best: dict[int, _Entry], entry_lists: Iterable[tuple[_Entry, ...]]) -> None:
+    """Keep in ``best`` the best entry per rule of ``entry_lists`` (and of ``best``)."""
+    for entries in entry_lists:
+        for entry in entries:
+            held = best.get(entry[0])
+            if held is None or entry < held:
+                best[entry[0]] = entry
 
 
 def options_to_data(options: PlanOptions) -> tuple[object, ...]:
