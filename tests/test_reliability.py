@@ -210,17 +210,22 @@ RULE = '[[classification.rules]]\nintent = "edit"\nkeywords = ["kw{n}"]\n\n'
 
 
 def test_a_file_written_in_place_is_never_served_half_written(tmp_path: Path) -> None:
-    """--watch while a writer rewrites the pack in place, a few bytes at a time."""
+    """--watch while a writer rewrites the pack in place, a few bytes at a time.
+
+    The writer pauses 5 ms between writes and the service waits for 0.5 s of
+    quiet (``--watch-settle``): a hundredfold margin, so that a writer thread
+    held up by a loaded CI machine is not mistaken for one that stopped.
+    """
     rules = tmp_path / "rules.toml"
     full = RULES + "".join(RULE.format(n=n) for n in range(40))
     rules.write_text(full)
-    args = ["--rules", str(rules), "--watch", "--watch-interval", "0.02"]
+    args = ["--rules", str(rules), "--watch", "--watch-interval", "0.02", "--watch-settle", "0.5"]
     with LiveServer(args) as live, live.client() as c:
         counts: set[int] = set()
         stop = threading.Event()
 
         def poll() -> None:
-            while not stop.is_set():
+            while not stop.wait(0.01):
                 counts.add(c.get("/v1/rules").json()["rule_count"])
 
         poller = threading.Thread(target=poll)
@@ -233,7 +238,7 @@ def test_a_file_written_in_place_is_never_served_half_written(tmp_path: Path) ->
                     fh.write(data[start : start + 64])
                     fh.flush()
                     time.sleep(0.005)
-        time.sleep(0.5)
+        time.sleep(1.5)
         stop.set()
         poller.join()
     assert counts == {40}, counts

@@ -256,3 +256,54 @@ def read_response(sock) -> tuple[bytes, bytes]:
             break
         rest += chunk
     return head, rest[:length]
+
+
+def _scripted_reads(
+    monkeypatch: pytest.MonkeyPatch, contents: list[bytes]
+) -> tuple[list[float], list[str]]:
+    """``state._read`` fed ``contents`` one read at a time; records its sleeps and reads."""
+    from smista.server import state
+
+    sleeps: list[float] = []
+    reads: list[str] = []
+
+    def read(path: str) -> tuple[str, bytes]:
+        raw = contents[min(len(reads), len(contents) - 1)]
+        reads.append(path)
+        return raw.decode(), raw
+
+    monkeypatch.setattr(state, "read_source", read)
+    monkeypatch.setattr(state.time, "sleep", sleeps.append)
+    return sleeps, reads
+
+
+def test_a_reload_waits_for_two_reads_that_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    from smista.server.state import _read
+
+    half, whole = RULES_A[:40].encode(), RULES_A.encode()
+    sleeps, reads = _scripted_reads(monkeypatch, [half, whole, whole])
+    text, source = _read("rules.toml", 0.25)
+    assert text == RULES_A
+    assert len(reads) == 3
+    assert sleeps == [0.25, 0.25]
+    assert source.sha256 == hashlib.sha256(whole).hexdigest()
+
+
+def test_a_file_still_changing_fails_the_reload(monkeypatch: pytest.MonkeyPatch) -> None:
+    from smista.config.load import ConfigError
+    from smista.server.state import STABLE_TRIES, _read
+
+    growing = [RULES_A[:n].encode() for n in range(1, 20)]
+    sleeps, reads = _scripted_reads(monkeypatch, growing)
+    with pytest.raises(ConfigError, match="still being written"):
+        _read("rules.toml", 0.05)
+    assert len(sleeps) == STABLE_TRIES
+    assert len(reads) == STABLE_TRIES + 1
+
+
+def test_a_first_load_reads_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from smista.server.state import _read
+
+    sleeps, reads = _scripted_reads(monkeypatch, [RULES_A.encode(), b""])
+    assert _read("rules.toml")[0] == RULES_A
+    assert (sleeps, len(reads)) == ([], 1)

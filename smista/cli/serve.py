@@ -103,6 +103,13 @@ def _parser() -> ArgumentParser:
         help="seconds between --watch polls (default 1)",
     )
     p.add_argument(
+        "--watch-settle",
+        type=_seconds,
+        default=0.05,
+        metavar="S",
+        help="a reloaded file is used once two reads S seconds apart agree (default 0.05)",
+    )
+    p.add_argument(
         "--log-prompts",
         action="store_true",
         help="include prompt text in decision logs",
@@ -192,6 +199,7 @@ def run(argv: Sequence[str]) -> int:
         rules_path=args.rules,
         watch=args.watch,
         watch_interval=args.watch_interval,
+        watch_settle=args.watch_settle,
         log_prompts=args.log_prompts,
         max_batch=args.max_batch,
         max_body_bytes=args.max_body_bytes,

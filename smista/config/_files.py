@@ -30,7 +30,6 @@ __all__ = [
     "InputFileError",
     "open_regular",
     "read_bounded",
-    "read_stable",
     "read_text",
     "unreadable",
 ]
@@ -134,28 +133,6 @@ def unreadable(exc: OSError | UnicodeDecodeError) -> str:
     if isinstance(exc, FileNotFoundError):
         return "no such file"
     return f"cannot read file: {exc.strerror or exc}"
-
-
-def read_stable(
-    path: str | os.PathLike[str], cap: int, *, settle: float = 0.05, tries: int = 5
-) -> bytes:
-    """:func:`read_bounded`, but only content that is stable, for reloads.
-
-    A file is stable when two reads ``settle`` seconds apart give the same
-    bytes (a file replaced atomically by rename is stable at once; one being
-    written in place is not until the writer stops). After ``tries`` unequal
-    pairs, :class:`InputFileError` ("is still changing").
-    """
-    import time
-
-    before = read_bounded(path, cap)
-    for _ in range(tries):
-        time.sleep(settle)
-        after = read_bounded(path, cap)
-        if after == before:
-            return after
-        before = after
-    raise InputFileError(path, "is still changing (being written); not reloaded")
 
 
 def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:

@@ -546,6 +546,7 @@ def create_app(
                 rules_path=settings.rules_path,
                 endpoints=found,
                 previous=previous,
+                settle=settings.watch_settle,
             ),
             commit,
         )

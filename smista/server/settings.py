@@ -47,6 +47,8 @@ class ServerSettings:
     rules_path: str | None = None
     watch: bool = False
     watch_interval: float = 1.0
+    watch_settle: float = 0.05
+    """Seconds a reloaded file must stay unchanged between two reads (see ``state._read``)."""
     reload_on_sighup: bool = True
     log_prompts: bool = False
     max_batch: int = DEFAULT_MAX_BATCH

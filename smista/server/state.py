@@ -85,26 +85,28 @@ class ServiceState:
 
 
 STABLE_SETTLE = 0.05
-"""Seconds between the two reads of a file that a reload must see agree."""
+"""Default seconds between the two reads of a file that a reload must see agree
+(``smista serve --watch-settle``)."""
 
 STABLE_TRIES = 5
 """Read pairs a reload attempts before giving up on a file still being written."""
 
 
-def _read(path: str, stable: bool = False) -> tuple[str, SourceFile]:
-    """A file's text and identity; with ``stable``, only content two reads agree on.
+def _read(path: str, settle: float | None = None) -> tuple[str, SourceFile]:
+    """A file's text and identity; with ``settle``, only content two reads agree on.
 
-    Reloads are stable: each file is read, read again :data:`STABLE_SETTLE`
-    seconds later, and used only when both reads give the same bytes. A file
-    replaced atomically (written elsewhere, renamed into place) is stable at
-    once; one written in place is used once its writer has paused. A file
+    Reloads are stable: each file is read, read again ``settle`` seconds
+    later (:data:`STABLE_SETTLE` unless the service was told otherwise), and
+    used only when both reads give the same bytes. A file replaced atomically
+    (written elsewhere, renamed into place) is stable at once; one written in
+    place is used once its writer has paused for ``settle`` seconds. A file
     still changing after :data:`STABLE_TRIES` pairs fails the reload (the
     rules in service keep serving; the next change is tried again).
     """
     text, raw = read_source(path)
-    if stable:
+    if settle is not None:
         for _ in range(STABLE_TRIES):
-            time.sleep(STABLE_SETTLE)
+            time.sleep(settle)
             again, raw_again = read_source(path)
             if raw_again == raw:
                 break
@@ -128,6 +130,7 @@ def load_state(
     rules_path: str | None,
     endpoints: Sequence[Endpoint] = (),
     previous: ServiceState | None = None,
+    settle: float = STABLE_SETTLE,
 ) -> ServiceState:
     """Read, validate and compile a complete state; raises :class:`ConfigError`.
 
@@ -136,9 +139,10 @@ def load_state(
     build their runtimes from the config document (empty without one), given
     their runtime in ``previous`` (the state being replaced, if any) so that
     they may carry over what survives a reload (a cache, say). A reload
-    (``previous`` given) reads only stable content (see :func:`_read`).
+    (``previous`` given) reads only content two reads ``settle`` seconds
+    apart agree on (see :func:`_read`).
     """
-    stable = previous is not None  # a reload: see _read
+    stable = settle if previous is not None else None  # a reload: see _read
     document: dict[str, Any] = {}
     config_file: SourceFile | None = None
     classification: ClassificationConfig | None = None
