@@ -102,3 +102,23 @@ def test_the_fresh_set_keeps_the_fields_and_shares_no_text_or_source_with_the_ot
     others = [*_rows(), *(r for rs in _extra_rows().values() for r in rs)]
     assert not {str(r["text"]) for r in rows} & {str(r["text"]) for r in others}
     assert not {str(r["source"]) for r in rows} & {str(r["source"]) for r in others}
+
+
+def test_the_second_fresh_set_shares_no_text_or_source_with_the_tuned_on_sets() -> None:
+    """tests/data/real-prompts-fresh2.jsonl, the held-out set pack v5 is measured on:
+    nothing in it comes from a page, file or prompt any tuned-on set holds."""
+    rows = _jsonl(DATA / "real-prompts-fresh2.jsonl")
+    assert len(rows) == 301
+    assert all(set(r) == {"id", "text", "intent", "alt", "lang", "source"} for r in rows)
+    assert len({r["id"] for r in rows}) == len(rows)
+    others = [
+        *_rows(),
+        *(r for rs in _extra_rows().values() for r in rs),
+        *_jsonl(DATA / "real-prompts-fresh.jsonl"),
+    ]
+    assert not {str(r["text"]) for r in rows} & {str(r["text"]) for r in others}
+    assert not {str(r["source"]) for r in rows} & {str(r["source"]) for r in others}
+
+
+def _jsonl(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

@@ -11,9 +11,10 @@ perform I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from smista.core.conditions._lists import entries_as_witnesses, list_lints, string_list
 from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
@@ -31,14 +32,30 @@ def _ascii_entries(entries: Collection[str]) -> tuple[str, ...]:
     return tuple(e for e in entries if e.isascii())
 
 
+class _Plan(NamedTuple):
+    """A gate's entries, arranged for :meth:`SubstringsKind.present`."""
+
+    ascii: tuple[str, ...]
+    """The ASCII entries: each is looked for in the text (they are few)."""
+    firsts: re.Pattern[str] | None
+    """A character class of the other entries' first characters."""
+    by_first: dict[str, tuple[str, ...]]
+    """The other entries, by first character."""
+
+
 @lru_cache(maxsize=256)
-def _by_first(entries: frozenset[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The (non-empty) entries grouped by their first character."""
+def _plan(entries: frozenset[str]) -> _Plan:
+    """``entries`` (non-empty ones) as a :class:`_Plan`."""
     groups: dict[str, list[str]] = {}
     for entry in sorted(entries):
-        if entry:
+        if entry and not entry.isascii():
             groups.setdefault(entry[0], []).append(entry)
-    return tuple((first, tuple(group)) for first, group in groups.items())
+    firsts = "".join(re.escape(first) for first in groups)
+    return _Plan(
+        tuple(sorted(e for e in entries if e and e.isascii())),
+        re.compile(f"[{firsts}]") if firsts else None,
+        {first: tuple(group) for first, group in groups.items()},
+    )
 
 
 class SubstringsKind(ConditionKind):
@@ -77,13 +94,14 @@ class SubstringsKind(ConditionKind):
 
     def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
         text = view.lowered
-        if text.isascii():
-            return frozenset(k for k in _ascii_entries(keys) if k in text)
-        # Only entries whose first character the text has can occur in it.
-        chars = set(text)
-        return frozenset(
-            k for first, group in _by_first(keys) if first in chars for k in group if k in text
-        )
+        plan = _plan(keys)
+        found = [k for k in plan.ascii if k in text]
+        if plan.firsts is not None and not text.isascii():
+            # Only entries whose first character the text has can occur in it;
+            # one regex pass finds those characters.
+            by_first = plan.by_first
+            found += (k for c in set(plan.firsts.findall(text)) for k in by_first[c] if k in text)
+        return frozenset(found)
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
