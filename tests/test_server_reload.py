@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -273,7 +274,7 @@ def _scripted_reads(
         return raw.decode(), raw
 
     monkeypatch.setattr(state, "read_source", read)
-    monkeypatch.setattr(state.time, "sleep", sleeps.append)
+    monkeypatch.setattr(time, "sleep", sleeps.append)
     return sleeps, reads
 
 
@@ -290,7 +291,7 @@ def test_a_reload_waits_for_two_reads_that_agree(monkeypatch: pytest.MonkeyPatch
 
 
 def test_a_file_still_changing_fails_the_reload(monkeypatch: pytest.MonkeyPatch) -> None:
-    from smista.config.load import ConfigError
+    from smista.core.errors import ConfigError
     from smista.server.state import STABLE_TRIES, _read
 
     growing = [RULES_A[:n].encode() for n in range(1, 20)]
