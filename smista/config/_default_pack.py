@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'f4c03170c4eeef9649be398952520c0a1d3aa637'
+DIGEST = '5582d25a75d74ccc08ef867291ce866864f40899'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -136,11 +136,14 @@ DATA: tuple[object, ...] = (4, 'chat',
    (('substrings',
      ('깃허브', '깃 허브', '커밋', '푸시', 'コミット', 'プッシュ', '推送', '提交代码', '提交代碼', '提交更改', '提交修改', '提交改动',
       '提交改動', '提交到', '提交一下', '并提交', '並提交', 'プルリク', '풀 리퀘', '풀리퀘', '拉取请求', '拉取請求', 'commitして',
-      'commit して', 'pushして', 'push して', 'commit해', 'commit 해', 'push해', 'push 해', 'github에',
-      'github 에', 'githubに', 'github に', '到github', '到 github', '上传到github', 'ダウンロードして',
+      'commit して', 'pushして', 'push して', 'commit해', 'commit 해', 'push해', 'push 해', 'ダウンロードして',
       'ダウンロードする', '다운로드해', '다운로드 해', '下载', '下載', '打开浏览器', '打開瀏覽器', 'ブラウザを開', 'ブラウザで開',
       '브라우저를 열', '브라우저 열', '远程仓库', '遠端倉庫', '遠程倉庫', 'リモートリポジトリ', '원격 저장소', '원격저장소'),
      True),),
+   True),
+  ('skill', 108, (), (),
+   (('substrings', ('github에', 'github 에', 'githubに', 'github に', '到github', '到 github'), True),
+    ('exclude', ('있는', '있던', '있는지', 'ある', 'にある', '上的'), True)),
    True),
   ('skill', 109, (), (),
    (('leading',
