@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '41d399427c341e0647119021c566b2aab4458f5b'
+DIGEST = 'ac988b5efa8d9c6ae92716deb8d6cc8fbf95cb1a'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -185,7 +185,7 @@ DATA: tuple[object, ...] = (4, 'chat',
      ('remember that', 'remember to', 'always remember', 'never forget', 'recuerda que',
       'recuerda siempre', 'lembre se', 'lembre que', 'lembre-se de', 'souviens toi',
       'n oublie pas', 'denk daran', 'merke dir', 'ricorda che', 'ricordati', 'kom ihåg',
-      'запомни', 'unutma', 'ingat', 'ingatlah', 'hãy nhớ', 'nhớ rằng'),
+      'запомни', 'unutma', 'hatırla', 'ingat', 'ingatlah', 'hãy nhớ', 'nhớ rằng'),
      False),
     ('question', (), False)),
    False),
@@ -465,7 +465,8 @@ DATA: tuple[object, ...] = (4, 'chat',
    (('question', (), False),
     ('exclude',
      ('arregla', 'arréglalo', 'corrige', 'corrígelo', 'falla', 'corrija', 'conserte',
-      'correggi', 'sistema', 'error', 'erro', 'errore'),
+      'correggi', 'sistema', 'error', 'erro', 'errore', 'genera', 'crea', 'agrega', 'añade',
+      'implementa', 'gera', 'gere', 'crie', 'adicione', 'aggiungi'),
      True)),
    False),
   ('review', 412, (), (),
@@ -752,7 +753,8 @@ DATA: tuple[object, ...] = (4, 'chat',
    False),
   ('edit', 562, (), (),
    (('leading', ('do',), False), ('question', (), False),
-    ('exclude', ('do you', 'do we', 'do i', 'do they', 'do not', 'do nothing'), True)),
+    ('exclude', ('do you', 'do we', 'do i', 'do they', 'do not', 'do nothing', 'research'),
+     True)),
    False),
   ('edit', 562, (), (),
    (('leading',
