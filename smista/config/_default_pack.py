@@ -7,7 +7,7 @@ only while the file on disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'ac988b5efa8d9c6ae92716deb8d6cc8fbf95cb1a'
+DIGEST = 'd76b2e970c423d5d99b566f5bab1f40c2e06f507'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -170,7 +170,10 @@ DATA: tuple[object, ...] = (4, 'chat',
      ('follow the prompt', 'follow this prompt', 'run the prompt', 'run this prompt',
       'execute the prompt', 'execute this prompt', 'command prompt', 'shell prompt',
       'terminal prompt', 'input prompt', 'password prompt', 'login prompt',
-      'confirmation prompt', 'prompt input', 'prompt field', 'prompt box'),
+      'confirmation prompt', 'prompt input', 'prompt field', 'prompt box', 'prompt history',
+      'prompt log', 'prompts we used', 'prompts used', 'prompts we are using',
+      'prompts utilizados', 'prompts que vamos usando', 'prompts que estamos usando',
+      'historial de prompts', 'histórico de prompts'),
      True),),
    True),
   ('prompt', 201, (), (),
@@ -200,7 +203,10 @@ DATA: tuple[object, ...] = (4, 'chat',
       'gemini.md', '.cursorrules', '.clinerules', '.windsurfrules', 'copilot-instructions',
       'พรอมต์', 'พรอมท์', 'พร้อมท์'),
      True),
-    ('exclude', ('알려주세요', '알려줘', '알려줄래', '알려줄래요', '알려주실래요'), True)),
+    ('exclude',
+     ('알려주세요', '알려줘', '알려줄래', '알려줄래요', '알려주실래요', '프롬프트 이력', '프롬프트 기록', 'プロンプト履歴', '提示词记录',
+      '提示词历史'),
+     True)),
    True),
   ('edit', 250, (), (),
    (('substrings',
