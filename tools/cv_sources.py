@@ -23,6 +23,7 @@ limitation: the estimate is optimistic for them).
     git show adcc67e:rules/default.toml > /tmp/v1.toml   # pack v1, before any real prompt
     python tools/cv_sources.py --known /tmp/v1.toml
     python tools/cv_sources.py --all --known /tmp/v1.toml   # all 894 real prompts
+    python tools/cv_sources.py --with-fresh --known /tmp/v1.toml  # all 1,208 (pack v5)
 
 ``--known FILE`` exempts from ablation every word that FILE's rules already
 give the same intent (pack v1 was written before anyone saw a real prompt, so
@@ -53,6 +54,8 @@ EVERY = (
     REAL.with_name("real-prompts-extra-en.jsonl"),
     REAL.with_name("real-prompts-extra-intl.jsonl"),
 )
+# The fresh set (v4's measurement, spent): pack v5 is tuned on it too.
+WITH_FRESH = (*EVERY, REAL.with_name("real-prompts-fresh.jsonl"))
 FIELDS = ("keywords", "commands", "leading", "phrases", "stems", "substrings")
 Entry = tuple[int, str, str]  # (rule index, field, entry)
 
@@ -72,10 +75,10 @@ def _sources(ids: set[str], paths: tuple[Path, ...] = (REAL,)) -> dict[str, str]
     return out
 
 
-def _every_case() -> list[AnnotatedCase]:
-    """Every labelled real prompt: the dev set and both second sets."""
+def _every_case(paths: tuple[Path, ...] = EVERY) -> list[AnnotatedCase]:
+    """Every labelled real prompt in ``paths`` (default: the dev set and both second sets)."""
     cases: list[AnnotatedCase] = []
-    for path in EVERY:
+    for path in paths:
         cases.extend(parse_labelled(path.read_text(encoding="utf-8"), str(path)))
     return cases
 
@@ -153,11 +156,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="every labelled real prompt (894), not the dev tuning part",
     )
+    parser.add_argument(
+        "--with-fresh",
+        action="store_true",
+        help="with --all: the fresh set too (all 1,208 prompts, what pack v5 is tuned on)",
+    )
     args = parser.parse_args(argv)
     config = default_config() if args.rules is None else load_config(args.rules)
-    if args.all:
-        tuning = _every_case()
-        source_of = _sources({_case_id(c) for c in tuning}, EVERY)
+    if args.all or args.with_fresh:
+        paths = WITH_FRESH if args.with_fresh else EVERY
+        tuning = _every_case(paths)
+        source_of = _sources({_case_id(c) for c in tuning}, paths)
     else:
         tuning, _ = real_prompt_parts()
         source_of = _sources({_case_id(c) for c in tuning})
