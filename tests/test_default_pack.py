@@ -1,4 +1,4 @@
-"""The shipped default pack: accuracy on its cases, the real prompts and the fresh held-out set; shape."""
+"""The shipped default pack: accuracy on its cases, the real prompts and the held-out set; shape."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.accuracy import fresh_prompts
+from benchmarks.accuracy import fresh_prompts, held_out_prompts
 from smista.authoring.evaluate import evaluate_cases, parse_labelled
 from smista.authoring.golden import load_cases
 from smista.config.defaults import default_config
@@ -24,6 +24,19 @@ CASES = ROOT / "rules" / "default.cases.toml"
 # Pack v5 was tuned on it too, so this is a tuning floor now: v5's 90.1%
 # (283/314) minus two points.
 FRESH_FLOOR = 0.88
+
+# The held-out set (tests/data/real-prompts-fresh2.jsonl) was gathered while v5
+# was tuned, by someone who never tuned the pack; nobody tuning has read it.
+# Measured once per pack (docs/rules.md): v4 69.8% (210/301), v5 71.1% (214/301).
+# Its figure is the one docs and README quote.
+HELD_OUT_FLOOR = 0.70
+
+
+def test_default_pack_on_the_held_out_set() -> None:
+    """The second fresh set, never tuned on: the estimate of accuracy on new prompts."""
+    evaluation = evaluate_cases(Classifier(default_config()), held_out_prompts())
+    assert evaluation.total == 301
+    assert evaluation.accuracy >= HELD_OUT_FLOOR
 
 
 def test_default_pack_on_the_fresh_set() -> None:
