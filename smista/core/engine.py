@@ -306,8 +306,13 @@ class CompiledRules:
         typo_index: dict[str, tuple[str, ...]] | None = None,
         accelerated: bool = True,
         options: PlanOptions | None = None,
+        lookup_only: bool = False,
     ) -> None:
-        """Compile ``specs``; ``accelerated=False`` keeps to the pure-Python path."""
+        """Compile ``specs``; ``accelerated=False`` keeps to the pure-Python path.
+
+        ``lookup_only``: the index is only asked :meth:`keyword_hits` (the word
+        index of phrases and leading words), so no scan table is built for it.
+        """
         self.specs: tuple[RuleSpec, ...] = tuple(specs)
         self.default_label = default_label
         self.options = options if options is not None else PlanOptions()
@@ -320,7 +325,12 @@ class CompiledRules:
             {w for c in chain.from_iterable(self.conditions) for w in BY_KEY[c.kind].words(c)}
         )
         self._words = (
-            CompiledRules([RuleSpec(w, 0, (w,), ()) for w in words], "", accelerated=accelerated)
+            CompiledRules(
+                [RuleSpec(w, 0, (w,), ()) for w in words],
+                "",
+                accelerated=accelerated,
+                lookup_only=True,
+            )
             if words
             else None
         )
@@ -446,7 +456,7 @@ class CompiledRules:
         self._fast = self._scan = None
         if compiled and self.extended:  # one scan for keywords, words and stems
             self._scan = self._verifying_table(words_index, stems)
-        elif compiled:
+        elif compiled and not lookup_only:
             self._fast = _TokenCodes(
                 MEMO_LIMIT,
                 max_len=max(1, self._max_len),
