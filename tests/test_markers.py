@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -413,7 +415,7 @@ def test_sentences_are_cut_after_each_end_mark(text: str) -> None:
 
     out: list[str] = []
     start = 0
-    for match in _SENTENCE_END.finditer(text):
+    for match in re.finditer(_SENTENCE_END, text):
         out.append(text[start : match.end()])
         start = match.end()
     out.append(text[start:])

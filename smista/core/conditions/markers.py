@@ -743,7 +743,8 @@ def markers_from(table: Mapping[str, object] | None) -> Markers:
 _COMMAND = re.compile(r"([^\W_][\w:.\-]*)")
 _MENTION = re.compile(r"(?:^|(?<=\s))@\S*")
 _LEADING_MENTIONS = re.compile(r"\s*(?:@\S+\s+)*")
-_SENTENCE_END = re.compile(r"[?!？！。]+|\.(?=\s|$)|\n")
+_SENTENCE_END = r"[?!？！。]+|\.(?=\s|$)|\n"
+"""Where a sentence ends (compiled only inside :data:`_SENTENCE_SPLIT`)."""
 _CLOSERS = "\"'”’»)]}>*_`~ \t\r\n"
 _QUESTION_MARKS = ("?", "？", "؟")
 _CLAUSE = re.compile(r"[,;:，；：]|\s[-–—]\s")
@@ -988,7 +989,7 @@ def _sentence_kind(raw: str, markers: Markers, *, asking: bool = False) -> str:
 
 # The same matches; the leading look-ahead lets the regex engine skip to the
 # next end-mark character instead of trying each alternative at every position.
-_SENTENCE_SPLIT = re.compile(rf"((?=[?!？！。\n.])(?:{_SENTENCE_END.pattern}))")
+_SENTENCE_SPLIT = re.compile(rf"((?=[?!？！。\n.])(?:{_SENTENCE_END}))")
 
 
 def _sentences(text: str) -> list[str]:
