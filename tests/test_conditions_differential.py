@@ -223,3 +223,51 @@ def test_a_stem_of_256_characters_or_more_is_matched_on_every_path(stem: str) ->
         assert expected.label == "plan"
         assert pure.match_text(text) == expected
         assert rules.match_text(text) == expected
+
+
+def _same_tables(built: CompiledRules, taken: CompiledRules) -> None:
+    """Every derived slot equal, dicts in the same order, the word index's too."""
+    from smista.core.engine import _DERIVED
+
+    for name in _DERIVED:
+        mine, theirs = getattr(built, name), getattr(taken, name)
+        assert mine == theirs, name
+        if isinstance(mine, dict):
+            assert list(mine.items()) == list(theirs.items()), name
+    words, taken_words = built._words, taken._words
+    assert (words is None) == (taken_words is None)
+    if words is not None and taken_words is not None:
+        _same_tables(words, taken_words)
+
+
+@settings(max_examples=150, deadline=None)
+@given(config=EXT_CONFIGS, data=st.data())
+def test_derived_tables_taken_back_give_the_same_rules(
+    config: ClassificationConfig, data: st.DataObject
+) -> None:
+    """``derived=`` (the precompiled shipped pack's path) builds what deriving builds,
+    and answers alike."""
+    rules_built = compile_rules(config)
+    taken = CompiledRules.from_data(rules_built.to_data(), rules_built.derived_data())
+    _same_tables(rules_built, taken)
+    for _ in range(5):
+        text = data.draw(prompts(config))
+        assert taken.match_text(text) == rules_built.match_text(text), text
+
+
+def test_the_shipped_pack_takes_its_derived_tables_from_the_generated_module() -> None:
+    """smista.config._default_pack.DERIVED is what the engine derives from DATA."""
+    from smista.config import _default_pack
+
+    _same_tables(
+        CompiledRules.from_data(_default_pack.DATA),
+        CompiledRules.from_data(_default_pack.DATA, _default_pack.DERIVED),
+    )
+
+
+def test_derived_tables_of_another_shape_are_refused() -> None:
+    rules_built = compile_rules(ClassificationConfig.model_validate({"rules": []}))
+    tables, words, words_derived = rules_built.derived_data()
+    assert isinstance(tables, tuple)
+    with pytest.raises(ValueError, match="another shape"):
+        CompiledRules.from_data(rules_built.to_data(), (tables[:-1], words, words_derived))

@@ -384,3 +384,31 @@ def test_cli_classify_fast_path_avoids_pydantic(tmp_path: Path) -> None:
     ).stdout.splitlines()
     assert out[0].startswith('{"intent":"edit"')
     assert out[1] == "False False"
+
+
+def test_the_generated_module_is_the_same_whatever_the_hash_seed() -> None:
+    """DERIVED holds frozensets and dicts built from them: rendered in every process
+    alike (else the freshness check above would depend on PYTHONHASHSEED)."""
+    code = "from smista.config.rulecache import render_default_pack as r; print(r(), end='')"
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=cli_env(PYTHONHASHSEED=seed),
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert outputs == {render_default_pack()}
+
+
+def test_only_plain_data_is_rendered() -> None:
+    from smista.config.rulecache import _literal
+
+    assert _literal((frozenset({"b", "a"}), {"k": (1,)}, None, True)) == (
+        "(frozenset(('a', 'b')), {'k': (1,)}, None, True)"
+    )
+    assert _literal(frozenset()) == "frozenset()"
+    with pytest.raises(TypeError, match="not plain data: float"):
+        _literal(1.5)

@@ -34,7 +34,11 @@ models with exactly the messages of :func:`smista.load_config`.
 
 The shipped default pack is precompiled into :mod:`smista.config._default_pack`
 (regenerate with ``python -m smista.config.rulecache --write-default-pack``); it is used
-only when its recorded digest equals the digest of the pack file on disk.
+only when its recorded digest equals the digest of the pack file on disk. It holds the
+rules (``DATA``) and the tables the engine derives from them (``DERIVED``,
+:meth:`CompiledRules.derived_data`), so the first classify unmarshals them with the
+module's bytecode instead of deriving them: smista's own module, never a cache entry
+(a cache entry is data a user's disk holds, and is rebuilt through ``from_data`` only).
 
 Cache directory: ``$SMISTA_CACHE_DIR``, else ``$XDG_CACHE_HOME/smista``, else
 ``~/.cache/smista``. Set ``SMISTA_CACHE_DIR`` to an empty string to disable it.
@@ -176,7 +180,7 @@ def _shipped(content: bytes) -> CompiledRules | None:
     if digest(content) != _default_pack.DIGEST:
         return None
     try:
-        return CompiledRules.from_data(_default_pack.DATA)
+        return CompiledRules.from_data(_default_pack.DATA, _default_pack.DERIVED)
     except ValueError:
         return None
 
@@ -333,11 +337,29 @@ def render_default_pack() -> str:
         "do not edit.\n\n"
         "The shipped default pack (rules/default.toml), compiled. ``DIGEST`` is the\n"
         "digest of the pack file it was compiled from; smista.config.rulecache uses ``DATA``\n"
-        'only while the file on disk still has that digest.\n"""\n\n'
+        "(and ``DERIVED``, the tables the engine derives from it) only while the file on\n"
+        'disk still has that digest.\n"""\n\n'
         "from __future__ import annotations\n\n"
         f"DIGEST = {digest(content)!r}\n\n"
-        "DATA: tuple[object, ...] = " + pformat(rules.to_data(), width=96, compact=True) + "\n"
+        "DATA: tuple[object, ...] = " + pformat(rules.to_data(), width=96, compact=True) + "\n\n"
+        "DERIVED: tuple[object, ...] = " + _literal(rules.derived_data()) + "\n"
     )
+
+
+def _literal(value: object) -> str:
+    """Python source for plain data, the same in every process: frozensets are
+    written sorted, dicts and tuples in their order (one line: the module is
+    generated, and a line per item would only make it longer)."""
+    if type(value) is tuple:
+        items = ", ".join(map(_literal, value))
+        return f"({items},)" if len(value) == 1 else f"({items})"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
+    if type(value) is frozenset:
+        return f"frozenset({_literal(tuple(sorted(value)))})" if value else "frozenset()"
+    if value is None or type(value) in (str, int, bool):
+        return repr(value)
+    raise TypeError(f"not plain data: {type(value).__name__}")
 
 
 def _main(argv: list[str]) -> int:

@@ -243,6 +243,29 @@ _Entry = tuple[int, int, int, int, RuleMatch | None]
 _State = tuple[dict[str, None], dict[str, tuple[_Entry, ...]], dict[str, int]]
 
 
+_DERIVED = (
+    "order",
+    "_exact",
+    "_typo_places",
+    "_keywordless",
+    "_plan",
+    "_gate_keys",
+    "_by_gate",
+    "_ungated",
+    "_has_typo",
+    "_max_len",
+    "_max_cap",
+    "_alphabet",
+    "_foreign",
+    "_levels",
+    "_typo_keywords",
+    "_typo_ok",
+    "_typo_caps",
+)
+"""The slots :meth:`CompiledRules.__init__` derives from the specs and options alone
+(plain data: :meth:`CompiledRules.derived_data` gives them, ``derived=`` takes them)."""
+
+
 class CompiledRules:
     """An immutable, picklable, thread-safe matcher for one rule set.
 
@@ -307,11 +330,15 @@ class CompiledRules:
         accelerated: bool = True,
         options: PlanOptions | None = None,
         lookup_only: bool = False,
+        derived: tuple[object, ...] | None = None,
     ) -> None:
         """Compile ``specs``; ``accelerated=False`` keeps to the pure-Python path.
 
         ``lookup_only``: the index is only asked :meth:`keyword_hits` (the word
         index of phrases and leading words), so no scan table is built for it.
+        ``derived``: :meth:`derived_data` of these very specs and options, taken
+        instead of deriving the tables again (the precompiled shipped pack);
+        trusted as given, so never from anything a user can write.
         """
         self.specs: tuple[RuleSpec, ...] = tuple(specs)
         self.default_label = default_label
@@ -321,15 +348,20 @@ class CompiledRules:
         self.extended = any(self.conditions) or self.options != PlanOptions()
         self._codes: dict[RuleMatch, int] = {}
         # The words phrases and leading words look up, in an index of their own.
-        words = sorted(
-            {w for c in chain.from_iterable(self.conditions) for w in BY_KEY[c.kind].words(c)}
-        )
+        if derived is None:
+            words: Iterable[str] = sorted(
+                {w for c in chain.from_iterable(self.conditions) for w in BY_KEY[c.kind].words(c)}
+            )
+            words_derived = None
+        else:
+            tables, words, words_derived = derived  # type: ignore[assignment]
         self._words = (
             CompiledRules(
                 [RuleSpec(w, 0, (w,), ()) for w in words],
                 "",
                 accelerated=accelerated,
                 lookup_only=True,
+                derived=words_derived,  # type: ignore[arg-type]
             )
             if words
             else None
@@ -348,11 +380,67 @@ class CompiledRules:
         self.labels = tuple(s.label for s in self.specs)
         self.keywords = tuple(s.keywords for s in self.specs)
         self.contexts = tuple(s.contexts for s in self.specs)
+        self._needs_context = tuple(bool(c) for c in self.contexts)
+        self._matches: dict[tuple[int, int, int], RuleMatch] = {}
+        if derived is None:
+            self._derive_order()
+            self._derive_typos()
+        else:
+            if type(tables) is not tuple or len(tables) != len(_DERIVED):
+                raise ValueError("derived tables of another shape")
+            for name, value in zip(_DERIVED, tables, strict=True):
+                setattr(self, name, value)
+        keywordless = self._keywordless
+        free = next(
+            ((r, i) for r, i in keywordless if not self.contexts[i] and not self.conditions[i]),
+            None,
+        )
+        if free is None:
+            self._free_rank = len(self.order)
+            self._free_default = RuleMatch(None, default_label)
+        else:
+            self._free_rank = free[0]
+            self._free_default = RuleMatch(free[1], self.labels[free[1]])
+        # Outcome codes order entries like (rank, fuzzy, position) tuples.
+        self._half = max((len(k) for k in self.keywords), default=0) + 1
+        self._stride = 2 * self._half
+        self._free_code = self._free_rank * self._stride
+        self._no_free = (len(self.order) + 1) * self._stride
+        self._by_code: dict[int, RuleMatch] = {self._free_code: self._free_default}
+        self._bands: tuple[tuple[str, ...] | None, ...] | None = None
+        self._learned = 0
+        self._state: _State = ({}, {}, {})
+        # The typo index: in C (8 bytes a variant, built in one pass) when the
+        # extension is there, holding every keyword (exact ones at depth 0,
+        # so the scan can tell a token near no keyword); else Python's dict.
+        self._vindex: Any = None
+        self._typo: dict[str, tuple[str, ...]] | None = typo_index
+        if compiled:
+            self._vindex = _VariantIndex(self._typo_keywords, self._typo_caps)
+        elif typo_index is None:
+            self._typo = self._build_typo_index()
+        self._fast = self._scan = None
+        if compiled and self.extended:  # one scan for keywords, words and stems
+            self._scan = self._verifying_table(words_index, stems)
+        elif compiled and not lookup_only:
+            self._fast = _TokenCodes(
+                MEMO_LIMIT,
+                max_len=max(1, self._max_len),
+                alphabet="".join(sorted(self._alphabet)),
+                max_foreign=self._max_cap,
+            )
+            # Unknown tokens near no keyword are settled in the C scan itself.
+            self._fast.attach(self._vindex, self._depth_bits())
+        self._accelerated = accelerated
+
+    # -- derived tables ---------------------------------------------------------
+
+    def _derive_order(self) -> None:
+        """The evaluation order, the exact and typo places of every keyword, and the
+        gates of the keyword-less rules (the first part of :data:`_DERIVED`)."""
         self.order: tuple[int, ...] = tuple(
             sorted(range(len(self.specs)), key=lambda i: (self.specs[i].priority, i))
         )
-        self._needs_context = tuple(bool(c) for c in self.contexts)
-        self._matches: dict[tuple[int, int, int], RuleMatch] = {}
         exact: dict[str, list[tuple[int, int, int]]] = {}
         keywordless: list[tuple[int, int]] = []
         for rank, index in enumerate(self.order):
@@ -405,29 +493,17 @@ class CompiledRules:
             if gated_by is None:
                 ungated.append(at)
             else:
-                for key in keys:
+                for key in sorted(keys):  # (sorted: the same tables in every process)
                     by_gate.setdefault(gated_by, {}).setdefault(key, []).append(at)
         self._by_gate = {
             kind: {key: tuple(ats) for key, ats in by_key.items()}
             for kind, by_key in by_gate.items()
         }
         self._ungated = tuple(ungated)
-        free = next(
-            ((r, i) for r, i in keywordless if not self.contexts[i] and not self.conditions[i]),
-            None,
-        )
-        if free is None:
-            self._free_rank = len(self.order)
-            self._free_default = RuleMatch(None, default_label)
-        else:
-            self._free_rank = free[0]
-            self._free_default = RuleMatch(free[1], self.labels[free[1]])
-        # Outcome codes order entries like (rank, fuzzy, position) tuples.
-        self._half = max((len(k) for k in self.keywords), default=0) + 1
-        self._stride = 2 * self._half
-        self._free_code = self._free_rank * self._stride
-        self._no_free = (len(self.order) + 1) * self._stride
-        self._by_code: dict[int, RuleMatch] = {self._free_code: self._free_default}
+
+    def _derive_typos(self) -> None:
+        """What a token must be like to match a keyword, and the typo index's keyword
+        positions and caps (the rest of :data:`_DERIVED`)."""
         # What a token must be like to match some keyword: at most this long,
         # with at most this many characters outside the keywords' alphabet
         # (each costs an edit); other tokens are never resolved nor memoized.
@@ -436,36 +512,22 @@ class CompiledRules:
         self._max_len = max((len(k) + typo_caps.get(k, 0) for k in self._exact), default=0)
         self._max_cap = max(typo_caps.values(), default=0)
         self._alphabet = frozenset(chain.from_iterable(self._exact))
-        self._foreign = str.maketrans(dict.fromkeys(self._alphabet))
+        self._foreign = str.maketrans(dict.fromkeys(sorted(self._alphabet)))
         self._levels = self._depth_levels(typo_caps)
-        self._bands: tuple[tuple[str, ...] | None, ...] | None = None
-        self._learned = 0
-        self._state: _State = ({}, {}, {})
-        # The typo index: in C (8 bytes a variant, built in one pass) when the
-        # extension is there, holding every keyword (exact ones at depth 0,
-        # so the scan can tell a token near no keyword); else Python's dict.
         self._typo_keywords = tuple(self._exact)  # the C index's keyword positions
         self._typo_ok = tuple(k in typo_caps for k in self._typo_keywords)
         self._typo_caps = tuple(typo_caps.get(k, 0) for k in self._typo_keywords)
-        self._vindex: Any = None
-        self._typo: dict[str, tuple[str, ...]] | None = typo_index
-        if compiled:
-            self._vindex = _VariantIndex(self._typo_keywords, self._typo_caps)
-        elif typo_index is None:
-            self._typo = self._build_typo_index()
-        self._fast = self._scan = None
-        if compiled and self.extended:  # one scan for keywords, words and stems
-            self._scan = self._verifying_table(words_index, stems)
-        elif compiled and not lookup_only:
-            self._fast = _TokenCodes(
-                MEMO_LIMIT,
-                max_len=max(1, self._max_len),
-                alphabet="".join(sorted(self._alphabet)),
-                max_foreign=self._max_cap,
-            )
-            # Unknown tokens near no keyword are settled in the C scan itself.
-            self._fast.attach(self._vindex, self._depth_bits())
-        self._accelerated = accelerated
+
+    def derived_data(self) -> tuple[object, ...]:
+        """The tables :meth:`__init__` derives from the specs and options, as plain
+        data (tuples, dicts, frozensets, strings, ints, bools) for ``derived=``: this
+        rule set's :data:`_DERIVED` slots, its word index's words and their tables."""
+        words = self._words
+        return (
+            tuple(getattr(self, name) for name in _DERIVED),
+            tuple(words.labels) if words is not None else (),
+            words.derived_data() if words is not None else None,
+        )
 
     @property
     def accelerated(self) -> bool:
@@ -632,10 +694,12 @@ class CompiledRules:
         return (FORMAT, self.default_label, specs, options_to_data(self.options))
 
     @classmethod
-    def from_data(cls, data: object) -> CompiledRules:
+    def from_data(cls, data: object, derived: tuple[object, ...] | None = None) -> CompiledRules:
         """Rebuild from :meth:`to_data` output; ``ValueError`` if its shape is wrong.
 
-        Every field is type-checked.
+        Every field is type-checked. ``derived`` (:meth:`derived_data` of the same
+        rules, from smista's own generated module only: it is trusted) spares
+        deriving the tables again.
         """
         if not (type(data) is tuple and len(data) == 4 and data[0] == FORMAT):
             raise ValueError("not compiled rules data of this format")
@@ -669,7 +733,7 @@ class CompiledRules:
                     raise ValueError("bad rule condition")
                 conditions.append(Condition(*cond))
             specs.append(RuleSpec(label, priority, keywords, contexts, tuple(conditions), typo_on))
-        return cls(specs, default, options=options_from_data(raw_options))
+        return cls(specs, default, options=options_from_data(raw_options), derived=derived)
 
     # -- matching ------------------------------------------------------------
 
