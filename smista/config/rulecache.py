@@ -357,7 +357,7 @@ def _literal(value: object) -> str:
         return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
     if type(value) is frozenset:
         return f"frozenset({_literal(tuple(sorted(value)))})" if value else "frozenset()"
-    if value is None or type(value) in (str, int, bool):
+    if value is None or type(value) in (str, int, bool, bytes):
         return repr(value)
     raise TypeError(f"not plain data: {type(value).__name__}")
 

@@ -241,6 +241,10 @@ def _token_variants(token: str, levels: tuple[bool, bool, bool]) -> set[str]:
 _Entry = tuple[int, int, int, int, RuleMatch | None]
 # (tokens that satisfy no rule, token -> its entries, token -> its outcome code)
 _State = tuple[dict[str, None], dict[str, tuple[_Entry, ...]], dict[str, int]]
+# The verifying table's filter: keywords and words, their caps, the deletion depths
+# by token length, the longest token, the alphabet, the most foreign characters,
+# the stems (first 255 characters) and their lengths.
+_Union = tuple[tuple[str, ...], tuple[int, ...], bytes, int, str, int, tuple[str, ...], bytes]
 
 
 _DERIVED = (
@@ -261,6 +265,7 @@ _DERIVED = (
     "_typo_keywords",
     "_typo_ok",
     "_typo_caps",
+    "_union",
 )
 """The slots :meth:`CompiledRules.__init__` derives from the specs and options alone
 (plain data: :meth:`CompiledRules.derived_data` gives them, ``derived=`` takes them)."""
@@ -308,6 +313,7 @@ class CompiledRules:
         "_typo_ok",
         "_typo_places",
         "_ungated",
+        "_union",
         "_vindex",
         "_words",
         "conditions",
@@ -385,6 +391,7 @@ class CompiledRules:
         if derived is None:
             self._derive_order()
             self._derive_typos()
+            self._union = self._union_filter(words_index, stems) if self.extended else None
         else:
             if type(tables) is not tuple or len(tables) != len(_DERIVED):
                 raise ValueError("derived tables of another shape")
@@ -420,8 +427,8 @@ class CompiledRules:
         elif typo_index is None:
             self._typo = self._build_typo_index()
         self._fast = self._scan = None
-        if compiled and self.extended:  # one scan for keywords, words and stems
-            self._scan = self._verifying_table(words_index, stems)
+        if compiled and self._union is not None:  # one scan for keywords, words and stems
+            self._scan = self._verifying_table(self._union)
         elif compiled and not lookup_only:
             self._fast = _TokenCodes(
                 MEMO_LIMIT,
@@ -536,15 +543,12 @@ class CompiledRules:
 
     # -- construction ---------------------------------------------------------
 
-    def _verifying_table(self, words: CompiledRules | None, stems: Collection[str]) -> Any:
-        """The verifying path's token table: its one scan of a prompt settles in C every
-        new token near no keyword and no looked-up word that starts no stem.
-
-        Its filter is the union of the rule set's and the word index's: every
-        keyword and word with the larger of its typo caps, the deletion depths
-        either allows, and the longest and most foreign token either can match
-        (past which only the stems are looked at).
-        """
+    def _union_filter(self, words: CompiledRules | None, stems: Collection[str]) -> _Union:
+        """The filter of the verifying path's token table (see :meth:`_verifying_table`):
+        the union of the rule set's and the word index's, every keyword and word with
+        the larger of its typo caps, the deletion depths either allows, and the
+        longest and most foreign token either can match (past which only the stems
+        are looked at)."""
         caps = dict(zip(self._typo_keywords, self._typo_caps, strict=True))
         depths = self._depth_bits()
         max_len, alphabet, max_cap = self._max_len, set(self._alphabet), self._max_cap
@@ -566,20 +570,29 @@ class CompiledRules:
             max_cap = max(max_cap, index._max_cap)
         # A stem past the C index's 255 characters is indexed by its first 255: a
         # token starting with it starts with those (Python decides the rest).
-        kept = sorted({s[:255] for s in stems if s})
-        # (a token too long or too foreign for every keyword and word is still
-        # handed back when it may start a stem)
+        kept = tuple(sorted({s[:255] for s in stems if s}))
+        return (
+            tuple(caps),
+            tuple(caps.values()),
+            depths,
+            max_len,
+            "".join(sorted(alphabet)),
+            max_cap,
+            kept,
+            bytes(sorted({len(s) for s in kept})),
+        )
+
+    def _verifying_table(self, union: _Union) -> Any:
+        """The verifying path's token table: its one scan of a prompt settles in C every
+        new token near no keyword and no looked-up word that starts no stem (a token
+        too long or too foreign for every keyword and word is still handed back when
+        it may start a stem). ``union``: :meth:`_union_filter`'s."""
+        keys, caps, depths, max_len, alphabet, max_cap, kept, lengths = union
         table = _TokenCodes(
-            MEMO_LIMIT,
-            max_len=max(1, max_len),
-            alphabet="".join(sorted(alphabet)),
-            max_foreign=max_cap,
+            MEMO_LIMIT, max_len=max(1, max_len), alphabet=alphabet, max_foreign=max_cap
         )
         table.attach(
-            _VariantIndex(tuple(caps), tuple(caps.values())),
-            depths,
-            _VariantIndex(kept, [0] * len(kept)),
-            bytes(sorted({len(s) for s in kept})),
+            _VariantIndex(keys, caps), depths, _VariantIndex(kept, (0,) * len(kept)), lengths
         )
         return table
 
