@@ -368,7 +368,7 @@ def test_visible_text_blanks_exactly_the_readable_code_runs(words: list[str], no
     plain = text
     if "`" in plain or "~~~" in plain:
         plain = view._INLINE.sub(" ", view._FENCED.sub(" ", plain))
-    plain = view._CODE_RUN.sub(" ", view._URL.sub(" ", plain))
+    plain = view._CODE_RUN.sub(" ", view._url().sub(" ", plain))
     assert view.visible_text(text) == plain
 
 

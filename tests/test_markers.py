@@ -375,10 +375,10 @@ def test_a_limited_read_of_a_long_text_gives_the_head_of_the_full_answer(
 
 def _plain_is_question(text: str) -> bool:
     """is_question restated: every sentence's kind, then the rule on the list."""
-    from smista.core.conditions.markers import _MENTION, _sentence_kind, _sentences, _split_command
+    from smista.core.conditions.markers import _mention, _sentence_kind, _sentences, _split_command
 
     _, rest = _split_command(text)
-    rest = _MENTION.sub(" ", rest)
+    rest = _mention().sub(" ", rest)
     kinds = [k for s in _sentences(rest) if (k := _sentence_kind(s, M)) != "empty"]
     return bool(kinds) and kinds[-1] == "question" and "request" not in kinds
 

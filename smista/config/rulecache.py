@@ -90,7 +90,6 @@ ENTRY_FORMAT = 1
 """Version of the entry layout (header, checksum, JSON payload)."""
 
 _MAGIC = b"smista-rules-cache %d\n" % ENTRY_FORMAT
-_HEADER = re.compile(rb"([0-9a-f]{64}) ([1-9][0-9]{0,9})\n")
 _INTENTS = frozenset(i.value for i in TaskIntent)
 _MAX_PRIORITY = 2**32 - 1  # smista.core.rules.MAX_PRIORITY (not imported: it loads pydantic)
 
@@ -240,7 +239,8 @@ def decode_entry(raw: bytes, key: str) -> Any:
 
     if not raw.startswith(_MAGIC):
         raise ValueError("not a cache entry of this format")
-    header = _HEADER.match(raw, len(_MAGIC))
+    # (compiled here, not at import: only a cache entry needs it; re caches it)
+    header = re.compile(rb"([0-9a-f]{64}) ([1-9][0-9]{0,9})\n").match(raw, len(_MAGIC))
     if header is None:
         raise ValueError("bad entry header")
     payload = raw[header.end() :]

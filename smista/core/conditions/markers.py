@@ -740,14 +740,30 @@ def markers_from(table: Mapping[str, object] | None) -> Markers:
 
 # --- reading a prompt ---------------------------------------------------------------
 
-_COMMAND = re.compile(r"([^\W_][\w:.\-]*)")
-_MENTION = re.compile(r"(?:^|(?<=\s))@\S*")
+
+@cache
+def _command() -> re.Pattern[str]:
+    """A slash command's name (compiled on first use: most prompts have none)."""
+    return re.compile(r"([^\W_][\w:.\-]*)")
+
+
+@cache
+def _mention() -> re.Pattern[str]:
+    """An @mention (compiled on first use: most prompts have none)."""
+    return re.compile(r"(?:^|(?<=\s))@\S*")
+
+
 _LEADING_MENTIONS = re.compile(r"\s*(?:@\S+\s+)*")
 _SENTENCE_END = r"[?!？！。]+|\.(?=\s|$)|\n"
 """Where a sentence ends (compiled only inside :data:`_SENTENCE_SPLIT`)."""
 _CLOSERS = "\"'”’»)]}>*_`~ \t\r\n"
 _QUESTION_MARKS = ("?", "？", "؟")
-_CLAUSE = re.compile(r"[,;:，；：]|\s[-–—]\s")
+
+
+@cache
+def _clause() -> re.Pattern[str]:
+    """Where a clause ends (compiled on first use: only questions are cut in clauses)."""
+    return re.compile(r"[,;:，；：]|\s[-–—]\s")
 
 
 def _split_command(text: str) -> tuple[str | None, str]:
@@ -757,7 +773,7 @@ def _split_command(text: str) -> tuple[str | None, str]:
     """
     mentions = _LEADING_MENTIONS.match(text)
     stripped = text[mentions.end() :] if mentions else text
-    match = _COMMAND.match(stripped, 1) if stripped.startswith("/") else None
+    match = _command().match(stripped, 1) if stripped.startswith("/") else None
     if match is None:
         return None, text
     after = stripped[match.end() :]
@@ -860,7 +876,7 @@ def _strip_leading_mentions(text: str) -> list[tuple[str, bool]]:
     """Tokens of ``text`` each flagged True when it belongs to an @mention."""
     out: list[tuple[str, bool]] = []
     start = 0
-    for match in _MENTION.finditer(text):
+    for match in _mention().finditer(text):
         out += [(tok, False) for tok in tokenize(text[start : match.start()])]
         out += [(tok, True) for tok in tokenize(match.group())]
         start = match.end()
@@ -977,7 +993,7 @@ def _sentence_kind(raw: str, markers: Markers, *, asking: bool = False) -> str:
         return "request"
     if requests_end and requests_end >= asks_end:
         return "request"
-    for clause in _CLAUSE.split(raw)[1:]:
+    for clause in _clause().split(raw)[1:]:
         words = tokenize(clause)
         at = _skip(words, 0, markers.fillers)
         if _opener_at(words, at, markers.request_openers) > _opener_at(words, at, question_openers):
@@ -1014,7 +1030,7 @@ def is_question(text: str, markers: Markers) -> bool:
     """
     _, rest = _split_command(text)
     if "@" in rest:
-        rest = _MENTION.sub(" ", rest)
+        rest = _mention().sub(" ", rest)
     # Read from the last sentence back: most prompts end in a statement or a
     # request, which settles the answer without reading the others. A long
     # text's last sentences are first read from its tail: every sentence there

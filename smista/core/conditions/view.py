@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Collection, Iterable
+from functools import cache
 from typing import NamedTuple
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
@@ -45,7 +46,14 @@ _FENCED = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
 _INLINE = re.compile(r"`[^`\n]*`")
 """The readable statements of fenced and inline code; :func:`_blank_code_blocks`
 finds the same spans without the regex engine (tests compare the two)."""
-_URL = re.compile(r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.)\S+", re.IGNORECASE)
+
+
+@cache
+def _url() -> re.Pattern[str]:
+    """A URL (compiled on first use: most prompts have none)."""
+    return re.compile(r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.)\S+", re.IGNORECASE)
+
+
 # A whitespace-free run that looks like a path, a file name, a dotted name or
 # an identifier: a slash or backslash next to a word character, a dot or an
 # underscore between word characters, or a lower-to-upper case change.
@@ -147,7 +155,7 @@ def visible_text(text: str) -> str:
     if "`" in text or "~~~" in text:
         text = _blank_code_blocks(text)
     if "://" in text or "www." in text or "WWW." in text:
-        text = _URL.sub(" ", text)
+        text = _url().sub(" ", text)
     spans = _find_code_spans(text)
     if not spans:
         return text
