@@ -488,3 +488,25 @@ def test_a_whole_token_opener_of_a_no_space_script_needs_no_prefix_reading() -> 
     assert _opener_at(["请帮我"], 0, (("请帮我",),)) == 3
     assert _opener_at(["请帮我修复"], 0, (("请帮我",),)) == 3  # as a prefix
     assert _opener_at(["请帮我", "修复"], 0, (("请帮我", "修复"), ("请",))) == 6
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from([*" \t\n@/a.:-_\\", "\u00a0", "\u2003", "\u3000", "é", "ж"]),
+        max_size=16,
+    )
+)
+def test_split_command_strips_what_the_leading_mention_pattern_strips(text: str) -> None:
+    """_split_command reads mentions with the regex only when one can start: restated
+    with the pattern at every call."""
+    from smista.core.conditions.markers import _command, _split_command
+    from smista.core.tokenizer import rust_lower
+
+    stripped = text[re.compile(r"\s*(?:@\S+\s+)*").match(text).end() :]  # type: ignore[union-attr]
+    match = _command().match(stripped, 1) if stripped.startswith("/") else None
+    if match is None or stripped[match.end() :].startswith(("/", "\\")):
+        expected: tuple[str | None, str] = (None, text)
+    else:
+        name = match.group(1).rstrip(".:-")
+        expected = (rust_lower(name), stripped[1 + len(name) :])
+    assert _split_command(text) == expected

@@ -753,7 +753,12 @@ def _mention() -> re.Pattern[str]:
     return re.compile(r"(?:^|(?<=\s))@\S*")
 
 
-_LEADING_MENTIONS = re.compile(r"\s*(?:@\S+\s+)*")
+@cache
+def _leading_mentions() -> re.Pattern[str]:
+    """Whitespace and @mentions at the start (it always matches; compiled on first use)."""
+    return re.compile(r"\s*(?:@\S+\s+)*")
+
+
 _SENTENCE_END = r"[?!？！。]+|\.(?=\s|$)|\n"
 """Where a sentence ends (compiled only inside :data:`_SENTENCE_SPLIT`)."""
 _CLOSERS = "\"'”’»)]}>*_`~ \t\r\n"
@@ -771,8 +776,9 @@ def _split_command(text: str) -> tuple[str | None, str]:
 
     @mentions before the command are skipped (Copilot's ``@workspace /explain``).
     """
-    mentions = _LEADING_MENTIONS.match(text)
-    stripped = text[mentions.end() :] if mentions else text
+    stripped = text.lstrip()  # (what the pattern's \s* strips: the same characters)
+    if stripped.startswith("@"):
+        stripped = text[_leading_mentions().match(text).end() :]  # type: ignore[union-attr]
     match = _command().match(stripped, 1) if stripped.startswith("/") else None
     if match is None:
         return None, text
