@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -115,9 +116,59 @@ def test_the_second_fresh_set_shares_no_text_or_source_with_the_tuned_on_sets() 
         *_rows(),
         *(r for rs in _extra_rows().values() for r in rs),
         *_jsonl(DATA / "real-prompts-fresh.jsonl"),
+        *_jsonl(DATA / "real-prompts-fresh3.jsonl"),
     ]
     assert not {str(r["text"]) for r in rows} & {str(r["text"]) for r in others}
     assert not {str(r["source"]) for r in rows} & {str(r["source"]) for r in others}
+
+
+_REPO_IN_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)")
+_REPO_BEFORE_PATH = re.compile(r"([\w.-]+/[\w.-]+):")
+
+
+def _source_repos(source: str) -> set[str]:
+    """Every owner/repo a source field names (a repository path, a mirror in brackets,
+    or a github.com address)."""
+    return set(_REPO_IN_URL.findall(source)) | set(_REPO_BEFORE_PATH.findall(source))
+
+
+def _source_page(source: str) -> str | None:
+    """The documentation page a source field starts with, if it names one."""
+    return source.split(" ", 1)[0] if source.startswith(("http://", "https://")) else None
+
+
+def test_the_third_fresh_set_shares_no_text_repository_or_page_with_the_other_sets() -> None:
+    """tests/data/real-prompts-fresh3.jsonl, gathered after the five other sets: no text
+    equals one in them, no repository source shares an owner/repo with any of their
+    sources, and no documentation page (https://... sources, whose mirror repositories
+    other sets may cite for other pages) is one they used."""
+    rows = _jsonl(DATA / "real-prompts-fresh3.jsonl")
+    assert len(rows) == 301
+    assert all(set(r) == {"id", "text", "intent", "alt", "lang", "source"} for r in rows)
+    assert [r["id"] for r in rows] == [f"f3-{i:04d}" for i in range(1, len(rows) + 1)]
+    intents = {"chat", "plan", "edit", "review", "summarize", "prompt", "skill"}
+    assert all(r["intent"] in intents for r in rows)
+    assert all(r["alt"] is None or (r["alt"] in intents and r["alt"] != r["intent"]) for r in rows)
+    assert all(re.fullmatch(r"[a-z]{2}", str(r["lang"])) for r in rows)
+    assert all(str(r["text"]) == str(r["text"]).strip() and r["text"] for r in rows)
+    assert len({str(r["text"]) for r in rows}) == len(rows)
+    others = [
+        *_rows(),
+        *(r for rs in _extra_rows().values() for r in rs),
+        *_jsonl(DATA / "real-prompts-fresh.jsonl"),
+        *_jsonl(DATA / "real-prompts-fresh2.jsonl"),
+    ]
+    assert not {str(r["text"]) for r in rows} & {str(r["text"]) for r in others}
+    other_repos = set().union(*(_source_repos(str(r["source"])) for r in others))
+    other_pages = {_source_page(str(r["source"])) for r in others} - {None}
+    for row in rows:
+        source = str(row["source"])
+        page = _source_page(source)
+        if page is None:
+            assert _source_repos(source), source
+            assert not _source_repos(source) & other_repos, source
+        else:
+            assert page not in other_pages, source
 
 
 def _jsonl(path: Path) -> list[dict[str, object]]:
