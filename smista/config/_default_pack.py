@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'f85e235d284c309cbab8874352074cebea4dd29f'
+DIGEST = '0b59a166d4efc1b2957d92c34660ba77457b0db3'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
