@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'f8d68a7ee82ee794047371f718db39066d07d6d6'
+DIGEST = '0e7d0a750118c86f825b869a1bab99f337520c51'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
