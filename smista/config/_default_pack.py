@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '0e7d0a750118c86f825b869a1bab99f337520c51'
+DIGEST = '56bd19d3fc2ec8965d6068824b5f9a9635e76cfa'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
