@@ -25,15 +25,16 @@ CASES = ROOT / "rules" / "default.cases.toml"
 # (283/314) minus two points.
 FRESH_FLOOR = 0.88
 
-# The held-out set (tests/data/real-prompts-fresh2.jsonl) was gathered while v5
-# was tuned, by someone who never tuned the pack; nobody tuning has read it.
-# Measured once per pack (docs/rules.md): v4 69.8% (210/301), v5 71.1% (214/301).
-# Its figure is the one docs and README quote.
-HELD_OUT_FLOOR = 0.70
+# The second fresh set (tests/data/real-prompts-fresh2.jsonl) was gathered while
+# v5 was tuned, by someone who never tuned the pack, and measured once as v5's
+# held-out set (docs/rules.md): v4 69.8% (210/301), v5 71.1% (214/301). Pack v6
+# was tuned on it too, so this is a tuning floor now: v6's 88.7% (267/301)
+# minus two points. (v5's 71.1% stays the figure for prompts from new sources.)
+HELD_OUT_FLOOR = 0.86
 
 
 def test_default_pack_on_the_held_out_set() -> None:
-    """The second fresh set, never tuned on: the estimate of accuracy on new prompts."""
+    """The second fresh set, tuned on since v6: its tuning figure is kept."""
     evaluation = evaluate_cases(Classifier(default_config()), held_out_prompts())
     assert evaluation.total == 301
     assert evaluation.accuracy >= HELD_OUT_FLOOR
