@@ -176,7 +176,7 @@ def test_the_fourth_fresh_set_shares_no_text_repository_or_page_with_the_other_s
     right, no text equals one in them, no repository source shares an owner/repo with any
     of their sources, and no documentation page is one they used."""
     rows = _jsonl(DATA / "real-prompts-fresh4.jsonl")
-    assert len(rows) == 36
+    assert len(rows) == 291
     assert all(set(r) == {"id", "text", "intent", "alt", "lang", "source"} for r in rows)
     assert [r["id"] for r in rows] == [f"f4-{i:04d}" for i in range(1, len(rows) + 1)]
     intents = {"chat", "plan", "edit", "review", "summarize", "prompt", "skill"}
