@@ -171,5 +171,40 @@ def test_the_third_fresh_set_shares_no_text_repository_or_page_with_the_other_se
             assert page not in other_pages, source
 
 
+def test_the_fourth_fresh_set_shares_no_text_repository_or_page_with_the_other_sets() -> None:
+    """tests/data/real-prompts-fresh4.jsonl, gathered after the six other sets: fields are
+    right, no text equals one in them, no repository source shares an owner/repo with any
+    of their sources, and no documentation page is one they used."""
+    rows = _jsonl(DATA / "real-prompts-fresh4.jsonl")
+    assert len(rows) == 291
+    assert all(set(r) == {"id", "text", "intent", "alt", "lang", "source"} for r in rows)
+    assert [r["id"] for r in rows] == [f"f4-{i:04d}" for i in range(1, len(rows) + 1)]
+    intents = {"chat", "plan", "edit", "review", "summarize", "prompt", "skill"}
+    assert all(r["intent"] in intents for r in rows)
+    assert all(r["alt"] is None or (r["alt"] in intents and r["alt"] != r["intent"]) for r in rows)
+    assert all(re.fullmatch(r"[a-z]{2}", str(r["lang"])) for r in rows)
+    assert all(str(r["text"]) == str(r["text"]).strip() and r["text"] for r in rows)
+    assert all(len(str(r["text"])) <= 1500 for r in rows)
+    assert len({str(r["text"]) for r in rows}) == len(rows)
+    others = [
+        *_rows(),
+        *(r for rs in _extra_rows().values() for r in rs),
+        *_jsonl(DATA / "real-prompts-fresh.jsonl"),
+        *_jsonl(DATA / "real-prompts-fresh2.jsonl"),
+        *_jsonl(DATA / "real-prompts-fresh3.jsonl"),
+    ]
+    assert not {str(r["text"]) for r in rows} & {str(r["text"]) for r in others}
+    other_repos = set().union(*(_source_repos(str(r["source"])) for r in others))
+    other_pages = {_source_page(str(r["source"])) for r in others} - {None}
+    for row in rows:
+        source = str(row["source"])
+        page = _source_page(source)
+        if page is None:
+            assert _source_repos(source), source
+            assert not _source_repos(source) & other_repos, source
+        else:
+            assert page not in other_pages, source
+
+
 def _jsonl(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
