@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.accuracy import fresh_prompts, held_out_prompts
+from benchmarks.accuracy import (
+    fresh_prompts,
+    held_out_prompts,
+    second_fresh_prompts,
+    third_fresh_prompts,
+)
 from smista.authoring.evaluate import evaluate_cases, parse_labelled
 from smista.authoring.golden import load_cases
 from smista.config.defaults import default_config
@@ -29,15 +34,40 @@ FRESH_FLOOR = 0.88
 # v5 was tuned, by someone who never tuned the pack, and measured once as v5's
 # held-out set (docs/rules.md): v4 69.8% (210/301), v5 71.1% (214/301). Pack v6
 # was tuned on it too, so this is a tuning floor now: v6's 88.7% (267/301)
-# minus two points. (v5's 71.1% stays the figure for prompts from new sources.)
-HELD_OUT_FLOOR = 0.86
+# minus two points.
+SECOND_FRESH_FLOOR = 0.86
+
+# The third fresh set (tests/data/real-prompts-fresh3.jsonl) was gathered while v6
+# was tuned, the same way, and never tuned on: v5 71.8% (216/301), v6 72.1%
+# (217/301), each scored once. Its misses have been read since, so it guards the
+# figure rather than estimating it: v6's minus about one point.
+THIRD_FRESH_FLOOR = 0.71
+
+# The held-out set (tests/data/real-prompts-fresh4.jsonl) was gathered after v6
+# was tuned, the same way; nobody has read its misses. Scored once per pack
+# (docs/rules.md): v5 79.7% (232/291), v6 80.4% (234/291). Its figure is the one docs and README quote.
+HELD_OUT_FLOOR = 0.79
 
 
 def test_default_pack_on_the_held_out_set() -> None:
-    """The second fresh set, tuned on since v6: its tuning figure is kept."""
+    """The fourth fresh set, never tuned on: the estimate of accuracy on new prompts."""
     evaluation = evaluate_cases(Classifier(default_config()), held_out_prompts())
-    assert evaluation.total == 301
+    assert evaluation.total == 291
     assert evaluation.accuracy >= HELD_OUT_FLOOR
+
+
+def test_default_pack_on_the_third_fresh_set() -> None:
+    """The third fresh set, never tuned on: a second estimate, guarded."""
+    evaluation = evaluate_cases(Classifier(default_config()), third_fresh_prompts())
+    assert evaluation.total == 301
+    assert evaluation.accuracy >= THIRD_FRESH_FLOOR
+
+
+def test_default_pack_on_the_second_fresh_set() -> None:
+    """The second fresh set, tuned on since v6: its tuning figure is kept."""
+    evaluation = evaluate_cases(Classifier(default_config()), second_fresh_prompts())
+    assert evaluation.total == 301
+    assert evaluation.accuracy >= SECOND_FRESH_FLOOR
 
 
 def test_default_pack_on_the_fresh_set() -> None:

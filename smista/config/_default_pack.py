@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '56bd19d3fc2ec8965d6068824b5f9a9635e76cfa'
+DIGEST = '5ade543b4a1a164b22a1c6eba0b7fe8713745a07'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
