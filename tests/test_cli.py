@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,65 @@ def test_invalid_utf8_on_stdin(run_cli: RunCli, rules: Path) -> None:
     """Invalid UTF-8 on stdin is one readable error line."""
     assert_one_line_error(
         run_cli(["classify", "--rules", str(rules), "-"], stdin=b"fix \xff\xfe"), "UTF-8"
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["classify", "-"],
+        ["classify", "--messages", "-"],
+        ["batch"],
+        ["batch", "{cases}"],
+        ["tier", "-"],
+    ],
+)
+def test_closed_stdin_is_one_line(args: list[str], tmp_path: Path) -> None:
+    """With descriptor 0 closed (``<&-``), a command reading stdin says so in one line;
+    ``batch FILE`` does not need stdin at all."""
+    import subprocess
+    import sys
+
+    from tests.conftest import cli_env
+
+    cases = tmp_path / "in.jsonl"
+    cases.write_text('{"text": "fix the bug"}\n', encoding="utf-8")
+    argv = [arg.replace("{cases}", str(cases)) for arg in args]
+    proc = subprocess.run(
+        [sys.executable, "-m", "smista", *argv],
+        stdin=None,
+        capture_output=True,
+        env=cli_env(),
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(0),
+    )
+    if "{cases}" in args:
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["intent"] == "edit"
+        return
+    assert_one_line_error(proc, "standard input is closed")
+
+
+def test_hook_with_closed_stdin_fails_open_with_a_readable_note() -> None:
+    """The hook still exits 0 and prints nothing; its note says what happened."""
+    import subprocess
+    import sys
+
+    from tests.conftest import cli_env
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "smista", "hook", "claude-code"],
+        capture_output=True,
+        env=cli_env(),
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(0),
+    )
+    assert proc.returncode == 0
+    assert proc.stdout == b""
+    assert proc.stderr.decode() == (
+        "smista hook claude-code: no opinion: cannot read stdin: standard input is closed\n"
     )
 
 

@@ -9,10 +9,9 @@ never appears in an error.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
-from smista.cli._text import UsageError, read_text_arg
+from smista.cli._text import UsageError, read_text_arg, stdin_bytes
 from smista.core.wire import json_value
 
 __all__ = [
@@ -54,7 +53,7 @@ def read_messages_arg(path: str) -> object:
     where = "stdin" if path == "-" else f"messages file {path}"
     try:
         if path == "-":
-            raw = sys.stdin.buffer.read(MAX_MESSAGES_BYTES + 1)
+            raw = stdin_bytes().read(MAX_MESSAGES_BYTES + 1)
         else:
             from pathlib import Path  # not at import: plain classify never needs it
 

@@ -120,7 +120,9 @@ def run(argv: Sequence[str]) -> int:
     timer.daemon = True
     timer.start()
     try:
-        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        from smista.cli._text import stdin_bytes
+
+        raw = stdin_bytes().read(MAX_INPUT_BYTES + 1)
         text = _answer(host, raw, args.config, required)
     except Exception as exc:
         if os.environ.get("SMISTA_DEBUG"):
