@@ -138,6 +138,8 @@ def _jsonl_cases(text: str, source: str | None) -> list[LabelledCase]:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ConfigError([(loc, f"invalid JSON: {exc.msg}")], source) from None
+        except RecursionError:
+            raise ConfigError([(loc, "invalid JSON: nested too deeply")], source) from None
         case = _validate(data, loc, source)
         out.append(LabelledCase(_label(case, loc), case))
     return out
