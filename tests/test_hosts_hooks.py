@@ -245,6 +245,8 @@ def test_giving_up_at_the_timeout_exits_0_silently() -> None:
         ["hook", "gemini"],
         ["hook", "codex", "--timeout", "0"],
         ["hook", "codex", "--timeout", "x"],
+        ["hook", "codex", "--timeout", "inf"],
+        ["hook", "codex", "--timeout", "1e10"],
         ["hook", "claude-code", "--required", "no-equals-sign"],
     ],
 )
@@ -253,6 +255,7 @@ def test_command_line_mistakes_exit_1_never_2(run_cli: RunCli, args: list[str]) 
     assert proc.returncode == 1
     assert proc.stdout == b""
     assert b"smista hook: error:" in proc.stderr
+    assert b"Traceback" not in proc.stderr
 
 
 # -- replaying a real session ------------------------------------------------------
