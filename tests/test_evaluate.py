@@ -246,3 +246,11 @@ def test_a_deeply_nested_case_line_is_one_line_naming_it(
     err = proc.stderr.decode()
     assert proc.returncode == 2, err
     assert err == f"smista {command}: error: {bad}: line 2: invalid JSON: nested too deeply\n"
+
+
+def test_a_negative_max_misses_is_a_usage_error(run_cli: RunCli) -> None:
+    """``--max-misses -1`` is not read as a Python slice (every miss but the last)."""
+    proc = run_cli(["eval", str(ANNOTATED), "--rules", str(RULES), "--max-misses", "-1"])
+    assert proc.returncode == 2
+    assert proc.stdout == b""
+    assert proc.stderr == b"smista eval: error: --max-misses must be 0 or more, got -1\n"
