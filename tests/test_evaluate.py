@@ -254,3 +254,14 @@ def test_a_negative_max_misses_is_a_usage_error(run_cli: RunCli) -> None:
     assert proc.returncode == 2
     assert proc.stdout == b""
     assert proc.stderr == b"smista eval: error: --max-misses must be 0 or more, got -1\n"
+
+
+def test_max_misses_with_json_is_refused_not_ignored(run_cli: RunCli) -> None:
+    """The JSON always lists every miss, so a limit given with --json would do nothing."""
+    proc = run_cli(["eval", str(ANNOTATED), "--rules", str(RULES), "--json", "--max-misses", "1"])
+    assert proc.returncode == 2
+    assert proc.stdout == b""
+    assert proc.stderr == (
+        b"smista eval: error: --max-misses limits the text report; "
+        b"--json lists every misclassified prompt\n"
+    )
