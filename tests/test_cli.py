@@ -224,6 +224,18 @@ def test_bad_intent_in_rules(run_cli: RunCli, tmp_path: Path) -> None:
     assert_one_line_error(run_cli(["classify", "--rules", str(bad), "x"]), "'deploy'")
 
 
+@pytest.mark.parametrize("name", ["classify", "explain"])
+def test_a_bad_rules_file_is_reported_with_command_too(
+    run_cli: RunCli, tmp_path: Path, name: str
+) -> None:
+    """--command needs no rule, but a --rules file given with it is still read, not ignored."""
+    missing = tmp_path / "missing.toml"
+    assert_one_line_error(
+        run_cli([name, "--rules", str(missing), "--command", "plan", "x"]),
+        f"{missing}: no such file",
+    )
+
+
 def test_bad_command(run_cli: RunCli) -> None:
     """An unknown --command is a one-line error."""
     assert_one_line_error(
