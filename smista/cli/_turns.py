@@ -54,11 +54,10 @@ def read_messages_arg(path: str) -> object:
     try:
         if path == "-":
             raw = stdin_bytes().read(MAX_MESSAGES_BYTES + 1)
-        else:
-            from pathlib import Path  # not at import: plain classify never needs it
+        else:  # a regular file only (a FIFO cannot hang the read), and bounded
+            from smista.config._files import read_bounded
 
-            with Path(path).open("rb") as handle:
-                raw = handle.read(MAX_MESSAGES_BYTES + 1)
+            raw = read_bounded(path, MAX_MESSAGES_BYTES)
     except OSError as exc:
         raise UsageError(f"{where}: {exc.strerror or exc}") from None
     if len(raw) > MAX_MESSAGES_BYTES:
