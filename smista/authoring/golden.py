@@ -157,6 +157,8 @@ def parse_cases(
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([("", f"invalid TOML: {exc}")], source) from None
+    except RecursionError:  # tomllib parses arrays and inline tables recursively
+        raise ConfigError([("", "invalid TOML: nested too deeply")], source) from None
     return cases_from_data(data, source)
 
 
