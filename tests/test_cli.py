@@ -291,3 +291,11 @@ def test_main_in_process(capsys: pytest.CaptureFixture[str], rules: Path) -> Non
     assert main(["classify", "--rules", str(rules), "--json", "refactor"]) == 0
     assert json.loads(capsys.readouterr().out)["intent"] == "edit"
     assert main(["classify", "--rules", str(rules)]) == 2
+
+
+def test_serve_watch_interval_without_watch_is_refused_not_ignored(run_cli: RunCli) -> None:
+    """Without --watch nothing is polled, so the interval would silently do nothing."""
+    assert_one_line_error(
+        run_cli(["serve", "--port", "0", "--watch-interval", "5"], timeout=60),
+        "smista serve: error: --watch-interval needs --watch",
+    )
