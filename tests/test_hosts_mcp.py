@@ -173,6 +173,20 @@ def test_mistyped_arguments_are_one_readable_line_without_the_value() -> None:
     assert texts[1].startswith("classify: text: "), texts[1]
 
 
+def test_an_unknown_argument_is_a_tool_error_not_silently_dropped() -> None:
+    """A misspelt argument ('command' as 'comand') would otherwise change nothing."""
+
+    async def use(client: Client) -> Any:
+        return await client.call_tool("classify", {"text": "fix the typo", "comand": "plan"})
+
+    result = session([], use)
+    assert result.is_error
+    (block,) = result.content
+    assert block.text == (
+        "classify: unknown argument 'comand'; expected one of: text, messages, command"
+    )
+
+
 def test_a_bad_config_stops_the_start(run_cli, tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('[routing.default]\nmodel = "no-slash"\n', encoding="utf-8")

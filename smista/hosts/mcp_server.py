@@ -124,8 +124,20 @@ def build_server(engine: HostEngine) -> MCPServer:
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from pydantic import ValidationError
 
+    known: dict[str, list[str]] = {}  # tool -> its argument names, from the advertised schemas
+
     class _Server(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            if not known:
+                for tool in await self.list_tools():
+                    known[tool.name] = list(tool.input_schema.get("properties", {}))
+            allowed = known.get(name)  # None: an unknown tool, which the SDK reports itself
+            unknown = [key for key in arguments if key not in allowed] if allowed else []
+            if allowed and unknown:  # the SDK would drop it without a word
+                expected = ", ".join(allowed)
+                raise ToolError(
+                    f"{name}: unknown argument {unknown[0]!r}; expected one of: {expected}"
+                )
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
