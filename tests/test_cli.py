@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,65 @@ def test_invalid_utf8_on_stdin(run_cli: RunCli, rules: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["classify", "-"],
+        ["classify", "--messages", "-"],
+        ["batch"],
+        ["batch", "{cases}"],
+        ["tier", "-"],
+    ],
+)
+def test_closed_stdin_is_one_line(args: list[str], tmp_path: Path) -> None:
+    """With descriptor 0 closed (``<&-``), a command reading stdin says so in one line;
+    ``batch FILE`` does not need stdin at all."""
+    import subprocess
+    import sys
+
+    from tests.conftest import cli_env
+
+    cases = tmp_path / "in.jsonl"
+    cases.write_text('{"text": "fix the bug"}\n', encoding="utf-8")
+    argv = [arg.replace("{cases}", str(cases)) for arg in args]
+    proc = subprocess.run(
+        [sys.executable, "-m", "smista", *argv],
+        stdin=None,
+        capture_output=True,
+        env=cli_env(),
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(0),
+    )
+    if "{cases}" in args:
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["intent"] == "edit"
+        return
+    assert_one_line_error(proc, "standard input is closed")
+
+
+def test_hook_with_closed_stdin_fails_open_with_a_readable_note() -> None:
+    """The hook still exits 0 and prints nothing; its note says what happened."""
+    import subprocess
+    import sys
+
+    from tests.conftest import cli_env
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "smista", "hook", "claude-code"],
+        capture_output=True,
+        env=cli_env(),
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(0),
+    )
+    assert proc.returncode == 0
+    assert proc.stdout == b""
+    assert proc.stderr.decode() == (
+        "smista hook claude-code: no opinion: cannot read stdin: standard input is closed\n"
+    )
+
+
 def test_invalid_utf8_in_argv(run_cli: RunCli, rules: Path) -> None:
     """Undecodable bytes on the command line are one readable error line."""
     assert_one_line_error(
@@ -162,6 +222,18 @@ def test_bad_intent_in_rules(run_cli: RunCli, tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('[[classification.rules]]\nintent = "deploy"\n')
     assert_one_line_error(run_cli(["classify", "--rules", str(bad), "x"]), "'deploy'")
+
+
+@pytest.mark.parametrize("name", ["classify", "explain"])
+def test_a_bad_rules_file_is_reported_with_command_too(
+    run_cli: RunCli, tmp_path: Path, name: str
+) -> None:
+    """--command needs no rule, but a --rules file given with it is still read, not ignored."""
+    missing = tmp_path / "missing.toml"
+    assert_one_line_error(
+        run_cli([name, "--rules", str(missing), "--command", "plan", "x"]),
+        f"{missing}: no such file",
+    )
 
 
 def test_bad_command(run_cli: RunCli) -> None:
@@ -219,3 +291,11 @@ def test_main_in_process(capsys: pytest.CaptureFixture[str], rules: Path) -> Non
     assert main(["classify", "--rules", str(rules), "--json", "refactor"]) == 0
     assert json.loads(capsys.readouterr().out)["intent"] == "edit"
     assert main(["classify", "--rules", str(rules)]) == 2
+
+
+def test_serve_watch_interval_without_watch_is_refused_not_ignored(run_cli: RunCli) -> None:
+    """Without --watch nothing is polled, so the interval would silently do nothing."""
+    assert_one_line_error(
+        run_cli(["serve", "--port", "0", "--watch-interval", "5"], timeout=60),
+        "smista serve: error: --watch-interval needs --watch",
+    )

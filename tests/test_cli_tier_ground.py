@@ -198,6 +198,24 @@ def test_ground_threshold_is_clamped(
     assert (data["abstain"], data["threshold"]) == (abstain, shown)
 
 
+def test_ground_threshold_nan_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """NaN would never abstain (so --fail-on-abstain could never fail) and --json would
+    print it as NaN, which is not JSON: it is refused instead."""
+    code, out, err = run(
+        capsys,
+        "ground",
+        "--json",
+        "--fail-on-abstain",
+        "--threshold",
+        "nan",
+        "--required",
+        "a",
+        "{}",
+    )
+    assert (code, out) == (2, "")
+    assert err == "smista ground: error: --threshold must be a number, got 'nan'\n"
+
+
 def test_ground_required_parsing(capsys: pytest.CaptureFixture[str]) -> None:
     """Repeated --required values join; blanks are dropped; '' means no required keys."""
     code, out, _ = run(capsys, "ground", "--json", "--required", " a , ,b", "--required", "c", "{}")

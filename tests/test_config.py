@@ -255,3 +255,20 @@ def test_toml_and_json_round_trips(data: dict[str, object]) -> None:
     text = _to_toml(config)
     tomllib.loads(text)
     assert parse_config(text) == config
+
+
+DEEP_TOML = "[classification]\nx = " + "[" * 5000 + "]" * 5000 + "\n"
+
+
+def test_toml_nested_too_deeply_is_a_config_error_not_a_recursion_error() -> None:
+    """tomllib parses arrays recursively; every TOML reader words the overflow as bad TOML."""
+    from smista.authoring.check import check_text
+    from smista.authoring.golden import parse_cases
+    from smista.config.settings import parse_settings
+
+    for parse in (parse_config, parse_settings, parse_cases):
+        with pytest.raises(ConfigError) as info:
+            parse(DEEP_TOML, "deep.toml")
+        assert info.value.errors == [("", "invalid TOML: nested too deeply")]
+    [finding] = check_text(DEEP_TOML, "deep.toml")
+    assert (finding.code, finding.message) == ("invalid", "invalid TOML: nested too deeply")

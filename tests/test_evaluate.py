@@ -229,3 +229,39 @@ def test_eval_cli_names_the_bad_line(run_cli: RunCli, tmp_path: Path) -> None:
     assert proc.returncode != 0
     assert b"line 1.alt" in proc.stderr
     assert b"Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["eval", "test"])
+def test_a_deeply_nested_case_line_is_one_line_naming_it(
+    run_cli: RunCli, tmp_path: Path, command: str
+) -> None:
+    """JSON nested past the decoder's depth is a bad line (exit 2), not an internal
+    RecursionError."""
+    bad = tmp_path / "deep.jsonl"
+    bad.write_text(
+        '{"text": "fix it", "intent": "edit"}\n' + "[" * 100_000 + "\n", encoding="utf-8"
+    )
+    args = ["eval", str(bad)] if command == "eval" else ["test", "default", "--cases", str(bad)]
+    proc = run_cli(args)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert err == f"smista {command}: error: {bad}: line 2: invalid JSON: nested too deeply\n"
+
+
+def test_a_negative_max_misses_is_a_usage_error(run_cli: RunCli) -> None:
+    """``--max-misses -1`` is not read as a Python slice (every miss but the last)."""
+    proc = run_cli(["eval", str(ANNOTATED), "--rules", str(RULES), "--max-misses", "-1"])
+    assert proc.returncode == 2
+    assert proc.stdout == b""
+    assert proc.stderr == b"smista eval: error: --max-misses must be 0 or more, got -1\n"
+
+
+def test_max_misses_with_json_is_refused_not_ignored(run_cli: RunCli) -> None:
+    """The JSON always lists every miss, so a limit given with --json would do nothing."""
+    proc = run_cli(["eval", str(ANNOTATED), "--rules", str(RULES), "--json", "--max-misses", "1"])
+    assert proc.returncode == 2
+    assert proc.stdout == b""
+    assert proc.stderr == (
+        b"smista eval: error: --max-misses limits the text report; "
+        b"--json lists every misclassified prompt\n"
+    )

@@ -245,6 +245,8 @@ def test_giving_up_at_the_timeout_exits_0_silently() -> None:
         ["hook", "gemini"],
         ["hook", "codex", "--timeout", "0"],
         ["hook", "codex", "--timeout", "x"],
+        ["hook", "codex", "--timeout", "inf"],
+        ["hook", "codex", "--timeout", "1e10"],
         ["hook", "claude-code", "--required", "no-equals-sign"],
     ],
 )
@@ -253,6 +255,7 @@ def test_command_line_mistakes_exit_1_never_2(run_cli: RunCli, args: list[str]) 
     assert proc.returncode == 1
     assert proc.stdout == b""
     assert b"smista hook: error:" in proc.stderr
+    assert b"Traceback" not in proc.stderr
 
 
 # -- replaying a real session ------------------------------------------------------
@@ -313,6 +316,21 @@ def test_transcript_reader_keeps_only_typed_prompts() -> None:
     assert not any("Caveat" in p for p in prompts)  # isMeta
     assert not any(p.startswith("This session is being continued") for p in prompts)
     assert not any("File created" in p for p in prompts)  # a tool result
+
+
+def test_a_transcript_line_nested_too_deeply_is_skipped_like_any_unreadable_line(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """The earlier prompt still makes 'yes' a follow-up; the hook does not give up."""
+    path = tmp_path / "session.jsonl"
+    first = json.dumps({"type": "user", "message": {"role": "user", "content": "fix the bug"}})
+    path.write_text(first + "\n" + "[" * 100_000 + "\n", encoding="utf-8")
+    assert read_user_prompts(path) == ["fix the bug"]
+    payload = {"hook_event_name": "UserPromptSubmit", "prompt": "yes", "transcript_path": str(path)}
+    proc = run_cli(["hook", "claude-code"], stdin=json.dumps(payload).encode())
+    assert proc.returncode == 0
+    assert proc.stderr == b""
+    assert "follow-up" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_transcript_reader_reads_a_bounded_tail(tmp_path: Path) -> None:

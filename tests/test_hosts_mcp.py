@@ -147,6 +147,46 @@ def test_bad_arguments_are_tool_errors_not_crashes() -> None:
     assert structured(alive)["intent"] == "edit"  # the server survived the errors
 
 
+def test_mistyped_arguments_are_one_readable_line_without_the_value() -> None:
+    """The SDK's own argument validation is reworded: key and expectation, one line, and
+    never the value the caller sent (nor pydantic's help URL)."""
+
+    async def use(client: Client) -> Any:
+        return (
+            await client.call_tool(
+                "ground", {"params": {"a": "b"}, "required": ["a"], "threshold": "s3cret"}
+            ),
+            await client.call_tool("classify", {"text": ["s3cret"]}),
+        )
+
+    results = session([], use)
+    texts = []
+    for result in results:
+        assert result.is_error
+        (block,) = result.content
+        texts.append(block.text)
+    for text in texts:
+        assert "\n" not in text, text
+        assert "s3cret" not in text, text
+        assert "pydantic" not in text, text
+    assert texts[0].startswith("ground: threshold: "), texts[0]
+    assert texts[1].startswith("classify: text: "), texts[1]
+
+
+def test_an_unknown_argument_is_a_tool_error_not_silently_dropped() -> None:
+    """A misspelt argument ('command' as 'comand') would otherwise change nothing."""
+
+    async def use(client: Client) -> Any:
+        return await client.call_tool("classify", {"text": "fix the typo", "comand": "plan"})
+
+    result = session([], use)
+    assert result.is_error
+    (block,) = result.content
+    assert block.text == (
+        "classify: unknown argument 'comand'; expected one of: text, messages, command"
+    )
+
+
 def test_a_bad_config_stops_the_start(run_cli, tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('[routing.default]\nmodel = "no-slash"\n', encoding="utf-8")

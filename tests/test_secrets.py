@@ -27,7 +27,7 @@ from smista.tiers.http import ChatCompletionsClient, client_from_config
 from smista.tiers.model import TiersConfig
 from smista.tiers.request import TierRequest
 from smista.tiers.router import TierRouter
-from tests.decision_server import FAULTS, base_url_for, decision_server, key_echoes
+from tests.decision_server import FAULTS, base_url_for, decision_server, key_echoes, refused_url
 
 KEY = "sk-live-Q7vX2pLm9RtZ4wKc/+Jd8Hn3"
 ENV = {"SMISTA_LEAK_KEY": KEY}
@@ -310,3 +310,44 @@ def test_mixed_encodings_are_masked_too() -> None:
         masked = redactor(text)
         assert "***" in masked, echo
         assert not leaks(masked), (echo, masked)
+
+
+PASSWORD = "pw-Zq8Lr2Vx7Nc4"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("where", ["base_url", "proxy"])
+def test_a_password_in_a_decision_url_reaches_no_answer_or_log(
+    provider: str, where: str, all_logs: pytest.LogCaptureFixture
+) -> None:
+    """``http://user:password@host`` is a credential too: the unreachable-endpoint reason,
+    the outcome and the logs show the host, never the password."""
+    refused = refused_url()
+    with_password = refused.replace("http://", f"http://smista:{PASSWORD}@")
+    config = DecisionConfig(
+        enabled=True,
+        provider=provider,
+        base_url=base_url_for(provider, with_password if where == "base_url" else refused),
+        proxy=with_password if where == "proxy" else None,
+        model="jev",
+        api_key_env="SMISTA_LEAK_KEY",
+        timeout_s=5.0,
+    )
+    stage = build_stage(config, environ=ENV)
+    assert stage is not None
+    outcome = stage.classify_sync(CONVERSATION)
+    assert outcome.status == "unavailable"
+    for text in [outcome.reason or "", outcome.model_dump_json(), all_logs.text, repr(stage)]:
+        assert not leaks(text, PASSWORD), text[:400]
+
+
+def test_a_password_in_the_tier_endpoint_reaches_no_decision_or_log(
+    all_logs: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SMISTA_LEAK_KEY", KEY)
+    url = refused_url().replace("http://", f"http://smista:{PASSWORD}@")
+    decision = tier_router(url).route_sync(TASK)
+    assert decision.outcome.value == "classifier_failed"
+    text = json.dumps(decision.as_dict(), default=str)
+    assert not leaks(text, PASSWORD), text
+    assert not leaks(all_logs.text, PASSWORD)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -163,3 +164,16 @@ def test_batch_reads_the_rules_files_turns_table(run_cli: RunCli, tmp_path: Path
     assert json.loads(r.stdout)["turn"]["follow_up"] is False
     c = run_cli(["classify", "--json", "--rules", str(rules), "--messages", "-"], stdin=stdin[:-1])
     assert json.loads(c.stdout)["turn"]["follow_up"] is False
+
+
+def test_a_messages_path_that_is_not_a_regular_file_is_refused_at_once(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """A FIFO with no writer cannot hang --messages (it is refused before a byte is read)."""
+    fifo = tmp_path / "turn.fifo"
+    os.mkfifo(fifo)
+    r = run_cli(["classify", "--messages", str(fifo)], timeout=30)
+    assert r.returncode == 2
+    assert r.stderr.decode() == (
+        f"smista classify: error: messages file {fifo}: is a FIFO, not a regular file\n"
+    )

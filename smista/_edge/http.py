@@ -210,6 +210,7 @@ class Poster:
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         key = secrets.accept_key(api_key)
+        secrets.register_url(proxy)
         self._api_key = key
         self.max_response_bytes = max_response_bytes
         self.user_agent = user_agent

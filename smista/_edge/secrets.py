@@ -42,6 +42,7 @@ __all__ = [
     "install",
     "redact",
     "register",
+    "register_url",
 ]
 
 MASK = "***"
@@ -229,6 +230,26 @@ def register(key: str | None) -> None:
         _current = Redactor(_keys)
     for name in LOGGERS:
         install(logging.getLogger(name))
+
+
+def register_url(url: str | None) -> None:
+    """Register the credential in ``url``'s userinfo (``http://user:password@host``).
+
+    The password, or for a userinfo without one (``https://token@host``) the
+    user name, is a secret like an API key: the endpoint URL appears in error
+    reasons, ``repr`` and debug logs, and :func:`redact` then masks it there.
+    """
+    if not url:
+        return
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return
+    secret = parts.password if parts.password is not None else parts.username
+    if secret:
+        register(unquote(secret))
 
 
 def install(target: logging.Logger | logging.Handler) -> None:

@@ -71,6 +71,9 @@ def check_text(text: str, file: str, *, known_contexts: Collection[str] = ()) ->
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return [Finding(file, None, "", Severity.ERROR, "invalid", f"invalid TOML: {exc}")]
+    except RecursionError:  # tomllib parses arrays and inline tables recursively
+        why = "invalid TOML: nested too deeply"
+        return [Finding(file, None, "", Severity.ERROR, "invalid", why)]
     return check_document(data, file, known_contexts=known_contexts)
 
 

@@ -204,6 +204,8 @@ def _annotated_line(number: int, line: str, source: str | None) -> AnnotatedCase
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ConfigError([(loc, f"invalid JSON: {exc.msg}")], source) from None
+    except RecursionError:
+        raise ConfigError([(loc, "invalid JSON: nested too deeply")], source) from None
     if not isinstance(data, Mapping):
         raise ConfigError([(loc, "expected a table (object) with text and intent")], source)
     core = {k: v for k, v in data.items() if k not in _ANNOTATIONS}

@@ -138,6 +138,8 @@ def _jsonl_cases(text: str, source: str | None) -> list[LabelledCase]:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ConfigError([(loc, f"invalid JSON: {exc.msg}")], source) from None
+        except RecursionError:
+            raise ConfigError([(loc, "invalid JSON: nested too deeply")], source) from None
         case = _validate(data, loc, source)
         out.append(LabelledCase(_label(case, loc), case))
     return out
@@ -155,6 +157,8 @@ def parse_cases(
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([("", f"invalid TOML: {exc}")], source) from None
+    except RecursionError:  # tomllib parses arrays and inline tables recursively
+        raise ConfigError([("", "invalid TOML: nested too deeply")], source) from None
     return cases_from_data(data, source)
 
 

@@ -8,10 +8,11 @@ I/O edge (reads stdin). Standard library only and no argparse, so the bare
 from __future__ import annotations
 
 import sys
+from typing import BinaryIO
 
 from smista.core.errors import SmistaError
 
-__all__ = ["STDIN_LIMIT", "UsageError", "read_text_arg"]
+__all__ = ["STDIN_LIMIT", "UsageError", "read_text_arg", "stdin_bytes"]
 
 
 class UsageError(SmistaError):
@@ -20,6 +21,17 @@ class UsageError(SmistaError):
 
 STDIN_LIMIT = 64 << 20
 """Most bytes of text read from stdin (``-``)."""
+
+
+def stdin_bytes() -> BinaryIO:
+    """Standard input as a binary stream; a :class:`UsageError` when it is closed.
+
+    Python sets ``sys.stdin`` to ``None`` when descriptor 0 is closed
+    (``smista classify - <&-``); every command that reads stdin asks here.
+    """
+    if sys.stdin is None:
+        raise UsageError("cannot read stdin: standard input is closed")
+    return sys.stdin.buffer
 
 
 def read_text_arg(text: str) -> str:
@@ -36,7 +48,7 @@ def read_text_arg(text: str) -> str:
                 f"TEXT is not valid UTF-8 (invalid byte at character {exc.start})"
             ) from None
         return text
-    data = sys.stdin.buffer.read(STDIN_LIMIT + 1)
+    data = stdin_bytes().read(STDIN_LIMIT + 1)
     if len(data) > STDIN_LIMIT:
         raise UsageError(f"stdin is larger than {STDIN_LIMIT} bytes")
     try:

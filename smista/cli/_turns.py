@@ -9,10 +9,9 @@ never appears in an error.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
-from smista.cli._text import UsageError, read_text_arg
+from smista.cli._text import UsageError, read_text_arg, stdin_bytes
 from smista.core.wire import json_value
 
 __all__ = [
@@ -54,12 +53,11 @@ def read_messages_arg(path: str) -> object:
     where = "stdin" if path == "-" else f"messages file {path}"
     try:
         if path == "-":
-            raw = sys.stdin.buffer.read(MAX_MESSAGES_BYTES + 1)
-        else:
-            from pathlib import Path  # not at import: plain classify never needs it
+            raw = stdin_bytes().read(MAX_MESSAGES_BYTES + 1)
+        else:  # a regular file only (a FIFO cannot hang the read), and bounded
+            from smista.config._files import read_bounded
 
-            with Path(path).open("rb") as handle:
-                raw = handle.read(MAX_MESSAGES_BYTES + 1)
+            raw = read_bounded(path, MAX_MESSAGES_BYTES)
     except OSError as exc:
         raise UsageError(f"{where}: {exc.strerror or exc}") from None
     if len(raw) > MAX_MESSAGES_BYTES:

@@ -14,11 +14,12 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from typing import IO
 
 from smista.cli._common import ArgumentParser, UsageError
+from smista.cli._text import stdin_bytes
 from smista.config._files import open_regular
 
 __all__ = ["run"]
@@ -125,10 +126,10 @@ def _size_left(stream: IO[bytes]) -> int | None:
         return None
 
 
-def _open(stack: ExitStack, path: str, mode: str, standard: IO[bytes]) -> IO[bytes]:
-    """``path`` opened in binary ``mode`` (closed with ``stack``); ``-`` is ``standard``."""
+def _open(stack: ExitStack, path: str, mode: str, standard: Callable[[], IO[bytes]]) -> IO[bytes]:
+    """``path`` opened in binary ``mode`` (closed with ``stack``); ``-`` is ``standard()``."""
     if path == "-":
-        return standard
+        return standard()
     try:
         if mode == "rb":  # a regular file only: a FIFO or device streams through stdin
             stream: IO[bytes] = stack.enter_context(open_regular(path))
@@ -155,8 +156,8 @@ def run(argv: Sequence[str]) -> int:
     terminal = sys.stderr.isatty()
     progress: _Progress | None = None
     with ExitStack() as stack:
-        source = _open(stack, args.input, "rb", sys.stdin.buffer)
-        sink = _open(stack, args.output, "wb", sys.stdout.buffer)
+        source = _open(stack, args.input, "rb", stdin_bytes)
+        sink = _open(stack, args.output, "wb", lambda: sys.stdout.buffer)
         if terminal:
             progress = _Progress(sys.stderr, _size_left(source))
         try:

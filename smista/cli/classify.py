@@ -75,6 +75,8 @@ def _classify(
     as_json: bool,
 ) -> int:
     if command is not None:
+        if rules_path is not None:  # not needed, but a file the user named must be valid
+            load_rules(rules_path)
         result = explicit(command.value)
     else:
         rules = load_rules(rules_path)

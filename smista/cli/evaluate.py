@@ -83,6 +83,12 @@ def run(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv[1:])
     if args.min_accuracy is not None and not 0.0 <= args.min_accuracy <= 1.0:
         raise UsageError(f"--min-accuracy must be between 0 and 1, got {args.min_accuracy}")
+    if args.max_misses is not None and args.max_misses < 0:
+        raise UsageError(f"--max-misses must be 0 or more, got {args.max_misses}")
+    if args.max_misses is not None and args.json:
+        raise UsageError(
+            "--max-misses limits the text report; --json lists every misclassified prompt"
+        )
     config = default_config() if args.rules is None else load_config(args.rules)
     cases = _read_cases(args.data)
     if not cases:  # a mistyped or truncated file must not pass a quality gate

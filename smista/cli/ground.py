@@ -9,6 +9,7 @@ below the threshold, 2 for usage errors (bad JSON, not an object).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -82,6 +83,8 @@ def run(argv: Sequence[str]) -> int:
     from smista.core.grounding import ABSTAIN_THRESHOLD, evaluate, should_abstain_at
 
     args = _parser().parse_args(argv[1:])
+    if args.threshold is not None and math.isnan(args.threshold):
+        raise UsageError("--threshold must be a number, got 'nan'")
     params = _params(read_text_arg(args.params))
     report = evaluate(params, required_keys(args.required))
     if args.threshold is None:

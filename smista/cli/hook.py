@@ -19,12 +19,15 @@ import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
-__all__ = ["MAX_INPUT_BYTES", "run"]
+__all__ = ["MAX_INPUT_BYTES", "MAX_TIMEOUT", "run"]
 
 MAX_INPUT_BYTES = 8 * 1024 * 1024
 """Hook inputs larger than this are not read (no opinion)."""
 
 HOSTS = ("claude-code", "codex")
+
+MAX_TIMEOUT = 86400.0
+"""Longest ``--timeout`` (a day; the give-up timer cannot wait past ``threading.TIMEOUT_MAX``)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -100,8 +103,8 @@ def _answer(
 def run(argv: Sequence[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv[1:])
-    if not args.timeout > 0:
-        parser.error("--timeout must be a positive number of seconds")
+    if not 0 < args.timeout <= MAX_TIMEOUT:
+        parser.error(f"--timeout must be a positive number of seconds, at most {MAX_TIMEOUT:g}")
     from smista.hosts.tools import parse_required
 
     try:
@@ -120,7 +123,9 @@ def run(argv: Sequence[str]) -> int:
     timer.daemon = True
     timer.start()
     try:
-        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        from smista.cli._text import stdin_bytes
+
+        raw = stdin_bytes().read(MAX_INPUT_BYTES + 1)
         text = _answer(host, raw, args.config, required)
     except Exception as exc:
         if os.environ.get("SMISTA_DEBUG"):

@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from smista.cli._common import ArgumentParser, UsageError
+from smista.cli._text import stdin_bytes
 
 __all__ = ["run"]
 
@@ -53,5 +54,6 @@ def run(argv: Sequence[str]) -> int:
         except ValueError as exc:
             raise UsageError(f"--required: {exc}") from None
         engine = dataclasses.replace(engine, tool_required=required)
+    stdin_bytes()  # the protocol's input: closed is one line, not a failure inside the server
     serve(engine)
     return 0

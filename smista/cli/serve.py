@@ -98,7 +98,7 @@ def _parser() -> ArgumentParser:
     p.add_argument(
         "--watch-interval",
         type=_seconds,
-        default=1.0,
+        default=None,
         metavar="S",
         help="seconds between --watch polls (default 1)",
     )
@@ -186,6 +186,8 @@ def run(argv: Sequence[str]) -> int:
     from smista.server.settings import ServerSettings
 
     args = _parser().parse_args(argv[1:])
+    if args.watch_interval is not None and not args.watch:
+        raise UsageError("--watch-interval needs --watch (without it nothing is polled)")
     secret = os.environ.get(TOKEN_ENV, "").strip()
     if not secret and not is_loopback(args.host):
         raise UsageError(
@@ -198,7 +200,7 @@ def run(argv: Sequence[str]) -> int:
         config_path=args.config,
         rules_path=args.rules,
         watch=args.watch,
-        watch_interval=args.watch_interval,
+        watch_interval=1.0 if args.watch_interval is None else args.watch_interval,
         watch_settle=args.watch_settle,
         log_prompts=args.log_prompts,
         max_batch=args.max_batch,

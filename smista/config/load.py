@@ -97,6 +97,8 @@ def parse_document(
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([("", f"invalid TOML: {exc}")], source) from None
+    except RecursionError:  # tomllib parses arrays and inline tables recursively
+        raise ConfigError([("", "invalid TOML: nested too deeply")], source) from None
     if not known_tables_only:
         return data
     unknown = [key for key in data if key not in SECTIONS]

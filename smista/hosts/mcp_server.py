@@ -108,12 +108,45 @@ def ground_tool(
     return ground_tool_call(name, params, required=overrides, threshold=threshold).to_json()
 
 
+def _argument_problems(tool: str, exc: Any) -> str:
+    """One line for the SDK's argument ``ValidationError``: key paths and what was
+    expected, never the values (they are the caller's data)."""
+    problems: dict[str, str] = {}
+    for err in exc.errors(include_url=False):
+        parts = [str(p) for p in err["loc"] if not (isinstance(p, str) and "[" in p)]
+        problems.setdefault(".".join(parts) or "arguments", str(err["msg"]))
+    return f"{tool}: " + "; ".join(f"{loc}: {msg}" for loc, msg in problems.items())
+
+
 def build_server(engine: HostEngine) -> MCPServer:
     """An SDK ``MCPServer`` named ``smista`` with the three tools."""
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from pydantic import ValidationError
 
-    server: MCPServer = MCPServer(name="smista", instructions=INSTRUCTIONS)
+    known: dict[str, list[str]] = {}  # tool -> its argument names, from the advertised schemas
+
+    class _Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            if not known:
+                for tool in await self.list_tools():
+                    known[tool.name] = list(tool.input_schema.get("properties", {}))
+            allowed = known.get(name)  # None: an unknown tool, which the SDK reports itself
+            unknown = [key for key in arguments if key not in allowed] if allowed else []
+            if allowed and unknown:  # the SDK would drop it without a word
+                expected = ", ".join(allowed)
+                raise ToolError(
+                    f"{name}: unknown argument {unknown[0]!r}; expected one of: {expected}"
+                )
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                    raise
+                raise ToolError(_argument_problems(name, cause)) from cause
+
+    server: MCPServer = _Server(name="smista", instructions=INSTRUCTIONS)
 
     @server.tool(
         name="classify",

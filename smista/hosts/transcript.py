@@ -70,7 +70,7 @@ def user_prompts(lines: Iterable[str]) -> Iterator[str]:
             continue
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply to decode
             continue
         text = _user_text(entry)
         if text is not None:

@@ -81,6 +81,7 @@ class ChatCompletionsClient:
     ) -> None:
         key = secrets.accept_key(api_key)
         self.url = chat_completions_url(endpoint)
+        secrets.register_url(self.url)
         self.model = model
         self._api_key = key
         self.key_header = key_header

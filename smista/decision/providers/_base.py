@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from smista import __version__
+from smista._edge import secrets
 from smista._edge.http import HttpFailure, Poster, Reply, snippet
 from smista.core.errors import (
     EvaluatorError,
@@ -66,6 +67,7 @@ class HttpEvaluator(ABC):
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.strip().rstrip("/")
+        secrets.register_url(self.base_url)
         self.timeout_s = timeout_s
         self._poster = Poster(
             api_key=api_key,
