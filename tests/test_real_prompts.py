@@ -10,6 +10,8 @@ from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 
@@ -137,48 +139,27 @@ def _source_page(source: str) -> str | None:
     return source.split(" ", 1)[0] if source.startswith(("http://", "https://")) else None
 
 
-def test_the_third_fresh_set_shares_no_text_repository_or_page_with_the_other_sets() -> None:
-    """tests/data/real-prompts-fresh3.jsonl, gathered after the five other sets: no text
-    equals one in them, no repository source shares an owner/repo with any of their
-    sources, and no documentation page (https://... sources, whose mirror repositories
-    other sets may cite for other pages) is one they used."""
-    rows = _jsonl(DATA / "real-prompts-fresh3.jsonl")
-    assert len(rows) == 301
-    assert all(set(r) == {"id", "text", "intent", "alt", "lang", "source"} for r in rows)
-    assert [r["id"] for r in rows] == [f"f3-{i:04d}" for i in range(1, len(rows) + 1)]
-    intents = {"chat", "plan", "edit", "review", "summarize", "prompt", "skill"}
-    assert all(r["intent"] in intents for r in rows)
-    assert all(r["alt"] is None or (r["alt"] in intents and r["alt"] != r["intent"]) for r in rows)
-    assert all(re.fullmatch(r"[a-z]{2}", str(r["lang"])) for r in rows)
-    assert all(str(r["text"]) == str(r["text"]).strip() and r["text"] for r in rows)
-    assert len({str(r["text"]) for r in rows}) == len(rows)
-    others = [
-        *_rows(),
-        *(r for rs in _extra_rows().values() for r in rs),
-        *_jsonl(DATA / "real-prompts-fresh.jsonl"),
-        *_jsonl(DATA / "real-prompts-fresh2.jsonl"),
-    ]
-    assert not {str(r["text"]) for r in rows} & {str(r["text"]) for r in others}
-    other_repos = set().union(*(_source_repos(str(r["source"])) for r in others))
-    other_pages = {_source_page(str(r["source"])) for r in others} - {None}
-    for row in rows:
-        source = str(row["source"])
-        page = _source_page(source)
-        if page is None:
-            assert _source_repos(source), source
-            assert not _source_repos(source) & other_repos, source
-        else:
-            assert page not in other_pages, source
+_LATER_SETS = {
+    # name: (prompts, id prefix, the sets gathered before it)
+    "fresh3": (301, "f3", ("fresh", "fresh2")),
+    "fresh4": (291, "f4", ("fresh", "fresh2", "fresh3")),
+}
 
 
-def test_the_fourth_fresh_set_shares_no_text_repository_or_page_with_the_other_sets() -> None:
-    """tests/data/real-prompts-fresh4.jsonl, gathered after the six other sets: fields are
-    right, no text equals one in them, no repository source shares an owner/repo with any
-    of their sources, and no documentation page is one they used."""
-    rows = _jsonl(DATA / "real-prompts-fresh4.jsonl")
-    assert len(rows) == 291
+@pytest.mark.parametrize("name", sorted(_LATER_SETS))
+def test_a_later_fresh_set_shares_no_text_repository_or_page_with_the_earlier_sets(
+    name: str,
+) -> None:
+    """tests/data/real-prompts-fresh3.jsonl and -fresh4.jsonl, each gathered after the
+    sets before it: fields are right, no text equals one in those sets, no repository
+    source shares an owner/repo with any of their sources, and no documentation page
+    (https://... sources, whose mirror repositories other sets may cite for other
+    pages) is one they used."""
+    total, prefix, earlier = _LATER_SETS[name]
+    rows = _jsonl(DATA / f"real-prompts-{name}.jsonl")
+    assert len(rows) == total
     assert all(set(r) == {"id", "text", "intent", "alt", "lang", "source"} for r in rows)
-    assert [r["id"] for r in rows] == [f"f4-{i:04d}" for i in range(1, len(rows) + 1)]
+    assert [r["id"] for r in rows] == [f"{prefix}-{i:04d}" for i in range(1, len(rows) + 1)]
     intents = {"chat", "plan", "edit", "review", "summarize", "prompt", "skill"}
     assert all(r["intent"] in intents for r in rows)
     assert all(r["alt"] is None or (r["alt"] in intents and r["alt"] != r["intent"]) for r in rows)
@@ -189,9 +170,7 @@ def test_the_fourth_fresh_set_shares_no_text_repository_or_page_with_the_other_s
     others = [
         *_rows(),
         *(r for rs in _extra_rows().values() for r in rs),
-        *_jsonl(DATA / "real-prompts-fresh.jsonl"),
-        *_jsonl(DATA / "real-prompts-fresh2.jsonl"),
-        *_jsonl(DATA / "real-prompts-fresh3.jsonl"),
+        *(r for other in earlier for r in _jsonl(DATA / f"real-prompts-{other}.jsonl")),
     ]
     assert not {str(r["text"]) for r in rows} & {str(r["text"]) for r in others}
     other_repos = set().union(*(_source_repos(str(r["source"])) for r in others))
