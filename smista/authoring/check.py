@@ -12,11 +12,11 @@ bad document (problems are findings).
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from smista.authoring.lints import Severity, lint_classification
+from smista.config._toml import InvalidToml, parse_toml
 from smista.core.errors import ConfigError
 
 __all__ = ["Finding", "Severity", "check_document", "check_text", "failed", "summary"]
@@ -68,12 +68,9 @@ def _info(file: str, code: str, message: str, key: str = "") -> Finding:
 def check_text(text: str, file: str, *, known_contexts: Collection[str] = ()) -> list[Finding]:
     """Findings for the TOML ``text`` of ``file`` (a config or a golden case file)."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        return [Finding(file, None, "", Severity.ERROR, "invalid", f"invalid TOML: {exc}")]
-    except RecursionError:  # tomllib parses arrays and inline tables recursively
-        why = "invalid TOML: nested too deeply"
-        return [Finding(file, None, "", Severity.ERROR, "invalid", why)]
+        data = parse_toml(text)
+    except InvalidToml as exc:
+        return [Finding(file, None, "", Severity.ERROR, "invalid", str(exc))]
     return check_document(data, file, known_contexts=known_contexts)
 
 

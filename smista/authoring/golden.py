@@ -10,7 +10,6 @@ Never calls a model; running cases is pure.
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,6 +17,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr, field_validator
 
 from smista.config._files import CASES_LIMIT, read_text, unreadable
+from smista.config._toml import InvalidToml, parse_toml
 from smista.core.classifier import Classifier
 from smista.core.errors import ConfigError
 from smista.core.intent import Confidence, TaskIntent
@@ -154,11 +154,9 @@ def parse_cases(
     if jsonl:
         return _jsonl_cases(text, source)
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([("", f"invalid TOML: {exc}")], source) from None
-    except RecursionError:  # tomllib parses arrays and inline tables recursively
-        raise ConfigError([("", "invalid TOML: nested too deeply")], source) from None
+        data = parse_toml(text)
+    except InvalidToml as exc:
+        raise ConfigError([("", str(exc))], source) from None
     return cases_from_data(data, source)
 
 

@@ -9,7 +9,6 @@ the TOML key path (``classification.rules[2].keywrods``) and what was expected.
 
 from __future__ import annotations
 
-import tomllib
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -19,6 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from smista.config._files import CONFIG_LIMIT, InputFileError, read_bounded, unreadable
+from smista.config._toml import InvalidToml, parse_toml
 from smista.core.errors import ConfigError
 from smista.core.rules import ClassificationConfig
 
@@ -94,11 +94,9 @@ def parse_document(
     their owners.
     """
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([("", f"invalid TOML: {exc}")], source) from None
-    except RecursionError:  # tomllib parses arrays and inline tables recursively
-        raise ConfigError([("", "invalid TOML: nested too deeply")], source) from None
+        data = parse_toml(text)
+    except InvalidToml as exc:
+        raise ConfigError([("", str(exc))], source) from None
     if not known_tables_only:
         return data
     unknown = [key for key in data if key not in SECTIONS]
