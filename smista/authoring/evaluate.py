@@ -20,7 +20,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from smista.authoring.golden import GoldenCase, LabelledCase, parse_cases
+from smista.authoring.golden import GoldenCase, LabelledCase, json_line, parse_cases
 from smista.core.classifier import Classifier
 from smista.core.errors import ConfigError, UnknownIntentError
 from smista.core.intent import INTENT_NAMES, TaskIntent
@@ -200,12 +200,7 @@ _ANNOTATIONS = ("id", "alt", "lang", "source")
 
 def _annotated_line(number: int, line: str, source: str | None) -> AnnotatedCase:
     loc = f"line {number}"
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ConfigError([(loc, f"invalid JSON: {exc.msg}")], source) from None
-    except RecursionError:
-        raise ConfigError([(loc, "invalid JSON: nested too deeply")], source) from None
+    data = json_line(line, loc, source)
     if not isinstance(data, Mapping):
         raise ConfigError([(loc, "expected a table (object) with text and intent")], source)
     core = {k: v for k, v in data.items() if k not in _ANNOTATIONS}

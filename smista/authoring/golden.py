@@ -128,19 +128,25 @@ def cases_from_data(data: Any, source: str | None = None) -> list[LabelledCase]:
     return out
 
 
+def json_line(line: str, loc: str, source: str | None) -> Any:
+    """One JSONL line's value; a :class:`ConfigError` at ``loc`` ("line 3") when it
+    is not JSON or is nested too deeply for the decoder. (Shared with
+    :mod:`smista.authoring.evaluate`'s annotated lines; not public API.)"""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ConfigError([(loc, f"invalid JSON: {exc.msg}")], source) from None
+    except RecursionError:
+        raise ConfigError([(loc, "invalid JSON: nested too deeply")], source) from None
+
+
 def _jsonl_cases(text: str, source: str | None) -> list[LabelledCase]:
     out: list[LabelledCase] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         loc = f"line {number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError([(loc, f"invalid JSON: {exc.msg}")], source) from None
-        except RecursionError:
-            raise ConfigError([(loc, "invalid JSON: nested too deeply")], source) from None
-        case = _validate(data, loc, source)
+        case = _validate(json_line(line, loc, source), loc, source)
         out.append(LabelledCase(_label(case, loc), case))
     return out
 
