@@ -225,6 +225,24 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
             if hit is None:
                 continue
             found.append(Evidence("leading", hit[0], hit[1]))
+        lead_endings = [rust_lower(e) for e in rule.get("lead_endings", []) if e.strip("!")]
+        if lead_endings:
+            first = next(iter(content_tokens(visible, markers)), "")
+            excepted = {e[1:] for e in lead_endings if e.startswith("!")}
+            ending = next(
+                (
+                    e
+                    for e in lead_endings
+                    if not e.startswith("!")
+                    and first not in excepted
+                    and first.endswith(e)
+                    and len(first) - len(e) >= 3
+                ),
+                None,
+            )
+            if ending is None:
+                continue
+            found.append(Evidence("lead_endings", ending))
         phrases = rule.get("phrases", [])
         if phrases:
             hit = _first_of(phrases, lambda p, typo=typo: _sequence(tokenize(p), tokens, typo))

@@ -118,6 +118,32 @@ CASES = [
         "Исправь ошибку",
         ("edit", "stem 'исправ' matched rule 0", "medium"),
     ),
+    # lead_endings: the first content word's ending, past three characters
+    (
+        '[[classification.rules]]\nintent="edit"\nlead_endings=["ь", "и"]\n',
+        "Отрефакторь плохой код",
+        ("edit", "leading word ending 'ь' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nlead_endings=["ь", "и"]\n',
+        "Привет! Пожалуйста, найди уязвимости",
+        ("edit", "leading word ending 'и' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nlead_endings=["и"]\n',
+        "мои файлы пропали",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nlead_endings=["и", "!если"]\n',
+        "Если посмотреть на пример, найди ошибку",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nlead_endings=["ь"]\n',
+        "код: исправь",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
     # substrings (scripts without spaces)
     (
         '[[classification.rules]]\nintent="edit"\nsubstrings=["修正"]\n',
@@ -416,6 +442,45 @@ def test_a_stem_holding_a_separator_is_unmatchable() -> None:
     config = parse_config("[[classification.rules]]\nintent = 'edit'\nstems = ['re-fact']\n")
     codes = [lint.code for lint in BY_KEY["stems"].lints(config.rules, frozenset())]
     assert codes == ["unmatchable-stem"]
+
+
+@pytest.mark.parametrize(
+    ("entries", "codes"),
+    [
+        ('["и", "!"]', ["empty-lead_endings"]),
+        ('["и", "!на-ши"]', ["unmatchable-lead_endings"]),
+        ('["и", "a b"]', ["unmatchable-lead_endings"]),
+        ('["и", "!также"]', ["idle-lead_endings"]),
+        ('["!найди"]', ["no-lead_endings"]),
+        ('["и", "и"]', ["duplicate-lead_endings"]),
+        ('["и", "!найди", "ь"]', []),
+    ],
+)
+def test_lead_endings_lints(entries: str, codes: list[str]) -> None:
+    """check names a '!' with no word, a separator, an idle exception and a rule with no ending."""
+    config = parse_config(f"[[classification.rules]]\nintent = 'edit'\nlead_endings = {entries}\n")
+    found = [lint.code for lint in BY_KEY["lead_endings"].lints(config.rules, frozenset())]
+    assert found == codes
+
+
+def test_lead_endings_trace_names_the_first_content_word() -> None:
+    """explain shows which word the ending was read from, or that there was none."""
+    from smista.core.conditions.view import PromptView
+
+    kind = BY_KEY["lead_endings"]
+    condition = kind.compile(("Ь", "!Модель", "!"), typo=True)
+    assert condition.values == ("ь", "!модель")
+    assert kind.trace(condition, PromptView("Исправь код")) == (
+        "holds: leading word ending 'ь' ('исправь')"
+    )
+    assert kind.trace(condition, PromptView("модель упала")) == (
+        "does not hold (first content word: 'модель')"
+    )
+    assert kind.trace(condition, PromptView("@bot")) == "does not hold (first content word: none)"
+    assert kind.present(PromptView("   "), frozenset({"ь"})) == frozenset()
+    assert kind.present(PromptView("исправь"), frozenset({"ь", "и"})) == frozenset({"ь"})
+    assert kind.witnesses(("ь", "!модель")) == ("qqqь",)
+    assert kind.witnesses(("!модель",)) == ("",)
 
 
 @settings(max_examples=1000)

@@ -103,6 +103,7 @@ class _RuleBase(_Frozen):
         keywords: tuple[str, ...] = ()
         commands: tuple[str, ...] = ()
         leading: tuple[str, ...] = ()
+        lead_endings: tuple[str, ...] = ()
         phrases: tuple[str, ...] = ()
         stems: tuple[str, ...] = ()
         substrings: tuple[str, ...] = ()

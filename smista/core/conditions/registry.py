@@ -12,6 +12,7 @@ from __future__ import annotations
 from smista.core.conditions.base import ConditionKind
 from smista.core.conditions.commands import COMMANDS
 from smista.core.conditions.contexts import CONTEXTS
+from smista.core.conditions.endings import LEAD_ENDINGS
 from smista.core.conditions.exclude import EXCLUDE
 from smista.core.conditions.keywords import KEYWORDS
 from smista.core.conditions.leading import LEADING
@@ -26,6 +27,7 @@ KINDS: tuple[ConditionKind, ...] = (
     KEYWORDS,
     COMMANDS,
     LEADING,
+    LEAD_ENDINGS,
     PHRASES,
     STEMS,
     SUBSTRINGS,
