@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'c4fd67fb3f82f893e916e521875e34e5786a447d'
+DIGEST = '34acac1e70a6dc29cadf766e8527ffe8d0933206'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
