@@ -321,6 +321,10 @@ def test_cli_usage_errors(run_cli: RunCli, tmp_path: Path) -> None:
     done = run_cli(["batch", "--workers", "0"], stdin=b"")
     assert done.returncode == 2
     assert b"--workers" in done.stderr
+    done = run_cli(["batch", "--workers", "100000"], stdin=b"")
+    assert done.returncode == 2
+    assert b"--workers 100000 is more than" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
     done = run_cli(["batch", str(tmp_path / "missing.jsonl")])
     assert done.returncode == 2
     assert b"cannot read" in done.stderr

@@ -46,7 +46,7 @@ def _parser() -> ArgumentParser:
         "--workers",
         type=int,
         metavar="N",
-        help="worker processes (default: every core; 1 = no worker processes)",
+        help="worker processes (default: every core; 1 = no worker processes; at most 4 per core)",
     )
     return parser
 
@@ -144,11 +144,17 @@ def _open(stack: ExitStack, path: str, mode: str, standard: Callable[[], IO[byte
 def run(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv[1:])
     from smista.config.rulecache import load_rules
-    from smista.scale.batch import default_workers, run_batch
+    from smista.scale.batch import default_workers, max_workers, run_batch
 
-    workers = default_workers() if args.workers is None else args.workers
+    cores = default_workers()
+    workers = cores if args.workers is None else args.workers
     if workers < 1:
         raise UsageError("--workers must be at least 1")
+    if workers > max_workers(cores):
+        raise UsageError(
+            f"--workers {workers} is more than {max_workers(cores)} "
+            f"(4 per core; this process may use {cores})"
+        )
     rules = load_rules(args.rules)
     from smista.cli._turns import load_turn_settings
 

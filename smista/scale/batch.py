@@ -61,6 +61,7 @@ __all__ = [
     "classify_block_counted",
     "default_workers",
     "iter_blocks",
+    "max_workers",
     "run_batch",
 ]
 
@@ -83,6 +84,12 @@ def default_workers() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def max_workers(cores: int) -> int:
+    """The most worker processes a batch may start: 4 per core (at least 8), so a typo
+    such as ``--workers 4000`` is refused instead of forking thousands of interpreters."""
+    return max(8, 4 * cores)
 
 
 class BatchInputError(SmistaError):
