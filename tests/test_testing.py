@@ -233,3 +233,39 @@ def test_explicit_command_check_runs_on_generated_configs() -> None:
 def test_fuzzy_cap_table_used_by_the_strategies() -> None:
     """Sanity: the caps the strategies rely on (0/1/2 for <5/5-8/>=9)."""
     assert [fuzzy_cap(n) for n in (4, 5, 8, 9)] == [0, 1, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("config", "text", "intent"),
+    [
+        (
+            ClassificationConfig(
+                rules=(ClassificationRule(intent="skill", keywords=("automation",), typo=False),)
+            ),
+            "pause the automation",
+            "skill",
+        ),
+        (
+            ClassificationConfig.model_validate(
+                {
+                    "options": {"hangul_han_typos": False},
+                    "rules": [{"intent": "review", "keywords": ["코드리뷰해줘"]}],
+                }
+            ),
+            "코드리뷰해줘",
+            "review",
+        ),
+    ],
+)
+def test_typo_stability_asks_nothing_of_keywords_that_never_match_by_typo(
+    config: ClassificationConfig, text: str, intent: str
+) -> None:
+    """A keyword of a ``typo = false`` rule, or a Hangul/Han one under
+    ``hangul_han_typos = false``, matches exactly only: its misspellings are not
+    expected to keep the intent, so the case is not checked."""
+    cases = [LabelledCase("c0", GoldenCase(text=text, intent=intent))]
+    assert Classifier(config).classify(text).intent.value == intent
+    check_typo_stability(config, cases)
+    word = text.split()[-1]  # the keyword
+    misspelled = text.replace(word, word[:2] + "x" + word[3:])
+    assert Classifier(config).classify(misspelled).intent.value != intent  # exact only

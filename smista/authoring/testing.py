@@ -32,6 +32,7 @@ from smista.authoring.golden import GoldenCase, LabelledCase
 from smista.authoring.lints import evaluation_order, unreachable_rules
 from smista.core.classifier import Classifier
 from smista.core.conditions.registry import KINDS
+from smista.core.conditions.view import is_hangul_or_han
 from smista.core.fuzzy import fuzzy_cap, osa_distance, token_match
 from smista.core.intent import IntentSource, TaskIntent
 from smista.core.rules import ClassificationConfig, ClassificationOptions, ClassificationRule
@@ -393,6 +394,15 @@ def _check_settings(max_examples: int) -> settings:
     )
 
 
+def _typos_apply(config: ClassificationConfig, rule: int | None, keyword: str) -> bool:
+    """Whether ``keyword`` of rule ``rule`` matches by typo at all (``typo = false``, and
+    ``hangul_han_typos = false`` for Hangul and Han keywords, switch it off)."""
+    if rule is None or not config.rules[rule].typo:
+        return False
+    han_typos = config.options is None or config.options.hangul_han_typos
+    return han_typos or keyword.isascii() or not is_hangul_or_han(keyword)
+
+
 def _typo_candidates(classifier: Classifier, cases: Iterable[LabelledCase]) -> list[_Candidate]:
     out: list[_Candidate] = []
     for where, case in cases:
@@ -404,6 +414,8 @@ def _typo_candidates(classifier: Classifier, cases: Iterable[LabelledCase]) -> l
         needle = rust_lower(match.keyword)
         if fuzzy_cap(len(needle)) == 0 or tokenize(needle) != [needle]:
             continue
+        if not _typos_apply(classifier.config, match.rule, needle):
+            continue  # the rule or the file switched typo tolerance off for this keyword
         out.append(_Candidate(where, case, needle))
     return out
 
@@ -417,7 +429,9 @@ def check_typo_stability(
     """Passing golden cases keep their intent when the matched keyword gets one typo.
 
     Only cases decided by an exact hit of a keyword of 5+ characters are
-    eligible (shorter keywords have no typos). Every one-edit misspelling of
+    eligible (shorter keywords have no typos), and only where typos apply to it
+    (not in a ``typo = false`` rule, nor a Hangul or Han keyword under
+    ``hangul_han_typos = false``). Every one-edit misspelling of
     the keyword (:func:`one_edit_typos`) is tried, so the check is exhaustive
     and deterministic (``max_examples`` is accepted for compatibility and
     ignored). A misspelling may change the intent only when it is also exactly
