@@ -296,6 +296,8 @@ typedef struct {
     size_t used;
     uint64_t *bloom; /* two bits per variant, 16 bits of filter per variant */
     size_t bloom_mask; /* bits - 1 */
+    PyObject *keywords; /* the tuple of keywords, for typos() to verify against */
+    uint8_t *caps;      /* each keyword's typo cap */
 } VariantIndex;
 
 static inline uint64_t
@@ -1666,11 +1668,17 @@ VariantIndex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_NoMemory();
         goto fail;
     }
+    self->caps = PyMem_Malloc(count > 0 ? (size_t)count : 1);
+    if (self->caps == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     self->mask = slots - 1;
     self->bloom_mask = bloom_bits - 1;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *k = PyTuple_GET_ITEM(keywords, i);
         long cap = PyLong_AsLong(PyTuple_GET_ITEM(caps, i));
+        self->caps[i] = (uint8_t)cap;
         Py_UCS4 small_cps[SMALL_CPS];
         uint64_t small_p[SMALL_CPS + 1];
         Py_ssize_t n;
@@ -1706,7 +1714,7 @@ VariantIndex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         if (P != small_p)
             PyMem_Free(P);
     }
-    Py_DECREF(keywords);
+    self->keywords = keywords; /* kept: typos() verifies against them */
     Py_DECREF(caps);
     return (PyObject *)self;
 fail:
@@ -1721,6 +1729,8 @@ VariantIndex_dealloc(VariantIndex *self)
 {
     PyMem_Free(self->slots);
     PyMem_Free(self->bloom);
+    PyMem_Free(self->caps);
+    Py_XDECREF(self->keywords);
     PyTypeObject *type = Py_TYPE(self);
     type->tp_free((PyObject *)self);
     Py_DECREF(type); /* a heap type: each instance holds a reference to it */
@@ -1811,6 +1821,138 @@ done:
     return out;
 }
 
+/* Whether the code points `a[0:la]` occur in `b[0:lb]`. */
+static int
+contains_cps(const Py_UCS4 *b, Py_ssize_t lb, const Py_UCS4 *a, Py_ssize_t la)
+{
+    for (Py_ssize_t s = 0; s + la <= lb; s++) {
+        Py_ssize_t m = 0;
+        while (m < la && b[s + m] == a[m])
+            m++;
+        if (m == la)
+            return 1;
+    }
+    return 0;
+}
+
+#define OSA_ROW 258 /* rows this long live on the stack */
+
+/* The OSA distance of `a` and `b` (unit costs, adjacent transpositions) if at
+ * most `cap`, else cap + 1: smista.core.osa.osa_within, row by row, stopping
+ * once a whole row is past the cap. -1 when out of memory. */
+static int
+osa_cps(const Py_UCS4 *a, Py_ssize_t la, const Py_UCS4 *b, Py_ssize_t lb, int cap)
+{
+    if ((la > lb ? la - lb : lb - la) > cap)
+        return cap + 1;
+    Py_ssize_t small[3 * OSA_ROW];
+    Py_ssize_t *buf = small;
+    if (lb + 1 > OSA_ROW) {
+        buf = PyMem_Malloc(3 * ((size_t)lb + 1) * sizeof(Py_ssize_t));
+        if (buf == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    Py_ssize_t *before = buf, *prev = buf + (lb + 1), *cur = buf + 2 * (lb + 1);
+    for (Py_ssize_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    int out = -2;
+    for (Py_ssize_t i = 1; i <= la && out == -2; i++) {
+        const Py_UCS4 ai = a[i - 1];
+        cur[0] = i;
+        Py_ssize_t low = i;
+        for (Py_ssize_t j = 1; j <= lb; j++) {
+            const Py_UCS4 bj = b[j - 1];
+            Py_ssize_t v = prev[j - 1] + (ai != bj);
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && ai == b[j - 2] && a[i - 2] == bj && before[j - 2] + 1 < v)
+                v = before[j - 2] + 1;
+            cur[j] = v;
+            if (v < low)
+                low = v;
+        }
+        if (low > cap)
+            out = cap + 1;
+        Py_ssize_t *t = before;
+        before = prev;
+        prev = cur;
+        cur = t;
+    }
+    if (out == -2)
+        out = prev[lb] <= cap ? (int)prev[lb] : cap + 1;
+    if (buf != small)
+        PyMem_Free(buf);
+    return out;
+}
+
+PyDoc_STRVAR(typos_doc,
+"typos(token, depths, /) -> list[str]\n--\n\n"
+"The keywords ``token`` (lowercased) is a typo of, each once:\n"
+"the candidates() at ``depths`` whose cap is at least 1, verified with the\n"
+"rules of smista.core.fuzzy: not the keyword, lengths within the cap, neither\n"
+"containing the other, OSA distance 1..cap. In the order first found.");
+
+static PyObject *
+VariantIndex_typos(VariantIndex *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *found = VariantIndex_candidates(self, args, nargs);
+    if (found == NULL)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    Py_UCS4 small_cps[SMALL_CPS], small_kw[SMALL_CPS];
+    Py_ssize_t n = 0;
+    Py_UCS4 *cps = out == NULL ? NULL : code_points(args[0], &n, small_cps, SMALL_CPS);
+    if (cps == NULL) {
+        Py_XDECREF(out);
+        Py_DECREF(found);
+        return NULL;
+    }
+    const Py_ssize_t count = PyList_GET_SIZE(found);
+    const Py_ssize_t keyword_count = PyTuple_GET_SIZE(self->keywords);
+    for (Py_ssize_t c = 0; c < count; c++) {
+        PyObject *id = PyList_GET_ITEM(found, c);
+        const size_t at = PyLong_AsSize_t(id);
+        if ((Py_ssize_t)at >= keyword_count || self->caps[at] == 0)
+            continue;
+        int again = 0; /* a repeat of an earlier candidate (candidates are few) */
+        for (Py_ssize_t e = 0; e < c && !again; e++)
+            again = PyList_GET_ITEM(found, e) == id ||
+                    PyLong_AsSize_t(PyList_GET_ITEM(found, e)) == at;
+        if (again)
+            continue;
+        const int cap = self->caps[at];
+        PyObject *keyword = PyTuple_GET_ITEM(self->keywords, (Py_ssize_t)at);
+        const Py_ssize_t kn = PyUnicode_GET_LENGTH(keyword);
+        if ((kn > n ? kn - n : n - kn) > cap)
+            continue;
+        Py_ssize_t kl;
+        Py_UCS4 *kw = code_points(keyword, &kl, small_kw, SMALL_CPS);
+        if (kw == NULL)
+            goto fail;
+        int distance = 0;
+        if (kl == n ? memcmp(kw, cps, (size_t)n * sizeof(Py_UCS4)) != 0
+                    : !(kl < n ? contains_cps(cps, n, kw, kl) : contains_cps(kw, kl, cps, n)))
+            distance = osa_cps(kw, kl, cps, n, cap);
+        if (kw != small_kw)
+            PyMem_Free(kw);
+        if (distance < 0 ||
+            (distance >= 1 && distance <= cap && PyList_Append(out, keyword) < 0))
+            goto fail;
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    if (cps != small_cps)
+        PyMem_Free(cps);
+    Py_DECREF(found);
+    return out;
+}
+
 static Py_ssize_t
 VariantIndex_len(VariantIndex *self)
 {
@@ -1827,6 +1969,7 @@ VariantIndex_sizeof(VariantIndex *self, PyObject *Py_UNUSED(ignored))
 static PyMethodDef VariantIndex_methods[] = {
     {"candidates", (PyCFunction)(void (*)(void))VariantIndex_candidates, METH_FASTCALL,
      candidates_doc},
+    {"typos", (PyCFunction)(void (*)(void))VariantIndex_typos, METH_FASTCALL, typos_doc},
     {"__sizeof__", (PyCFunction)VariantIndex_sizeof, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -52,7 +52,7 @@ Must never perform I/O, read the environment, or consult a model.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable
 from itertools import chain, combinations, islice
 from typing import Any, NamedTuple
 
@@ -1164,10 +1164,16 @@ class CompiledRules:
                 out.extend((k, True) for k in sorted(self._verified_typos(token, level)))
         return out
 
-    def _verified_typos(self, token: str, level: tuple[bool, bool, bool]) -> Iterator[str]:
+    def _verified_typos(self, token: str, level: tuple[bool, bool, bool]) -> list[str]:
         """The typo-index candidates ``token`` really is a typo of (length cap,
-        containment, OSA distance: the rules of :mod:`smista.core.fuzzy`)."""
+        containment, OSA distance: the rules of :mod:`smista.core.fuzzy`); with the
+        C index, verified there."""
+        vindex = self._vindex
+        if vindex is not None:
+            found: list[str] = vindex.typos(token, level[0] | level[1] << 1 | level[2] << 2)
+            return found
         n = len(token)
+        out: list[str] = []
         for keyword in self._typo_candidates(token, level):
             cap = _cap(len(keyword))
             if (
@@ -1178,16 +1184,12 @@ class CompiledRules:
             ):
                 continue
             if _OSA.within(keyword, token, cap) <= cap:
-                yield keyword
+                out.append(keyword)
+        return out
 
     def _typo_candidates(self, token: str, level: tuple[bool, bool, bool]) -> set[str]:
-        """Keywords sharing a deletion variant with ``token`` at the depths ``level`` allows."""
-        vindex = self._vindex
-        if vindex is not None:
-            keywords = self._typo_keywords
-            ok = self._typo_ok
-            found = vindex.candidates(token, level[0] | level[1] << 1 | level[2] << 2)
-            return {keywords[i] for i in found if ok[i]}
+        """Keywords sharing a deletion variant with ``token`` at the depths ``level``
+        allows, from the Python typo index (the C one verifies its own: ``typos``)."""
         typo = self._typo_index()
         candidates: set[str] = set()
         for variant in typo.keys() & _token_variants(token, level):
