@@ -809,13 +809,11 @@ class CompiledRules:
             if isinstance(got, int):
                 return got
             best, unknown = got
-            resolve = self._resolve
+            resolve = self._resolve_code
             for token in unknown if len(unknown) < 2 else dict.fromkeys(unknown):
-                entries = resolve(token, fast)
-                if entries:
-                    code = self._code_of_entries(entries)
-                    if code < best:
-                        best = code
+                code = resolve(token, fast)
+                if code < best:
+                    best = code
             return best
         if len(text) > LARGE_TEXT:
             return min(self._code_of_entries(self._large_entries(text)), self._free_code)
@@ -850,6 +848,28 @@ class CompiledRules:
         else:
             fast.put(raw, None)
         return entries
+
+    def _resolve_code(self, raw: str, fast: Any) -> int:
+        """:meth:`_resolve` for :meth:`match_code`: the token's code (``_no_free``
+        when it hits nothing or only rules that need a context), recorded alike."""
+        if raw.isascii():
+            token = raw
+        else:
+            token = rust_lower(raw)
+            if self._hopeless(token):
+                fast.put(raw, None)
+                return self._no_free
+        entries = self._state[1].get(token)
+        if entries is None:
+            entries = self._entries(token)
+            if not entries:
+                fast.put(raw, None)
+                return self._no_free
+            code = self._remember(token, entries)
+        else:
+            code = self._code_of_entries(entries)
+        fast.put(raw, code)
+        return code
 
     def _scan_piece(self, text: str, scan: Any, asked: dict[str, None]) -> list[tuple[_Entry, ...]]:
         """The entries of the tokens of ``text`` the verifying table's scan hands back;
@@ -1094,8 +1114,9 @@ class CompiledRules:
             self._remember(token, entries)
         return found
 
-    def _remember(self, token: str, entries: tuple[_Entry, ...]) -> None:
-        """Memoize ``token``'s entries (a hit token's in ``hits`` before its code).
+    def _remember(self, token: str, entries: tuple[_Entry, ...]) -> int:
+        """Memoize ``token``'s entries (a hit token's in ``hits`` before its code);
+        its code (``_no_free`` when it hits nothing).
 
         Full at :data:`MEMO_LIMIT` tokens: the oldest quarter (in insertion
         order) is forgotten, so the memo never empties all at once.
@@ -1107,9 +1128,10 @@ class CompiledRules:
                     memo.pop(old, None)
         if entries:
             hits[token] = entries
-            codes[token] = self._code_of_entries(entries)
-        else:
-            plain[token] = None
+            code = codes[token] = self._code_of_entries(entries)
+            return code
+        plain[token] = None
+        return self._no_free
 
     def _entries(self, token: str) -> tuple[_Entry, ...]:
         """Every rule ``token`` satisfies, as sorted entries (best evidence per rule)."""
