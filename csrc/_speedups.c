@@ -1893,6 +1893,61 @@ osa_cps(const Py_UCS4 *a, Py_ssize_t la, const Py_UCS4 *b, Py_ssize_t lb, int ca
     return out;
 }
 
+/* Append keyword `at` to `out` if the token `cps[0:n]` is a typo of it; -1 on
+ * an error. `buf`: SMALL_CPS code points of room for the keyword's. */
+static int
+typo_verified(const VariantIndex *self, Py_ssize_t at, const Py_UCS4 *cps, Py_ssize_t n,
+              Py_UCS4 *buf, PyObject *out)
+{
+    const int cap = self->caps[at];
+    PyObject *keyword = PyTuple_GET_ITEM(self->keywords, at);
+    const Py_ssize_t kn = PyUnicode_GET_LENGTH(keyword);
+    if (cap == 0 || (kn > n ? kn - n : n - kn) > cap)
+        return 0;
+    Py_ssize_t kl;
+    Py_UCS4 *kw = code_points(keyword, &kl, buf, SMALL_CPS);
+    if (kw == NULL)
+        return -1;
+    int distance = 0;
+    if (kl == n ? memcmp(kw, cps, (size_t)n * sizeof(Py_UCS4)) != 0
+                : !(kl < n ? contains_cps(cps, n, kw, kl) : contains_cps(kw, kl, cps, n)))
+        distance = osa_cps(kw, kl, cps, n, cap);
+    if (kw != buf)
+        PyMem_Free(kw);
+    if (distance < 0)
+        return -1;
+    return distance >= 1 && distance <= cap ? PyList_Append(out, keyword) : 0;
+}
+
+/* The distinct keyword positions of cap 1 or 2 with the variant of hash `h`,
+ * added to ids[0:*count] (at most `room`; -1 past it). */
+static int
+collect_typo_ids(const VariantIndex *self, uint64_t h, uint32_t *ids, Py_ssize_t *count,
+                 Py_ssize_t room)
+{
+    if (!bloom_has(self, h))
+        return 0;
+    const uint32_t tag = variant_tag(h);
+    size_t i = (size_t)tag & self->mask;
+    while (self->slots[i].hash) {
+        if (self->slots[i].hash == tag && self->caps[self->slots[i].id] != 0) {
+            const uint32_t id = self->slots[i].id;
+            Py_ssize_t e = 0;
+            while (e < *count && ids[e] != id)
+                e++;
+            if (e == *count) {
+                if (*count == room)
+                    return -1;
+                ids[(*count)++] = id;
+            }
+        }
+        i = (i + 1) & self->mask;
+    }
+    return 0;
+}
+
+#define TYPO_IDS 256 /* distinct candidates typos() verifies; past it, candidates() does */
+
 PyDoc_STRVAR(typos_doc,
 "typos(token, depths, /) -> list[str]\n--\n\n"
 "The keywords ``token`` (lowercased) is a typo of, each once:\n"
@@ -1903,57 +1958,72 @@ PyDoc_STRVAR(typos_doc,
 static PyObject *
 VariantIndex_typos(VariantIndex *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *found = VariantIndex_candidates(self, args, nargs);
-    if (found == NULL)
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "typos() takes a str and an int");
         return NULL;
-    PyObject *out = PyList_New(0);
+    }
+    long depths = PyLong_AsLong(args[1]);
+    if (depths == -1 && PyErr_Occurred())
+        return NULL;
     Py_UCS4 small_cps[SMALL_CPS], small_kw[SMALL_CPS];
-    Py_ssize_t n = 0;
-    Py_UCS4 *cps = out == NULL ? NULL : code_points(args[0], &n, small_cps, SMALL_CPS);
-    if (cps == NULL) {
-        Py_XDECREF(out);
-        Py_DECREF(found);
+    uint64_t small_p[SMALL_CPS + 1];
+    uint32_t ids[TYPO_IDS];
+    Py_ssize_t n, count = 0;
+    Py_UCS4 *cps = code_points(args[0], &n, small_cps, SMALL_CPS);
+    if (cps == NULL)
         return NULL;
+    uint64_t *P = small_p;
+    PyObject *out = NULL;
+    if (n > SMALL_CPS) {
+        P = PyMem_Malloc(((size_t)n + 1) * sizeof(uint64_t));
+        if (P == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
     }
-    const Py_ssize_t count = PyList_GET_SIZE(found);
-    const Py_ssize_t keyword_count = PyTuple_GET_SIZE(self->keywords);
-    for (Py_ssize_t c = 0; c < count; c++) {
-        PyObject *id = PyList_GET_ITEM(found, c);
-        const size_t at = PyLong_AsSize_t(id);
-        if ((Py_ssize_t)at >= keyword_count || self->caps[at] == 0)
-            continue;
-        int again = 0; /* a repeat of an earlier candidate (candidates are few) */
-        for (Py_ssize_t e = 0; e < c && !again; e++)
-            again = PyList_GET_ITEM(found, e) == id ||
-                    PyLong_AsSize_t(PyList_GET_ITEM(found, e)) == at;
-        if (again)
-            continue;
-        const int cap = self->caps[at];
-        PyObject *keyword = PyTuple_GET_ITEM(self->keywords, (Py_ssize_t)at);
-        const Py_ssize_t kn = PyUnicode_GET_LENGTH(keyword);
-        if ((kn > n ? kn - n : n - kn) > cap)
-            continue;
-        Py_ssize_t kl;
-        Py_UCS4 *kw = code_points(keyword, &kl, small_kw, SMALL_CPS);
-        if (kw == NULL)
-            goto fail;
-        int distance = 0;
-        if (kl == n ? memcmp(kw, cps, (size_t)n * sizeof(Py_UCS4)) != 0
-                    : !(kl < n ? contains_cps(cps, n, kw, kl) : contains_cps(kw, kl, cps, n)))
-            distance = osa_cps(kw, kl, cps, n, cap);
-        if (kw != small_kw)
-            PyMem_Free(kw);
-        if (distance < 0 ||
-            (distance >= 1 && distance <= cap && PyList_Append(out, keyword) < 0))
-            goto fail;
+    PREFIX_OF(P, cps, n);
+    int full = 0;
+    if (depths & 1)
+        full |= collect_typo_ids(self, variant_hash(P[n], (size_t)n), ids, &count, TYPO_IDS);
+    if (depths & 2) {
+        for (Py_ssize_t a = 0; a < n && !full; a++)
+            full |= collect_typo_ids(self, variant_hash(poly_without(P, n, a, -1), (size_t)n - 1),
+                                     ids, &count, TYPO_IDS);
     }
-    goto done;
-fail:
-    Py_CLEAR(out);
+    if (depths & 4) {
+        for (Py_ssize_t a = 0; a < n && !full; a++) {
+            for (Py_ssize_t b = a + 1; b < n && !full; b++)
+                full |= collect_typo_ids(self,
+                                         variant_hash(poly_without(P, n, a, b), (size_t)n - 2),
+                                         ids, &count, TYPO_IDS);
+        }
+    }
+    if (full) { /* more distinct candidates than fit here: take them all from candidates() */
+        PyObject *found = VariantIndex_candidates(self, args, nargs);
+        if (found == NULL)
+            goto done;
+        out = PyList_New(0);
+        for (Py_ssize_t c = 0; out != NULL && c < PyList_GET_SIZE(found); c++) {
+            const size_t at = PyLong_AsSize_t(PyList_GET_ITEM(found, c));
+            int again = self->caps[at] == 0;
+            for (Py_ssize_t e = 0; e < c && !again; e++)
+                again = PyLong_AsSize_t(PyList_GET_ITEM(found, e)) == at;
+            if (!again && typo_verified(self, (Py_ssize_t)at, cps, n, small_kw, out) < 0)
+                Py_CLEAR(out);
+        }
+        Py_DECREF(found);
+        goto done;
+    }
+    out = PyList_New(0);
+    for (Py_ssize_t c = 0; out != NULL && c < count; c++) {
+        if (typo_verified(self, (Py_ssize_t)ids[c], cps, n, small_kw, out) < 0)
+            Py_CLEAR(out);
+    }
 done:
     if (cps != small_cps)
         PyMem_Free(cps);
-    Py_DECREF(found);
+    if (P != small_p && P != NULL)
+        PyMem_Free(P);
     return out;
 }
 

@@ -382,6 +382,15 @@ def test_variant_index_typos_basics() -> None:
     assert index.typos("x" * 100 + "yzy" + "x" * 197, 7) == []
     with pytest.raises(TypeError):
         index.typos(3, 7)  # type: ignore[arg-type]
+    # more distinct candidates than typos() gathers on the stack: all still verified
+    token = "abcdefghi"
+    near = [
+        token[:i] + c + token[i + 1 :]
+        for i in range(9)
+        for c in "jklmnopqrstuvwxyz0123456789éèêëàâ"
+    ]
+    crowd = VariantIndex([*near, token, "zzzzzzzzz"], [2] * (len(near) + 2))
+    assert sorted(crowd.typos(token, 7)) == sorted(near)
 
 
 @compiled
