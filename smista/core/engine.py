@@ -1135,9 +1135,8 @@ class CompiledRules:
 
     def _entries(self, token: str) -> tuple[_Entry, ...]:
         """Every rule ``token`` satisfies, as sorted entries (best evidence per rule)."""
-        places: list[tuple[int, int, int, int]] = [
-            (rank, 0, pos, index) for rank, pos, index in self._exact.get(token, ())
-        ]
+        exact = self._exact.get(token)
+        typos: list[str] | None = None
         n = len(token)
         levels = self._levels
         if n < len(levels) and self._has_typo:
@@ -1145,24 +1144,28 @@ class CompiledRules:
             bands = self._bands
             band = bands[n] if bands is not None else None
             if band is not None:
-                for keyword, distance, _ in _extract(
-                    token, band, scorer=_OSA.fast, score_cutoff=2, limit=None
-                ):
-                    if (
-                        0 < distance <= _cap(len(keyword))
-                        and keyword not in token
-                        and token not in keyword
-                    ):
-                        places.extend(
-                            (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
-                        )
-            elif level[0] or level[1] or level[2]:
-                for keyword in self._verified_typos(token, level):
-                    places.extend(
-                        (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
+                typos = [
+                    keyword
+                    for keyword, distance, _ in _extract(
+                        token, band, scorer=_OSA.fast, score_cutoff=2, limit=None
                     )
-        if not places:
-            return ()
+                    if 0 < distance <= _cap(len(keyword))
+                    and keyword not in token
+                    and token not in keyword
+                ]
+            elif level[0] or level[1] or level[2]:
+                typos = self._verified_typos(token, level)
+        if not typos:
+            if exact is None:
+                return ()
+            if len(exact) == 1:  # (most tokens: one rule's keyword, exactly)
+                rank, pos, index = exact[0]
+                return ((rank, 0, pos, index, self._free_match(index, pos, 0)),)
+        places = [(rank, 0, pos, index) for rank, pos, index in exact] if exact else []
+        if typos:
+            typo_places = self._typo_places
+            for keyword in typos:
+                places.extend((rank, 1, pos, index) for rank, pos, index in typo_places[keyword])
         places.sort()
         out: list[_Entry] = []
         last_rank = -1
