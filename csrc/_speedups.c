@@ -296,6 +296,8 @@ typedef struct {
     size_t used;
     uint64_t *bloom; /* two bits per variant, 16 bits of filter per variant */
     size_t bloom_mask; /* bits - 1 */
+    PyObject *keywords; /* the tuple of keywords, for typos() to verify against */
+    uint8_t *caps;      /* each keyword's typo cap */
 } VariantIndex;
 
 static inline uint64_t
@@ -311,21 +313,25 @@ variant_tag(uint64_t h)
     return folded ? folded : 1;
 }
 
+/* The filter's two bits for hash `h`, both in the one 64-bit word that bits 40
+ * and up of `h` choose: a probe reads one cache line, not two. */
+static inline uint64_t
+bloom_bits(uint64_t h)
+{
+    return (1ULL << ((h >> 17) & 63)) | (1ULL << ((h >> 23) & 63));
+}
+
 static inline int
 bloom_has(const VariantIndex *vi, uint64_t h)
 {
-    size_t a = (size_t)(h >> 40) & vi->bloom_mask;
-    size_t b = (size_t)((h >> 17) ^ (h << 5)) & vi->bloom_mask;
-    return ((vi->bloom[a >> 6] >> (a & 63)) & (vi->bloom[b >> 6] >> (b & 63)) & 1) != 0;
+    const uint64_t bits = bloom_bits(h);
+    return (vi->bloom[(size_t)(h >> 40) & (vi->bloom_mask >> 6)] & bits) == bits;
 }
 
 static inline void
 bloom_add(VariantIndex *vi, uint64_t h)
 {
-    size_t a = (size_t)(h >> 40) & vi->bloom_mask;
-    size_t b = (size_t)((h >> 17) ^ (h << 5)) & vi->bloom_mask;
-    vi->bloom[a >> 6] |= 1ULL << (a & 63);
-    vi->bloom[b >> 6] |= 1ULL << (b & 63);
+    vi->bloom[(size_t)(h >> 40) & (vi->bloom_mask >> 6)] |= bloom_bits(h);
 }
 
 /* Whether some keyword has the variant with hash `h`. */
@@ -1666,11 +1672,17 @@ VariantIndex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_NoMemory();
         goto fail;
     }
+    self->caps = PyMem_Malloc(count > 0 ? (size_t)count : 1);
+    if (self->caps == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     self->mask = slots - 1;
     self->bloom_mask = bloom_bits - 1;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *k = PyTuple_GET_ITEM(keywords, i);
         long cap = PyLong_AsLong(PyTuple_GET_ITEM(caps, i));
+        self->caps[i] = (uint8_t)cap;
         Py_UCS4 small_cps[SMALL_CPS];
         uint64_t small_p[SMALL_CPS + 1];
         Py_ssize_t n;
@@ -1706,7 +1718,7 @@ VariantIndex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         if (P != small_p)
             PyMem_Free(P);
     }
-    Py_DECREF(keywords);
+    self->keywords = keywords; /* kept: typos() verifies against them */
     Py_DECREF(caps);
     return (PyObject *)self;
 fail:
@@ -1721,6 +1733,8 @@ VariantIndex_dealloc(VariantIndex *self)
 {
     PyMem_Free(self->slots);
     PyMem_Free(self->bloom);
+    PyMem_Free(self->caps);
+    Py_XDECREF(self->keywords);
     PyTypeObject *type = Py_TYPE(self);
     type->tp_free((PyObject *)self);
     Py_DECREF(type); /* a heap type: each instance holds a reference to it */
@@ -1811,6 +1825,208 @@ done:
     return out;
 }
 
+/* Whether the code points `a[0:la]` occur in `b[0:lb]`. */
+static int
+contains_cps(const Py_UCS4 *b, Py_ssize_t lb, const Py_UCS4 *a, Py_ssize_t la)
+{
+    for (Py_ssize_t s = 0; s + la <= lb; s++) {
+        Py_ssize_t m = 0;
+        while (m < la && b[s + m] == a[m])
+            m++;
+        if (m == la)
+            return 1;
+    }
+    return 0;
+}
+
+#define OSA_ROW 258 /* rows this long live on the stack */
+
+/* The OSA distance of `a` and `b` (unit costs, adjacent transpositions) if at
+ * most `cap`, else cap + 1: smista.core.osa.osa_within, row by row, stopping
+ * once a whole row is past the cap. -1 when out of memory. */
+static int
+osa_cps(const Py_UCS4 *a, Py_ssize_t la, const Py_UCS4 *b, Py_ssize_t lb, int cap)
+{
+    if ((la > lb ? la - lb : lb - la) > cap)
+        return cap + 1;
+    Py_ssize_t small[3 * OSA_ROW];
+    Py_ssize_t *buf = small;
+    if (lb + 1 > OSA_ROW) {
+        buf = PyMem_Malloc(3 * ((size_t)lb + 1) * sizeof(Py_ssize_t));
+        if (buf == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    Py_ssize_t *before = buf, *prev = buf + (lb + 1), *cur = buf + 2 * (lb + 1);
+    for (Py_ssize_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    int out = -2;
+    for (Py_ssize_t i = 1; i <= la && out == -2; i++) {
+        const Py_UCS4 ai = a[i - 1];
+        cur[0] = i;
+        Py_ssize_t low = i;
+        for (Py_ssize_t j = 1; j <= lb; j++) {
+            const Py_UCS4 bj = b[j - 1];
+            Py_ssize_t v = prev[j - 1] + (ai != bj);
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && ai == b[j - 2] && a[i - 2] == bj && before[j - 2] + 1 < v)
+                v = before[j - 2] + 1;
+            cur[j] = v;
+            if (v < low)
+                low = v;
+        }
+        if (low > cap)
+            out = cap + 1;
+        Py_ssize_t *t = before;
+        before = prev;
+        prev = cur;
+        cur = t;
+    }
+    if (out == -2)
+        out = prev[lb] <= cap ? (int)prev[lb] : cap + 1;
+    if (buf != small)
+        PyMem_Free(buf);
+    return out;
+}
+
+/* Append keyword `at` to `out` if the token `cps[0:n]` is a typo of it; -1 on
+ * an error. `buf`: SMALL_CPS code points of room for the keyword's. */
+static int
+typo_verified(const VariantIndex *self, Py_ssize_t at, const Py_UCS4 *cps, Py_ssize_t n,
+              Py_UCS4 *buf, PyObject *out)
+{
+    const int cap = self->caps[at];
+    PyObject *keyword = PyTuple_GET_ITEM(self->keywords, at);
+    const Py_ssize_t kn = PyUnicode_GET_LENGTH(keyword);
+    if (cap == 0 || (kn > n ? kn - n : n - kn) > cap)
+        return 0;
+    Py_ssize_t kl;
+    Py_UCS4 *kw = code_points(keyword, &kl, buf, SMALL_CPS);
+    if (kw == NULL)
+        return -1;
+    int distance = 0;
+    if (kl == n ? memcmp(kw, cps, (size_t)n * sizeof(Py_UCS4)) != 0
+                : !(kl < n ? contains_cps(cps, n, kw, kl) : contains_cps(kw, kl, cps, n)))
+        distance = osa_cps(kw, kl, cps, n, cap);
+    if (kw != buf)
+        PyMem_Free(kw);
+    if (distance < 0)
+        return -1;
+    return distance >= 1 && distance <= cap ? PyList_Append(out, keyword) : 0;
+}
+
+/* The distinct keyword positions of cap 1 or 2 with the variant of hash `h`,
+ * added to ids[0:*count] (at most `room`; -1 past it). */
+static int
+collect_typo_ids(const VariantIndex *self, uint64_t h, uint32_t *ids, Py_ssize_t *count,
+                 Py_ssize_t room)
+{
+    if (!bloom_has(self, h))
+        return 0;
+    const uint32_t tag = variant_tag(h);
+    size_t i = (size_t)tag & self->mask;
+    while (self->slots[i].hash) {
+        if (self->slots[i].hash == tag && self->caps[self->slots[i].id] != 0) {
+            const uint32_t id = self->slots[i].id;
+            Py_ssize_t e = 0;
+            while (e < *count && ids[e] != id)
+                e++;
+            if (e == *count) {
+                if (*count == room)
+                    return -1;
+                ids[(*count)++] = id;
+            }
+        }
+        i = (i + 1) & self->mask;
+    }
+    return 0;
+}
+
+#define TYPO_IDS 256 /* distinct candidates typos() verifies; past it, candidates() does */
+
+PyDoc_STRVAR(typos_doc,
+"typos(token, depths, /) -> list[str]\n--\n\n"
+"The keywords ``token`` (lowercased) is a typo of, each once:\n"
+"the candidates() at ``depths`` whose cap is at least 1, verified with the\n"
+"rules of smista.core.fuzzy: not the keyword, lengths within the cap, neither\n"
+"containing the other, OSA distance 1..cap. In the order first found.");
+
+static PyObject *
+VariantIndex_typos(VariantIndex *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "typos() takes a str and an int");
+        return NULL;
+    }
+    long depths = PyLong_AsLong(args[1]);
+    if (depths == -1 && PyErr_Occurred())
+        return NULL;
+    Py_UCS4 small_cps[SMALL_CPS], small_kw[SMALL_CPS];
+    uint64_t small_p[SMALL_CPS + 1];
+    uint32_t ids[TYPO_IDS];
+    Py_ssize_t n, count = 0;
+    Py_UCS4 *cps = code_points(args[0], &n, small_cps, SMALL_CPS);
+    if (cps == NULL)
+        return NULL;
+    uint64_t *P = small_p;
+    PyObject *out = NULL;
+    if (n > SMALL_CPS) {
+        P = PyMem_Malloc(((size_t)n + 1) * sizeof(uint64_t));
+        if (P == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    PREFIX_OF(P, cps, n);
+    int full = 0;
+    if (depths & 1)
+        full |= collect_typo_ids(self, variant_hash(P[n], (size_t)n), ids, &count, TYPO_IDS);
+    if (depths & 2) {
+        for (Py_ssize_t a = 0; a < n && !full; a++)
+            full |= collect_typo_ids(self, variant_hash(poly_without(P, n, a, -1), (size_t)n - 1),
+                                     ids, &count, TYPO_IDS);
+    }
+    if (depths & 4) {
+        for (Py_ssize_t a = 0; a < n && !full; a++) {
+            for (Py_ssize_t b = a + 1; b < n && !full; b++)
+                full |= collect_typo_ids(self,
+                                         variant_hash(poly_without(P, n, a, b), (size_t)n - 2),
+                                         ids, &count, TYPO_IDS);
+        }
+    }
+    if (full) { /* more distinct candidates than fit here: take them all from candidates() */
+        PyObject *found = VariantIndex_candidates(self, args, nargs);
+        if (found == NULL)
+            goto done;
+        out = PyList_New(0);
+        for (Py_ssize_t c = 0; out != NULL && c < PyList_GET_SIZE(found); c++) {
+            const size_t at = PyLong_AsSize_t(PyList_GET_ITEM(found, c));
+            int again = self->caps[at] == 0;
+            for (Py_ssize_t e = 0; e < c && !again; e++)
+                again = PyLong_AsSize_t(PyList_GET_ITEM(found, e)) == at;
+            if (!again && typo_verified(self, (Py_ssize_t)at, cps, n, small_kw, out) < 0)
+                Py_CLEAR(out);
+        }
+        Py_DECREF(found);
+        goto done;
+    }
+    out = PyList_New(0);
+    for (Py_ssize_t c = 0; out != NULL && c < count; c++) {
+        if (typo_verified(self, (Py_ssize_t)ids[c], cps, n, small_kw, out) < 0)
+            Py_CLEAR(out);
+    }
+done:
+    if (cps != small_cps)
+        PyMem_Free(cps);
+    if (P != small_p && P != NULL)
+        PyMem_Free(P);
+    return out;
+}
+
 static Py_ssize_t
 VariantIndex_len(VariantIndex *self)
 {
@@ -1827,6 +2043,7 @@ VariantIndex_sizeof(VariantIndex *self, PyObject *Py_UNUSED(ignored))
 static PyMethodDef VariantIndex_methods[] = {
     {"candidates", (PyCFunction)(void (*)(void))VariantIndex_candidates, METH_FASTCALL,
      candidates_doc},
+    {"typos", (PyCFunction)(void (*)(void))VariantIndex_typos, METH_FASTCALL, typos_doc},
     {"__sizeof__", (PyCFunction)VariantIndex_sizeof, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

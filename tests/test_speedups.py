@@ -348,6 +348,52 @@ def test_variant_index_finds_every_candidate(
 
 
 @compiled
+@settings(max_examples=500)
+@given(
+    st.lists(st.text(alphabet="abcé1", min_size=1, max_size=9), max_size=20),
+    st.data(),
+    st.text(alphabet="abcé1", min_size=1, max_size=11),
+)
+def test_variant_index_typos_are_the_fuzzy_rules(
+    keywords: list[str], data: st.DataObject, token: str
+) -> None:
+    """typos() is exactly the keywords (cap at least 1) the token is a typo of by
+    smista.core.fuzzy's rules: no hash collision, repeat or missed candidate shows."""
+    from smista.core.fuzzy import is_typo
+
+    caps = [data.draw(st.integers(0, 2)) for _ in keywords]
+    index = VariantIndex(keywords, caps)
+    expected = [k for k, c in zip(keywords, caps, strict=True) if c and is_typo(k, token, c)]
+    assert sorted(index.typos(token, 7)) == sorted(expected)
+
+
+@compiled
+def test_variant_index_typos_basics() -> None:
+    index = VariantIndex(["implement", "fix", "café", "abcde", "x" * 300], [2, 0, 1, 1, 2])
+    assert index.typos("implment", 7) == ["implement"]
+    assert index.typos("impelment", 7) == ["implement"]  # a transposition is one edit
+    assert index.typos("implement", 7) == []  # the keyword itself is no typo
+    assert index.typos("fxi", 7) == []  # cap 0
+    assert index.typos("cafe", 7) == ["café"]
+    assert index.typos("abcd", 7) == []  # contained: a different word
+    assert index.typos("abced", 7) == ["abcde"]
+    assert index.typos("x" * 149 + "y" + "x" * 150, 7) == ["x" * 300]  # past the stack rows
+    assert index.typos("x" * 148 + "yy" + "x" * 150, 7) == ["x" * 300]
+    assert index.typos("x" * 100 + "yzy" + "x" * 197, 7) == []
+    with pytest.raises(TypeError):
+        index.typos(3, 7)  # type: ignore[arg-type]
+    # more distinct candidates than typos() gathers on the stack: all still verified
+    token = "abcdefghi"
+    near = [
+        token[:i] + c + token[i + 1 :]
+        for i in range(9)
+        for c in "jklmnopqrstuvwxyz0123456789éèêëàâ"
+    ]
+    crowd = VariantIndex([*near, token, "zzzzzzzzz"], [2] * (len(near) + 2))
+    assert sorted(crowd.typos(token, 7)) == sorted(near)
+
+
+@compiled
 def test_variant_index_basics() -> None:
     index = VariantIndex(["implement", "fix", "café"], [2, 0, 0])
     assert set(index.candidates("implment", 7)) == {0}

@@ -52,7 +52,7 @@ Must never perform I/O, read the environment, or consult a model.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable
 from itertools import chain, combinations, islice
 from typing import Any, NamedTuple
 
@@ -809,13 +809,11 @@ class CompiledRules:
             if isinstance(got, int):
                 return got
             best, unknown = got
-            resolve = self._resolve
+            resolve = self._resolve_code
             for token in unknown if len(unknown) < 2 else dict.fromkeys(unknown):
-                entries = resolve(token, fast)
-                if entries:
-                    code = self._code_of_entries(entries)
-                    if code < best:
-                        best = code
+                code = resolve(token, fast)
+                if code < best:
+                    best = code
             return best
         if len(text) > LARGE_TEXT:
             return min(self._code_of_entries(self._large_entries(text)), self._free_code)
@@ -850,6 +848,28 @@ class CompiledRules:
         else:
             fast.put(raw, None)
         return entries
+
+    def _resolve_code(self, raw: str, fast: Any) -> int:
+        """:meth:`_resolve` for :meth:`match_code`: the token's code (``_no_free``
+        when it hits nothing or only rules that need a context), recorded alike."""
+        if raw.isascii():
+            token = raw
+        else:
+            token = rust_lower(raw)
+            if self._hopeless(token):
+                fast.put(raw, None)
+                return self._no_free
+        entries = self._state[1].get(token)
+        if entries is None:
+            entries = self._entries(token)
+            if not entries:
+                fast.put(raw, None)
+                return self._no_free
+            code = self._remember(token, entries)
+        else:
+            code = self._code_of_entries(entries)
+        fast.put(raw, code)
+        return code
 
     def _scan_piece(self, text: str, scan: Any, asked: dict[str, None]) -> list[tuple[_Entry, ...]]:
         """The entries of the tokens of ``text`` the verifying table's scan hands back;
@@ -1094,8 +1114,9 @@ class CompiledRules:
             self._remember(token, entries)
         return found
 
-    def _remember(self, token: str, entries: tuple[_Entry, ...]) -> None:
-        """Memoize ``token``'s entries (a hit token's in ``hits`` before its code).
+    def _remember(self, token: str, entries: tuple[_Entry, ...]) -> int:
+        """Memoize ``token``'s entries (a hit token's in ``hits`` before its code);
+        its code (``_no_free`` when it hits nothing).
 
         Full at :data:`MEMO_LIMIT` tokens: the oldest quarter (in insertion
         order) is forgotten, so the memo never empties all at once.
@@ -1107,15 +1128,15 @@ class CompiledRules:
                     memo.pop(old, None)
         if entries:
             hits[token] = entries
-            codes[token] = self._code_of_entries(entries)
-        else:
-            plain[token] = None
+            code = codes[token] = self._code_of_entries(entries)
+            return code
+        plain[token] = None
+        return self._no_free
 
     def _entries(self, token: str) -> tuple[_Entry, ...]:
         """Every rule ``token`` satisfies, as sorted entries (best evidence per rule)."""
-        places: list[tuple[int, int, int, int]] = [
-            (rank, 0, pos, index) for rank, pos, index in self._exact.get(token, ())
-        ]
+        exact = self._exact.get(token)
+        typos: list[str] | None = None
         n = len(token)
         levels = self._levels
         if n < len(levels) and self._has_typo:
@@ -1123,24 +1144,28 @@ class CompiledRules:
             bands = self._bands
             band = bands[n] if bands is not None else None
             if band is not None:
-                for keyword, distance, _ in _extract(
-                    token, band, scorer=_OSA.fast, score_cutoff=2, limit=None
-                ):
-                    if (
-                        0 < distance <= _cap(len(keyword))
-                        and keyword not in token
-                        and token not in keyword
-                    ):
-                        places.extend(
-                            (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
-                        )
-            elif level[0] or level[1] or level[2]:
-                for keyword in self._verified_typos(token, level):
-                    places.extend(
-                        (rank, 1, pos, index) for rank, pos, index in self._typo_places[keyword]
+                typos = [
+                    keyword
+                    for keyword, distance, _ in _extract(
+                        token, band, scorer=_OSA.fast, score_cutoff=2, limit=None
                     )
-        if not places:
-            return ()
+                    if 0 < distance <= _cap(len(keyword))
+                    and keyword not in token
+                    and token not in keyword
+                ]
+            elif level[0] or level[1] or level[2]:
+                typos = self._verified_typos(token, level)
+        if not typos:
+            if exact is None:
+                return ()
+            if len(exact) == 1:  # (most tokens: one rule's keyword, exactly)
+                rank, pos, index = exact[0]
+                return ((rank, 0, pos, index, self._free_match(index, pos, 0)),)
+        places = [(rank, 0, pos, index) for rank, pos, index in exact] if exact else []
+        if typos:
+            typo_places = self._typo_places
+            for keyword in typos:
+                places.extend((rank, 1, pos, index) for rank, pos, index in typo_places[keyword])
         places.sort()
         out: list[_Entry] = []
         last_rank = -1
@@ -1164,10 +1189,16 @@ class CompiledRules:
                 out.extend((k, True) for k in sorted(self._verified_typos(token, level)))
         return out
 
-    def _verified_typos(self, token: str, level: tuple[bool, bool, bool]) -> Iterator[str]:
+    def _verified_typos(self, token: str, level: tuple[bool, bool, bool]) -> list[str]:
         """The typo-index candidates ``token`` really is a typo of (length cap,
-        containment, OSA distance: the rules of :mod:`smista.core.fuzzy`)."""
+        containment, OSA distance: the rules of :mod:`smista.core.fuzzy`); with the
+        C index, verified there."""
+        vindex = self._vindex
+        if vindex is not None:
+            found: list[str] = vindex.typos(token, level[0] | level[1] << 1 | level[2] << 2)
+            return found
         n = len(token)
+        out: list[str] = []
         for keyword in self._typo_candidates(token, level):
             cap = _cap(len(keyword))
             if (
@@ -1178,16 +1209,12 @@ class CompiledRules:
             ):
                 continue
             if _OSA.within(keyword, token, cap) <= cap:
-                yield keyword
+                out.append(keyword)
+        return out
 
     def _typo_candidates(self, token: str, level: tuple[bool, bool, bool]) -> set[str]:
-        """Keywords sharing a deletion variant with ``token`` at the depths ``level`` allows."""
-        vindex = self._vindex
-        if vindex is not None:
-            keywords = self._typo_keywords
-            ok = self._typo_ok
-            found = vindex.candidates(token, level[0] | level[1] << 1 | level[2] << 2)
-            return {keywords[i] for i in found if ok[i]}
+        """Keywords sharing a deletion variant with ``token`` at the depths ``level``
+        allows, from the Python typo index (the C one verifies its own: ``typos``)."""
         typo = self._typo_index()
         candidates: set[str] = set()
         for variant in typo.keys() & _token_variants(token, level):
