@@ -1,5 +1,5 @@
 """The real-prompt sets: the dev set and its v3 split (tools/split_real_prompts.py), the
-second sets, and the fresh held-out sets (fresh to fresh5)."""
+second sets, and the fresh held-out sets (fresh to fresh6)."""
 
 from __future__ import annotations
 
@@ -144,6 +144,7 @@ _LATER_SETS = {
     "fresh3": (301, "f3", ("fresh", "fresh2")),
     "fresh4": (291, "f4", ("fresh", "fresh2", "fresh3")),
     "fresh5": (300, "f5", ("fresh", "fresh2", "fresh3", "fresh4")),
+    "fresh6": (275, "f6", ("fresh", "fresh2", "fresh3", "fresh4", "fresh5")),
 }
 
 
@@ -151,7 +152,7 @@ _LATER_SETS = {
 def test_a_later_fresh_set_shares_no_text_repository_or_page_with_the_earlier_sets(
     name: str,
 ) -> None:
-    """tests/data/real-prompts-fresh3.jsonl, -fresh4.jsonl and -fresh5.jsonl, each
+    """tests/data/real-prompts-fresh3.jsonl, -fresh4.jsonl, -fresh5.jsonl and -fresh6.jsonl, each
     gathered after the sets before it: fields are right, no text equals one in those sets, no repository
     source shares an owner/repo with any of their sources, and no documentation page
     (https://... sources, whose mirror repositories other sets may cite for other
