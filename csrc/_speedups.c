@@ -19,8 +19,8 @@
  *   keys with the same code. Keys are hashed with a keyed hash whose key is
  *   drawn from os.urandom when the module loads (a prompt cannot be crafted
  *   to collide in every process). The table is bounded: when full, a CLOCK
- *   hand evicts one token not looked up since its last sweep (never the
- *   whole table at once).
+ *   hand evicts one token neither stored nor looked up since the hand last
+ *   passed it (never the whole table at once).
  *
  *   Tokens that can never match a keyword are never stored or probed: longer
  *   than `max_len` characters, or with more than `max_foreign` ASCII
@@ -622,7 +622,9 @@ put_key(TokenCodes *self, const unsigned char *key, size_t len, int64_t code)
         memcpy(s->key.small, key, len);
     }
     s->hash = h;
-    s->lenref = (uint32_t)len;
+    /* Stored referenced: a new token often lands in the hole the eviction just
+     * made under the hand, and unreferenced it would be the very next victim. */
+    s->lenref = (uint32_t)len | REF;
     s->code = code;
     self->used++;
     if (self->used * 2 > self->mask + 1)
