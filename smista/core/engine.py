@@ -263,7 +263,6 @@ _DERIVED = (
     "_foreign",
     "_levels",
     "_typo_keywords",
-    "_typo_ok",
     "_typo_caps",
     "_union",
 )
@@ -310,7 +309,6 @@ class CompiledRules:
         "_typo",
         "_typo_caps",
         "_typo_keywords",
-        "_typo_ok",
         "_typo_places",
         "_ungated",
         "_union",
@@ -522,7 +520,6 @@ class CompiledRules:
         self._foreign = str.maketrans(dict.fromkeys(sorted(self._alphabet)))
         self._levels = self._depth_levels(typo_caps)
         self._typo_keywords = tuple(self._exact)  # the C index's keyword positions
-        self._typo_ok = tuple(k in typo_caps for k in self._typo_keywords)
         self._typo_caps = tuple(typo_caps.get(k, 0) for k in self._typo_keywords)
 
     def derived_data(self) -> tuple[object, ...]:
