@@ -15,6 +15,7 @@ endings and words are lowercased as tokens are. Must never perform I/O.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from smista.core.conditions._lists import list_lints, string_list
@@ -33,8 +34,10 @@ MIN_STEM = 3
 _EXCEPT = "!"
 
 
-def split_entries(values: Sequence[str]) -> tuple[tuple[str, ...], frozenset[str]]:
-    """``(endings, exception words)`` of compiled entries, in entry order."""
+@lru_cache(maxsize=4096)
+def split_entries(values: tuple[str, ...]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """``(endings, exception words)`` of compiled entries, in entry order (remembered:
+    a condition's values are split once, not on every prompt)."""
     endings = tuple(v for v in values if not v.startswith(_EXCEPT))
     return endings, frozenset(v[1:] for v in values if v.startswith(_EXCEPT))
 
