@@ -42,8 +42,9 @@ def prompts(draw: st.DrawFn, config: ClassificationConfig) -> str:
         for key in ("keywords", "leading", "phrases", "stems", "exclude", "substrings"):
             pool.extend(getattr(rule, key))
         pool.extend("/" + c for c in rule.commands if c != "*")
-        for entry in rule.lead_endings:  # words with each ending, and the excepted words
-            pool.append(entry[1:] if entry.startswith("!") else "abc" + entry)
+        for entry in rule.lead_endings:  # words with each ending (3 characters before it
+            # hold, 2 do not), and the excepted words
+            pool.extend([entry[1:]] if entry.startswith("!") else ["abc" + entry, "ab" + entry])
     parts: list[str] = []
     if draw(st.booleans()):
         parts.append(draw(st.sampled_from(["/run", "/ask", "/plan", "@agent", "hi,", "please"])))
