@@ -46,6 +46,7 @@ from smista.authoring.evaluate import AnnotatedCase, parse_labelled  # noqa: E40
 from smista.config.defaults import default_config  # noqa: E402
 from smista.config.load import load_config  # noqa: E402
 from smista.core.classifier import Classifier  # noqa: E402
+from smista.core.conditions.registry import KINDS  # noqa: E402
 from smista.core.intent import TaskIntent  # noqa: E402
 from smista.core.rules import ClassificationConfig, ClassificationRule  # noqa: E402
 
@@ -63,7 +64,12 @@ WITH_FRESH = (
     REAL.with_name("real-prompts-fresh3.jsonl"),
     REAL.with_name("real-prompts-fresh4.jsonl"),
 )
-FIELDS = ("keywords", "commands", "leading", "lead_endings", "phrases", "stems", "substrings")
+# The kinds whose entries each decide a rule on their own (a veto or a context does not).
+FIELDS = tuple(
+    kind.key
+    for kind in KINDS
+    if kind.default == () and kind.key not in ("exclude", "requires_any_context")
+)
 Entry = tuple[int, str, str]  # (rule index, field, entry)
 
 
