@@ -761,11 +761,11 @@ class CompiledRules:
             for token in found:
                 got = known.get(token)
                 if got is None:  # evicted from the Python memo, or not ASCII
-                    got = self._resolve(token, fast)
+                    got = self._resolve(token, fast)[0]
                 if got:
                     entries.append(got)
             for token in unknown:
-                got = self._resolve(token, fast)
+                got = self._resolve(token, fast)[0]
                 if got:
                     entries.append(got)
             return self._decide(entries, contexts)
@@ -806,9 +806,9 @@ class CompiledRules:
             if isinstance(got, int):
                 return got
             best, unknown = got
-            resolve = self._resolve_code
+            resolve = self._resolve
             for token in unknown if len(unknown) < 2 else dict.fromkeys(unknown):
-                code = resolve(token, fast)
+                code = resolve(token, fast)[1]
                 if code < best:
                     best = code
             return best
@@ -821,8 +821,10 @@ class CompiledRules:
         rest = distinct.difference(self._state[0])
         return self._code_of_rest(rest) if rest else self._free_code
 
-    def _resolve(self, raw: str, fast: Any) -> tuple[_Entry, ...]:
-        """The entries of a token the C scan handed back, recorded in its table.
+    def _resolve(self, raw: str, fast: Any) -> tuple[tuple[_Entry, ...], int]:
+        """The entries and code of a token the C scan handed back, recorded in its
+        table (the code is ``_no_free`` when it hits nothing or only rules that need a
+        context).
 
         ``raw`` is lowercased when ASCII, as written otherwise (Rust's
         lowercasing happens here); the table keys it as the scan does.
@@ -833,40 +835,18 @@ class CompiledRules:
             token = rust_lower(raw)
             if self._hopeless(token):  # (the scan's own lowercasing leaves final sigma here)
                 fast.put(raw, None)
-                return ()
-        hits = self._state[1]
-        entries = hits.get(token)
-        if entries is None:
-            entries = self._entries(token)
-            if entries:
-                self._remember(token, entries)
-        if entries:
-            fast.put(raw, self._code_of_entries(entries))
-        else:
-            fast.put(raw, None)
-        return entries
-
-    def _resolve_code(self, raw: str, fast: Any) -> int:
-        """:meth:`_resolve` for :meth:`match_code`: the token's code (``_no_free``
-        when it hits nothing or only rules that need a context), recorded alike."""
-        if raw.isascii():
-            token = raw
-        else:
-            token = rust_lower(raw)
-            if self._hopeless(token):
-                fast.put(raw, None)
-                return self._no_free
+                return (), self._no_free
         entries = self._state[1].get(token)
         if entries is None:
             entries = self._entries(token)
             if not entries:
                 fast.put(raw, None)
-                return self._no_free
+                return (), self._no_free
             code = self._remember(token, entries)
         else:
             code = self._code_of_entries(entries)
         fast.put(raw, code)
-        return code
+        return entries, code
 
     def _scan_piece(self, text: str, scan: Any, asked: dict[str, None]) -> list[tuple[_Entry, ...]]:
         """The entries of the tokens of ``text`` the verifying table's scan hands back;
