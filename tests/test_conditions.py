@@ -70,6 +70,17 @@ CASES = [
         "message the commit",
         ("chat", "no rule matched; default intent 'chat'", "low"),
     ),
+    # a rule goes live only when every word of one of its phrases is hit (the gate)
+    (
+        '[[classification.rules]]\nintent="plan"\nphrases=["how should we", "the best approach"]\n',
+        "the way we should go, how?",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="plan"\nphrases=["how should we", "the best approach"]\n',
+        "what is the best approch",
+        ("plan", "phrase 'the best approach' matched rule 0", "medium"),
+    ),
     # leading words after greetings, mentions and fillers
     (
         '[[classification.rules]]\nintent="edit"\nleading=["add"]\n',

@@ -12,6 +12,7 @@ with the keyword caps (never for Hangul or Han words, nor with
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from smista.core.conditions._lists import (
@@ -22,7 +23,7 @@ from smista.core.conditions._lists import (
     string_list,
 )
 from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
-from smista.core.conditions.phrases import entries_starting, first_words, phrase_tokens
+from smista.core.conditions.phrases import entries_starting, phrase_keys, phrase_tokens
 from smista.core.conditions.view import PromptView, is_hangul_or_han
 from smista.core.conditions.words import word_match
 
@@ -30,6 +31,16 @@ if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
 __all__ = ["LEADING", "LeadingKind", "leads_with"]
+
+
+@lru_cache(maxsize=64)
+def _lead_index(keys: frozenset[str]) -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """Gate keys (entries' words joined by spaces) by their first word, with their words."""
+    by_first: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for key in sorted(keys):
+        words = tuple(key.split(" "))
+        by_first.setdefault(words[0], []).append((key, words))
+    return {word: tuple(group) for word, group in by_first.items()}
 
 
 def _lead_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
@@ -104,10 +115,28 @@ class LeadingKind(ConditionKind):
         )
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
-        return first_words(condition)
+        return phrase_keys(condition)
 
     def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
-        return keys & view.lead_words
+        # An entry holds only if each of its words is hit by the content word at its
+        # place (the index path of match checks the same): those keys are present.
+        lead = view.lead_words
+        if not lead:
+            return frozenset()
+        index = _lead_index(keys)
+        found: list[str] = []
+        for word in lead & index.keys():
+            for key, words in index[word]:
+                if len(words) == 1:
+                    found.append(key)
+                    continue
+                content = view.content_head(len(words))
+                if len(content) == len(words) and all(
+                    any(w == want for w, _ in view.hits_of(token))
+                    for want, token in zip(words[1:], content[1:], strict=True)
+                ):
+                    found.append(key)
+        return frozenset(found)
 
     def words(self, condition: Condition) -> tuple[str, ...]:
         return tuple(w for entry in condition.values for w in phrase_tokens(entry))

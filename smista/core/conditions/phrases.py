@@ -36,7 +36,7 @@ __all__ = [
     "entries_starting",
     "find_in_view",
     "find_sequence",
-    "first_words",
+    "phrase_keys",
     "phrase_tokens",
 ]
 
@@ -48,9 +48,21 @@ def phrase_tokens(phrase: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
-def first_words(condition: Condition) -> frozenset[str]:
-    """The first words of a condition's phrases: one must occur for any to hold."""
-    return frozenset(words[0] for p in condition.values if (words := phrase_tokens(p)))
+def phrase_keys(condition: Condition) -> frozenset[str]:
+    """A condition's gate keys: each phrase's tokens joined by a space (no token holds one)."""
+    return frozenset(" ".join(words) for p in condition.values if (words := phrase_tokens(p)))
+
+
+@lru_cache(maxsize=64)
+def _gate_index(keys: frozenset[str]) -> dict[str, tuple[tuple[str, frozenset[str]], ...]]:
+    """Gate keys by one of their words (the longest, likely the rarest), with all their
+    words: a prompt's present words find the few keys that may be present."""
+    by_word: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    for key in sorted(keys):
+        words = key.split(" ")
+        anchor = max(words, key=lambda w: (len(w), w))
+        by_word.setdefault(anchor, []).append((key, frozenset(words)))
+    return {word: tuple(group) for word, group in by_word.items()}
 
 
 _Entry = tuple[str, tuple[str, ...], frozenset[str]]
@@ -184,10 +196,19 @@ class PhrasesKind(ConditionKind):
         )
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
-        return first_words(condition)
+        return phrase_keys(condition)
 
     def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
-        return keys & view.present_words
+        # A phrase holds only if every one of its words is hit by some token (the
+        # index path of match checks the same): a key is present when all are.
+        present = view.present_words
+        index = _gate_index(keys)
+        return frozenset(
+            key
+            for word in index.keys() & present
+            for key, needed in index[word]
+            if needed <= present
+        )
 
     def words(self, condition: Condition) -> tuple[str, ...]:
         return tuple(w for phrase in condition.values for w in phrase_tokens(phrase))
