@@ -2245,14 +2245,6 @@ count_newlines(PyObject *Py_UNUSED(module), PyObject *arg)
     return PyLong_FromSsize_t(count);
 }
 
-PyDoc_STRVAR(code_spans_doc,
-"code_spans(text, /) -> list[tuple[int, int]]\n--\n\n"
-"The ``(start, end)`` spans of the whitespace-free runs of ``text`` that look\n"
-"like code (a slash or backslash next to a word character, a dot between word\n"
-"characters, an underscore between letters or digits, a lower-to-upper case\n"
-"change), each without the sentence punctuation that ends it. Exactly\n"
-"``smista.core.conditions.view._code_spans`` (str.isalnum / str.isspace).");
-
 static int
 is_trailing(Py_UCS4 ch)
 {
@@ -2268,19 +2260,16 @@ is_trailing(Py_UCS4 ch)
 
 #define CS_WORD(ch) (Py_UNICODE_ISALNUM(ch) || (ch) == '_')
 
-static PyObject *
-code_spans(PyObject *Py_UNUSED(module), PyObject *text)
+/* The ``(start, end)`` spans of the whitespace-free runs that look like code (a
+ * slash or backslash next to a word character, a dot between word characters,
+ * an underscore between letters or digits, a lower-to-upper case change), each
+ * without the sentence punctuation that ends it: exactly
+ * ``smista.core.conditions.view._code_spans`` (str.isalnum / str.isspace). In a
+ * growable buffer of pairs; the number of spans, or -1 with MemoryError set. */
+static Py_ssize_t
+find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_ssize_t *cap)
 {
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "code_spans() text must be str");
-        return NULL;
-    }
-    const int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    PyObject *spans = PyList_New(0);
-    if (spans == NULL)
-        return NULL;
+    Py_ssize_t count = 0;
     Py_ssize_t i = 0;
     while (i < n) {
         Py_UCS4 ch = PyUnicode_READ(kind, data, i);
@@ -2320,15 +2309,99 @@ code_spans(PyObject *Py_UNUSED(module), PyObject *text)
         i = end; /* triggers inside this run are skipped */
         while (end > start + 1 && is_trailing(PyUnicode_READ(kind, data, end - 1)))
             end--;
-        PyObject *span = Py_BuildValue("(nn)", start, end);
-        if (span == NULL || PyList_Append(spans, span) < 0) {
-            Py_XDECREF(span);
-            Py_DECREF(spans);
-            return NULL;
+        if (2 * (count + 1) > *cap) {
+            Py_ssize_t grown = *cap ? 2 * *cap : 64;
+            Py_ssize_t *more = PyMem_Realloc(*buf, (size_t)grown * sizeof(Py_ssize_t));
+            if (more == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            *buf = more;
+            *cap = grown;
         }
-        Py_DECREF(span);
+        (*buf)[2 * count] = start;
+        (*buf)[2 * count + 1] = end;
+        count++;
     }
-    return spans;
+    return count;
+}
+
+PyDoc_STRVAR(blank_code_spans_doc,
+"blank_code_spans(text, /) -> str\n--\n\n"
+"``text`` with each whitespace-free run that looks like code (a slash or\n"
+"backslash next to a word character, a dot between word characters, an\n"
+"underscore between letters or digits, a lower-to-upper case change), less the\n"
+"sentence punctuation ending it, replaced by one space (``text`` itself when it\n"
+"has none). Exactly\n"
+"``smista.core.conditions.view._blank_code_spans``.");
+
+static PyObject *
+blank_code_spans(PyObject *Py_UNUSED(module), PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "blank_code_spans() text must be str");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t *buf = NULL, cap = 0;
+    Py_ssize_t count = find_code_spans(kind, data, n, &buf, &cap);
+    if (count < 0)
+        return NULL;
+    if (count == 0) {
+        PyMem_Free(buf);
+        return Py_NewRef(text);
+    }
+    /* The kept characters' widest one (a str must be in its narrowest kind). */
+    Py_ssize_t size = n;
+    const int ascii = PyUnicode_IS_ASCII(text);
+    Py_UCS4 widest = ascii ? 127 : ' ';
+    Py_ssize_t last = 0;
+    for (Py_ssize_t k = 0; k <= count; k++) {
+        Py_ssize_t stop = k < count ? buf[2 * k] : n;
+        if (!ascii) {
+            for (Py_ssize_t j = last; j < stop; j++) {
+                Py_UCS4 ch = PyUnicode_READ(kind, data, j);
+                if (ch > widest)
+                    widest = ch;
+            }
+        }
+        if (k < count) {
+            size -= buf[2 * k + 1] - buf[2 * k] - 1;
+            last = buf[2 * k + 1];
+        }
+    }
+    PyObject *out = PyUnicode_New(size, widest);
+    if (out == NULL) {
+        PyMem_Free(buf);
+        return NULL;
+    }
+    /* Character by character: PyUnicode_CopyCharacters checks a Latin-1 source
+     * against an ASCII target from the source's start, not from the offset. */
+    const int okind = PyUnicode_KIND(out);
+    void *odata = PyUnicode_DATA(out);
+    Py_ssize_t at = 0;
+    last = 0;
+    for (Py_ssize_t k = 0; k <= count; k++) {
+        Py_ssize_t stop = k < count ? buf[2 * k] : n;
+        if (okind == kind) {
+            memcpy((char *)odata + at * kind, (const char *)data + last * kind,
+                   (size_t)((stop - last) * kind));
+            at += stop - last;
+        }
+        else {
+            for (Py_ssize_t j = last; j < stop; j++)
+                PyUnicode_WRITE(okind, odata, at++, PyUnicode_READ(kind, data, j));
+        }
+        if (k < count) {
+            PyUnicode_WRITE(okind, odata, at, ' ');
+            at++;
+            last = buf[2 * k + 1];
+        }
+    }
+    PyMem_Free(buf);
+    return out;
 }
 
 static PyMethodDef module_methods[] = {
@@ -2337,7 +2410,7 @@ static PyMethodDef module_methods[] = {
     {"tokens", (PyCFunction)tokens, METH_O, tokens_doc},
     {"lower", (PyCFunction)lower_text, METH_O, lower_doc_module},
     {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
-    {"code_spans", (PyCFunction)code_spans, METH_O, code_spans_doc},
+    {"blank_code_spans", (PyCFunction)blank_code_spans, METH_O, blank_code_spans_doc},
     {NULL, NULL, 0, NULL},
 };
 

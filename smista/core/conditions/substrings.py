@@ -11,6 +11,7 @@ perform I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -32,10 +33,13 @@ def _ascii_entries(entries: Collection[str]) -> tuple[str, ...]:
 
 
 # A gate's entries arranged for SubstringsKind.present: the ASCII ones (each looked
-# for in the text: they are few), the others' first characters, the others by first
-# character. (A plain tuple: a NamedTuple class costs a fifth of a millisecond to
-# create at import.)
+# for in the text: they are few), the others' first non-ASCII characters, the others
+# by that character (an entry the text contains has it there). (A plain tuple: a
+# NamedTuple class costs a fifth of a millisecond to create at import.)
 _Plan = tuple[tuple[str, ...], frozenset[str], dict[str, tuple[str, ...]]]
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+"""Runs of non-ASCII characters: the only characters a non-ASCII entry is keyed by."""
 
 
 @lru_cache(maxsize=256)
@@ -44,11 +48,12 @@ def _plan(entries: frozenset[str]) -> _Plan:
     groups: dict[str, list[str]] = {}
     for entry in sorted(entries):
         if entry and not entry.isascii():
-            groups.setdefault(entry[0], []).append(entry)
+            key = next(c for c in entry if not c.isascii())
+            groups.setdefault(key, []).append(entry)
     return (
         tuple(sorted(e for e in entries if e and e.isascii())),
         frozenset(groups),
-        {first: tuple(group) for first, group in groups.items()},
+        {key: tuple(group) for key, group in groups.items()},
     )
 
 
@@ -88,13 +93,15 @@ class SubstringsKind(ConditionKind):
 
     def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
         text = view.lowered
-        ascii_entries, firsts, by_first = _plan(keys)
+        ascii_entries, keyed, by_key = _plan(keys)
         found = [k for k in ascii_entries if k in text]
-        if firsts and not text.isascii():
-            # Only entries whose first character the text has can occur in it (a
-            # regex character class would find them no faster, and CJK classes
-            # take milliseconds to compile).
-            found += (k for c in firsts.intersection(text) for k in by_first[c] if k in text)
+        if keyed and not text.isascii():
+            # Only entries whose key character the text has can occur in it; the
+            # text's non-ASCII characters are few (a regex character class of the
+            # keys would find them no faster, and CJK classes take milliseconds
+            # to compile).
+            chars = keyed.intersection("".join(_NON_ASCII.findall(text)))
+            found += (k for c in chars for k in by_key[c] if k in text)
         return frozenset(found)
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:

@@ -106,10 +106,25 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-try:  # the same spans, found in one compiled pass
-    from smista.core._speedups import code_spans as _find_code_spans
+def _blank_code_spans(text: str) -> str:
+    """``text`` with each of its code spans replaced by one space."""
+    spans = _code_spans(text)
+    if not spans:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for start, end in spans:
+        pieces.append(text[last:start])
+        pieces.append(" ")
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+try:  # the same text, found and built in one compiled pass
+    from smista.core._speedups import blank_code_spans as _blank_spans
 except ImportError:  # pragma: no cover - exercised on machines without a C compiler
-    _find_code_spans = _code_spans
+    _blank_spans = _blank_code_spans
 
 
 def _blank_code_blocks(text: str) -> str:
@@ -156,17 +171,7 @@ def visible_text(text: str) -> str:
         text = _blank_code_blocks(text)
     if "://" in text or "www." in text or "WWW." in text:
         text = _url().sub(" ", text)
-    spans = _find_code_spans(text)
-    if not spans:
-        return text
-    pieces: list[str] = []
-    last = 0
-    for start, end in spans:
-        pieces.append(text[last:start])
-        pieces.append(" ")
-        last = end
-    pieces.append(text[last:])
-    return "".join(pieces)
+    return _blank_spans(text)
 
 
 def is_hangul_or_han(word: str) -> bool:
