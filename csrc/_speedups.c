@@ -2404,6 +2404,41 @@ blank_code_spans(PyObject *Py_UNUSED(module), PyObject *text)
     return out;
 }
 
+PyDoc_STRVAR(non_ascii_doc,
+"non_ascii(text, /) -> str\n--\n\n"
+"The characters of ``text`` past ASCII, in order (``\"\"`` for an ASCII text).\n"
+"Exactly ``\"\".join(re.findall(r\"[^\\x00-\\x7f]+\", text))``.");
+
+static PyObject *
+non_ascii(PyObject *Py_UNUSED(module), PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "non_ascii() text must be str");
+        return NULL;
+    }
+    if (PyUnicode_IS_ASCII(text))
+        return PyUnicode_New(0, 0);
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t size = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        size += PyUnicode_READ(kind, data, i) > 127;
+    /* The text's widest character is past ASCII, so it is among those kept. */
+    PyObject *out = PyUnicode_New(size, PyUnicode_MAX_CHAR_VALUE(text));
+    if (out == NULL)
+        return NULL;
+    const int okind = PyUnicode_KIND(out);
+    void *odata = PyUnicode_DATA(out);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (ch > 127)
+            PyUnicode_WRITE(okind, odata, at++, ch);
+    }
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"hash_token", (PyCFunction)hash_token, METH_O, hash_token_doc},
     {"split_count", (PyCFunction)split_count, METH_O, split_count_doc},
@@ -2411,6 +2446,7 @@ static PyMethodDef module_methods[] = {
     {"lower", (PyCFunction)lower_text, METH_O, lower_doc_module},
     {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
     {"blank_code_spans", (PyCFunction)blank_code_spans, METH_O, blank_code_spans_doc},
+    {"non_ascii", (PyCFunction)non_ascii, METH_O, non_ascii_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -700,6 +700,31 @@ def test_blanked_code_spans_are_the_python_ones(text: str) -> None:
 
 
 @compiled
+@settings(max_examples=500)
+@given(st.text(alphabet=CODE_ALPHABET, max_size=40))
+def test_non_ascii_is_the_python_one(text: str) -> None:
+    """The compiled filter keeps exactly the characters the pure one keeps, in the same
+    (narrowest) string kind."""
+    from smista.core._speedups import non_ascii
+    from smista.core.conditions.substrings import _non_ascii
+
+    got, want = non_ascii(text), _non_ascii(text)
+    assert got == want
+    assert hash(got) == hash(want)
+
+
+@compiled
+def test_non_ascii_basics() -> None:
+    from smista.core._speedups import non_ascii
+
+    assert non_ascii("plain") == ""
+    assert non_ascii("résumé 修正 ok 🙂") == "éé修正🙂"
+    assert non_ascii("fix ñ") == "ñ"
+    with pytest.raises(TypeError):
+        non_ascii(b"x")  # type: ignore[arg-type]
+
+
+@compiled
 def test_blank_code_spans_basics() -> None:
     from smista.core._speedups import blank_code_spans
 

@@ -59,6 +59,16 @@ def _normal(entry: str) -> str:
     return rust_lower(entry)
 
 
+@lru_cache(maxsize=64)
+def _by_last(keys: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Gate keys (endings, never empty: compile drops empty entries) by their last
+    character: a word can end only with those sharing its own."""
+    groups: dict[str, list[str]] = {}
+    for key in sorted(keys):
+        groups.setdefault(key[-1], []).append(key)
+    return {last: tuple(group) for last, group in groups.items()}
+
+
 class LeadEndingsKind(ConditionKind):
     """``lead_endings = ["ь", "й", "!если"]``."""
 
@@ -112,7 +122,8 @@ class LeadEndingsKind(ConditionKind):
         if not head:
             return frozenset()
         word = head[0]
-        return frozenset(e for e in keys if word.endswith(e))
+        group = _by_last(keys).get(word[-1], ())
+        return frozenset(e for e in group if word.endswith(e))
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts

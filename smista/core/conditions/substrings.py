@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
 from smista.core.conditions._lists import entries_as_witnesses, list_lints, string_list
 from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.core.conditions.view import PromptView
@@ -39,7 +40,17 @@ def _ascii_entries(entries: Collection[str]) -> tuple[str, ...]:
 _Plan = tuple[tuple[str, ...], frozenset[str], dict[str, tuple[str, ...]]]
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-"""Runs of non-ASCII characters: the only characters a non-ASCII entry is keyed by."""
+
+
+def _non_ascii(text: str) -> str:
+    """The characters of ``text`` past ASCII, in order: those a non-ASCII entry is keyed by."""
+    return "".join(_NON_ASCII.findall(text))
+
+
+try:  # the same characters, in one compiled pass
+    from smista.core._speedups import non_ascii as _non_ascii_chars
+except ImportError:  # pragma: no cover - exercised on machines without a C compiler
+    _non_ascii_chars = _non_ascii
 
 
 @lru_cache(maxsize=256)
@@ -100,7 +111,7 @@ class SubstringsKind(ConditionKind):
             # text's non-ASCII characters are few (a regex character class of the
             # keys would find them no faster, and CJK classes take milliseconds
             # to compile).
-            chars = keyed.intersection("".join(_NON_ASCII.findall(text)))
+            chars = keyed.intersection(_non_ascii_chars(text))
             found += (k for c in chars for k in by_key[c] if k in text)
         return frozenset(found)
 
