@@ -4,19 +4,15 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set** (tests/data/real-prompts-fresh6.jsonl, 275): gathered and
-  labelled after pack v7, by someone who never tuned the pack and never ran it on
-  them, from sources no other set uses; nobody has read its misses. It is the
+* the **held-out set** (tests/data/real-prompts-fresh7.jsonl): gathered and labelled
+  after pack v8, while v9 was tuned, by people who never tuned the pack and never ran
+  it on them, from sources no other set uses; nobody has read its misses. It is the
   figure that estimates accuracy on new prompts, scored once per pack;
-* the fifth fresh set (tests/data/real-prompts-fresh5.jsonl, 300), gathered the
-  same way after v6 and the ``lead_endings`` kind and never tuned on: v6, v7 and
-  v8 were each scored on it once; nobody has read its misses either;
-* the two pooled: the estimate for the shipped pack on prompts from new sources;
 * the sets the pack was **tuned on**: the dev set (tests/data/real-prompts-dev.jsonl,
   294), the second sets (tests/data/real-prompts-extra-*.jsonl, 600), and the first
-  four fresh sets (tests/data/real-prompts-fresh.jsonl, 314; -fresh2, 301; -fresh3,
-  301; -fresh4, 291), the held-out sets of packs v4, v5, v6 and v7, each tuned on
-  from the next pack (v5, v6, v7, v8) after it was scored;
+  six fresh sets (tests/data/real-prompts-fresh.jsonl, 314; -fresh2, 301; -fresh3,
+  301; -fresh4, 291; -fresh5, 300; -fresh6, 275), the held-out sets of packs v4 to
+  v8, each tuned on from the next pack after it was scored;
 * with ``--v3-parts``, pack v3's protocol: the dev set's held-out third
   (tests/data/real-prompts-split.json) and the second sets' held-out halves
   (tests/data/real-prompts-extra-split.json), which v3 was not tuned on;
@@ -54,7 +50,8 @@ FRESH2 = DATA / "real-prompts-fresh2.jsonl"
 FRESH3 = DATA / "real-prompts-fresh3.jsonl"
 FRESH4 = DATA / "real-prompts-fresh4.jsonl"
 FRESH5 = DATA / "real-prompts-fresh5.jsonl"
-HELD_OUT = DATA / "real-prompts-fresh6.jsonl"
+FRESH6 = DATA / "real-prompts-fresh6.jsonl"
+HELD_OUT = DATA / "real-prompts-fresh7.jsonl"
 SPLIT = DATA / "real-prompts-split.json"
 EXTRA_SPLIT = DATA / "real-prompts-extra-split.json"
 OTHER_SETS = (
@@ -111,7 +108,7 @@ def second_sets() -> list[AnnotatedCase]:
 
 
 def held_out_prompts() -> list[AnnotatedCase]:
-    """The held-out set (tests/data/real-prompts-fresh6.jsonl), never tuned on."""
+    """The held-out set (tests/data/real-prompts-fresh7.jsonl), never tuned on."""
     return _read(HELD_OUT)
 
 
@@ -170,23 +167,27 @@ def main(argv: list[str] | None = None) -> int:
     fresh2 = _read(FRESH2)  # v5's, tuned on since v6
     fresh3 = _read(FRESH3)  # v6's, tuned on since v7
     fresh4 = _read(FRESH4)  # v7's, tuned on since v8
+    fresh5 = _read(FRESH5)  # scored once by v6, v7 and v8; tuned on since v9
+    fresh6 = _read(FRESH6)  # v8's held-out set (scored once by v6, v7, v8); tuned on since v9
     results: dict[str, Evaluation] = {}
     if not args.tuning_only:
-        held = held_out_prompts()
-        fresh5 = _read(FRESH5)  # scored once by v6, v7 and v8; misses never read
-        results["real prompts, held out: fresh6 set"] = evaluate_cases(classifier, held)
-        results["real prompts, never tuned on: fresh5 set"] = evaluate_cases(classifier, fresh5)
-        results["real prompts, never tuned on: pooled"] = evaluate_cases(
-            classifier, [*held, *fresh5]
+        results["real prompts, held out: fresh7 set"] = evaluate_cases(
+            classifier, held_out_prompts()
         )
-    results["real prompts, tuned on: dev set"] = evaluate_cases(classifier, dev)
-    results["real prompts, tuned on: second sets"] = evaluate_cases(classifier, second)
-    results["real prompts, tuned on: first fresh set"] = evaluate_cases(classifier, fresh)
-    results["real prompts, tuned on: second fresh set"] = evaluate_cases(classifier, fresh2)
-    results["real prompts, tuned on: third fresh set"] = evaluate_cases(classifier, fresh3)
-    results["real prompts, tuned on: fourth fresh set"] = evaluate_cases(classifier, fresh4)
+    tuned = {
+        "dev set": dev,
+        "second sets": second,
+        "first fresh set": fresh,
+        "second fresh set": fresh2,
+        "third fresh set": fresh3,
+        "fourth fresh set": fresh4,
+        "fifth fresh set": fresh5,
+        "sixth fresh set": fresh6,
+    }
+    for name, cases in tuned.items():
+        results[f"real prompts, tuned on: {name}"] = evaluate_cases(classifier, cases)
     results["real prompts, all tuned on"] = evaluate_cases(
-        classifier, [*dev, *second, *fresh, *fresh2, *fresh3, *fresh4]
+        classifier, [case for cases in tuned.values() for case in cases]
     )
     if args.v3_parts:
         _, heldout = real_prompt_parts()
@@ -208,15 +209,10 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(_breakdown(ev)))
     if args.misses:
         print("\nmisses on the tuned sets:")
-        tuned = [
-            *results["real prompts, tuned on: dev set"].misses,
-            *results["real prompts, tuned on: second sets"].misses,
-            *results["real prompts, tuned on: first fresh set"].misses,
-            *results["real prompts, tuned on: second fresh set"].misses,
-            *results["real prompts, tuned on: third fresh set"].misses,
-            *results["real prompts, tuned on: fourth fresh set"].misses,
+        tuned_misses = [
+            miss for name in tuned for miss in results[f"real prompts, tuned on: {name}"].misses
         ]
-        for miss in tuned:
+        for miss in tuned_misses:
             text = miss.text.replace("\n", " ")[:150]
             print(f"  {miss.where}: expected {miss.expected}, got {miss.got}: {text}")
             print(f"      {miss.reason}")
