@@ -23,7 +23,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-__all__ = ["COMMANDS", "EXIT_BROKEN_PIPE", "main"]
+__all__ = ["COMMANDS", "EXIT_BROKEN_PIPE", "main", "run"]
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when stdout's reader has gone away (128 + SIGPIPE)."""
@@ -75,6 +75,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"smista {name}: error: cannot write output: standard output is closed")
         return 1
     return _flushed(name, _run(name, entry, args))
+
+
+def run() -> None:
+    """The ``smista`` command (and ``python -m smista``): :func:`main`, then exit.
+
+    The process ends here, so before it does, everything it loaded is moved out
+    of the garbage collector's reach (:func:`gc.freeze`): the interpreter's last
+    full collection would otherwise walk the compiled rules and every imported
+    module once more on the way out, for nothing. In-process callers (tests,
+    embedding hosts) call :func:`main`, which never does this.
+    """
+    code = main()
+    import gc
+
+    gc.freeze()
+    sys.exit(code)
 
 
 def _top(args: list[str]) -> int:

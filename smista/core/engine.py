@@ -253,7 +253,6 @@ _DERIVED = (
     "_typo_places",
     "_keywordless",
     "_plan",
-    "_gate_keys",
     "_by_gate",
     "_ungated",
     "_has_typo",
@@ -267,7 +266,10 @@ _DERIVED = (
     "_union",
 )
 """The slots :meth:`CompiledRules.__init__` derives from the specs and options alone
-(plain data: :meth:`CompiledRules.derived_data` gives them, ``derived=`` takes them)."""
+(plain data: :meth:`CompiledRules.derived_data` gives them, ``derived=`` takes them).
+``_gate_keys`` is not among them: it is the keys of ``_by_gate``, read off it on load;
+and ``_typo_places`` is written as None when it equals ``_exact`` (every keyword
+may take a typo), so the shipped module holds that table once."""
 
 
 class CompiledRules:
@@ -393,8 +395,12 @@ class CompiledRules:
         else:
             if type(tables) is not tuple or len(tables) != len(_DERIVED):
                 raise ValueError("derived tables of another shape")
-            for name, value in zip(_DERIVED, tables, strict=True):
+            restored = dict(zip(_DERIVED, tables, strict=True))
+            if restored["_typo_places"] is None:  # (see _DERIVED)
+                restored["_typo_places"] = restored["_exact"]
+            for name, value in restored.items():
                 setattr(self, name, value)
+        self._read_gate_keys()
         keywordless = self._keywordless
         free = next(
             ((r, i) for r, i in keywordless if not self.contexts[i] and not self.conditions[i]),
@@ -474,8 +480,11 @@ class CompiledRules:
         # Keyword-less rules, in order, each with the gate of one of its
         # conditions (ConditionKind.gate): keys of which one must be present
         # for the rule to hold, so most are never looked at (see _by_gate).
-        plan: list[tuple[int, int, str | None, frozenset[str]]] = []
-        gate_keys: dict[str, set[str]] = {}
+        plan: list[tuple[int, int, str | None]] = []
+        # Plan positions by gate key: a prompt's present keys name the few
+        # keyword-less rules that can hold, so the others are never looked at.
+        by_gate: dict[str, dict[str, list[int]]] = {}
+        ungated: list[int] = []
         for rank, index in keywordless:
             gates = [
                 (c.kind, g)
@@ -484,27 +493,24 @@ class CompiledRules:
             ]
             if gates:
                 kind, keys = min(gates, key=lambda kg: len(kg[1]))
-                gate_keys.setdefault(kind, set()).update(keys)
-                plan.append((rank, index, kind, keys))
-            else:
-                plan.append((rank, index, None, frozenset()))
-        self._plan = tuple(plan)
-        self._gate_keys = {k: frozenset(v) for k, v in gate_keys.items()}
-        # Plan positions by gate key: a prompt's present keys name the few
-        # keyword-less rules that can hold, so the others are never looked at.
-        by_gate: dict[str, dict[str, list[int]]] = {}
-        ungated: list[int] = []
-        for at, (_, _, gated_by, keys) in enumerate(plan):
-            if gated_by is None:
-                ungated.append(at)
-            else:
                 for key in sorted(keys):  # (sorted: the same tables in every process)
-                    by_gate.setdefault(gated_by, {}).setdefault(key, []).append(at)
+                    by_gate.setdefault(kind, {}).setdefault(key, []).append(len(plan))
+                plan.append((rank, index, kind))
+            else:
+                ungated.append(len(plan))
+                plan.append((rank, index, None))
+        self._plan = tuple(plan)
         self._by_gate = {
             kind: {key: tuple(ats) for key, ats in by_key.items()}
             for kind, by_key in by_gate.items()
         }
         self._ungated = tuple(ungated)
+
+    def _read_gate_keys(self) -> None:
+        """Each gating kind's keys: those of its ``_by_gate`` table (never stored)."""
+        self._gate_keys: dict[str, frozenset[str]] = {
+            kind: frozenset(by_key) for kind, by_key in self._by_gate.items()
+        }
 
     def _derive_typos(self) -> None:
         """What a token must be like to match a keyword, and the typo index's keyword
@@ -527,8 +533,11 @@ class CompiledRules:
         data (tuples, dicts, frozensets, strings, ints, bools) for ``derived=``: this
         rule set's :data:`_DERIVED` slots, its word index's words and their tables."""
         words = self._words
+        tables = {name: getattr(self, name) for name in _DERIVED}
+        if tables["_typo_places"] == tables["_exact"]:
+            tables["_typo_places"] = None  # (see _DERIVED)
         return (
-            tuple(getattr(self, name) for name in _DERIVED),
+            tuple(tables.values()),
             tuple(words.labels) if words is not None else (),
             words.derived_data() if words is not None else None,
         )

@@ -12,7 +12,6 @@ with the keyword caps (never for Hangul or Han words, nor with
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from smista.core.conditions._lists import (
@@ -23,7 +22,12 @@ from smista.core.conditions._lists import (
     string_list,
 )
 from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
-from smista.core.conditions.phrases import entries_starting, phrase_keys, phrase_tokens
+from smista.core.conditions.phrases import (
+    entries_starting,
+    keys_by_word,
+    phrase_keys,
+    phrase_tokens,
+)
 from smista.core.conditions.view import PromptView, is_hangul_or_han
 from smista.core.conditions.words import word_match
 
@@ -31,16 +35,6 @@ if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
 __all__ = ["LEADING", "LeadingKind", "leads_with"]
-
-
-@lru_cache(maxsize=64)
-def _lead_index(keys: frozenset[str]) -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
-    """Gate keys (entries' words joined by spaces) by their first word, with their words."""
-    by_first: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-    for key in sorted(keys):
-        words = tuple(key.split(" "))
-        by_first.setdefault(words[0], []).append((key, words))
-    return {word: tuple(group) for word, group in by_first.items()}
 
 
 def _lead_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
@@ -123,7 +117,7 @@ class LeadingKind(ConditionKind):
         lead = view.lead_words
         if not lead:
             return frozenset()
-        index = _lead_index(keys)
+        index = keys_by_word(keys, first=True)
         found: list[str] = []
         for word in lead & index.keys():
             for key, words in index[word]:

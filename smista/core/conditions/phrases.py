@@ -36,6 +36,7 @@ __all__ = [
     "entries_starting",
     "find_in_view",
     "find_sequence",
+    "keys_by_word",
     "phrase_keys",
     "phrase_tokens",
 ]
@@ -53,15 +54,21 @@ def phrase_keys(condition: Condition) -> frozenset[str]:
     return frozenset(" ".join(words) for p in condition.values if (words := phrase_tokens(p)))
 
 
-@lru_cache(maxsize=64)
-def _gate_index(keys: frozenset[str]) -> dict[str, tuple[tuple[str, frozenset[str]], ...]]:
-    """Gate keys by one of their words (the longest, likely the rarest), with all their
-    words: a prompt's present words find the few keys that may be present."""
-    by_word: dict[str, list[tuple[str, frozenset[str]]]] = {}
+Words = tuple[str, ...]
+"""An entry's tokens."""
+
+
+@lru_cache(maxsize=128)
+def keys_by_word(keys: frozenset[str], *, first: bool) -> dict[str, tuple[tuple[str, Words], ...]]:
+    """Gate keys (entries' tokens joined by single spaces) grouped by one of their
+    words, each with all its words: by the first word with ``first`` (leading
+    words), else by the longest (phrases: likely the rarest, so a prompt's present
+    words find few keys to check). The same tables in every process."""
+    by_word: dict[str, list[tuple[str, Words]]] = {}
     for key in sorted(keys):
-        words = key.split(" ")
-        anchor = max(words, key=lambda w: (len(w), w))
-        by_word.setdefault(anchor, []).append((key, frozenset(words)))
+        words = tuple(key.split(" "))
+        anchor = words[0] if first else max(words, key=len)
+        by_word.setdefault(anchor, []).append((key, words))
     return {word: tuple(group) for word, group in by_word.items()}
 
 
@@ -202,12 +209,12 @@ class PhrasesKind(ConditionKind):
         # A phrase holds only if every one of its words is hit by some token (the
         # index path of match checks the same): a key is present when all are.
         present = view.present_words
-        index = _gate_index(keys)
+        index = keys_by_word(keys, first=False)
         return frozenset(
             key
             for word in index.keys() & present
             for key, needed in index[word]
-            if needed <= present
+            if present.issuperset(needed)
         )
 
     def words(self, condition: Condition) -> tuple[str, ...]:
