@@ -49,12 +49,11 @@ validated, or import pydantic unless a file has to be validated.
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 import stat
 import sys
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from smista import __version__
@@ -64,7 +63,6 @@ from smista.core.engine import FORMAT, CompiledRules
 from smista.core.intent import TaskIntent
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from pathlib import Path
 
 try:  # the builtin module: importing hashlib would also load OpenSSL
@@ -174,35 +172,16 @@ def _validated(source: str | Path, content: bytes | None) -> CompiledRules:
 
 
 def _shipped(content: bytes) -> CompiledRules | None:
-    with _collector_paused():
-        try:
-            from smista.config import _default_pack
-        except ImportError:
-            return None
-        if digest(content) != _default_pack.DIGEST:
-            return None
-        try:
-            return CompiledRules.from_data(_default_pack.DATA, _default_pack.DERIVED)
-        except ValueError:
-            return None
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a compiled pack loads.
-
-    Loading makes tens of thousands of tuples, dicts and sets at once, none of
-    them in a reference cycle; with the collector on, their allocations set off
-    collections that traverse all of them again, a sixth of the shipped pack's
-    load. The collector's state is restored afterwards, whatever happens.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
     try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+        from smista.config import _default_pack
+    except ImportError:
+        return None
+    if digest(content) != _default_pack.DIGEST:
+        return None
+    try:
+        return CompiledRules.from_data(_default_pack.DATA, _default_pack.DERIVED)
+    except ValueError:
+        return None
 
 
 def _private(directory: Path, *, create: bool) -> bool:
