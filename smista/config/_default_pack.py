@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'd913bba26494f8e4f59e60d0d49da3936d5c480b'
+DIGEST = '3b9a4eeb236b9d857fabf35b5a1b921563953229'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
