@@ -43,10 +43,11 @@ FRESH_FLOORS = {
     # v6 75.6% (208/275), v7 and v8 77.8% (214/275), each scored once. Tuned on
     # since v9: v9's 85.1% (234/275) minus two points.
     "real-prompts-fresh6.jsonl": (275, 0.83),
-    # The held-out set (benchmarks.accuracy.HELD_OUT): gathered after v8, while v9
-    # was tuned, by three gatherers; nobody tuning has read its misses. v8 and v9
-    # 76.1% (404/531), each scored once (v9 changes none of its answers).
-    "real-prompts-fresh7.jsonl": (531, 0.74),
+    # The held-out set (benchmarks.accuracy.HELD_OUT) until v9: gathered after v8,
+    # while v9 was tuned, by three gatherers; v8 and v9 76.1% (404/531), each scored
+    # once (v9 changes none of its answers). Tuned on since v10: just under v10's
+    # 83.1% (441/531).
+    "real-prompts-fresh7.jsonl": (531, 0.82),
 }
 
 
@@ -61,8 +62,14 @@ def test_default_pack_on_each_fresh_set(name: str) -> None:
 
 
 def test_the_held_out_set_is_the_last_fresh_set() -> None:
-    """benchmarks.accuracy leads with the fresh set gathered last."""
-    assert HELD_OUT.name == max(FRESH_FLOORS, key=lambda n: (len(n), n))
+    """benchmarks.accuracy leads with the fresh set gathered last (or, until it is added,
+    the one after the last set with a floor)."""
+    last = max(FRESH_FLOORS, key=lambda n: (len(n), n))
+    if HELD_OUT.exists():
+        assert HELD_OUT.name == last
+    else:
+        number = int(last.removeprefix("real-prompts-fresh").removesuffix(".jsonl"))
+        assert HELD_OUT.name == f"real-prompts-fresh{number + 1}.jsonl"
 
 
 # Packs v4 and v5 were tuned on every labelled real prompt (docs/rules.md): v5's
