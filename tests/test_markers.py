@@ -58,6 +58,7 @@ QUESTIONS = {
     "id": ["kenapa build gagal", "bagaimana cara menjalankan tes", "apa fungsi ini"],
     "vi": ["tại sao build bị lỗi", "cái này là gì", "code này chạy được không"],
     "sv": ["varför misslyckas bygget", "hur kör jag testerna", "vad gör den här funktionen"],
+    "pl": ["dlaczego build się nie udaje", "jak uruchomić testy", "czy ta funkcja działa"],
 }
 
 NOT_QUESTIONS = {
@@ -103,6 +104,7 @@ NOT_QUESTIONS = {
     "id": ["tolong buatkan navbar yang bagus", "bisakah kamu memperbaiki ini?"],
     "vi": ["bạn có thể sửa lỗi này không?", "hãy sửa lỗi này", "làm ơn thêm test"],
     "sv": ["kan du fixa buggen?", "snälla lägg till tester", "fixa buggen"],
+    "pl": ["czy możesz naprawić ten błąd?", "proszę dodaj testy", "napraw ten błąd"],
 }
 
 
@@ -122,7 +124,7 @@ def test_requests_and_statements_are_not_questions(lang: str, text: str) -> None
 
 def test_defaults_cover_every_listed_language() -> None:
     assert set(QUESTIONS) == set(NOT_QUESTIONS) == {
-        "en", "ja", "ko", "zh", "ru", "es", "pt", "fr", "de", "it", "tr", "id", "vi", "sv",
+        "en", "ja", "ko", "zh", "ru", "es", "pt", "fr", "de", "it", "tr", "id", "vi", "sv", "pl",
     }  # fmt: skip
 
 

@@ -3,7 +3,7 @@
 Pure; never performs I/O and never decides an intent. Owns the :class:`Markers`
 data (interrogative words and openers, question endings, polite-request
 openers and endings, greetings and fillers), its built-in defaults for en, ja,
-ko, zh, ru, es, pt, fr, de, it, tr, id, vi and sv, its reading from a
+ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv and pl, its reading from a
 ``[classification.markers]`` table (a key given replaces that list), and the
 three readings of a prompt the condition kinds use: :func:`slash_command`,
 :func:`content_tokens` and :func:`is_question`. Everything is read off the
@@ -113,6 +113,7 @@ neden niye niçin nasıl nedir hangi nerede nereden nereye kim kaç
 apa apakah kenapa mengapa bagaimana gimana dimana siapa berapa bisakah
 sao đâu
 varför hur vad vilken vilket vilka vem vems är finns
+dlaczego czemu jak jaki jaka jakie jakiego gdzie kiedy który która które kto czy ile skąd dokąd
 왜 어떻게 어떤 뭐 뭐가 뭘 무엇 무엇이 무엇을 무슨
 어디 어디서 어디에 어디가 어느 누가 누구 몇 얼마나 얼마
 なぜ なんで どうして どうやって どうすれば どうしたら
@@ -285,6 +286,16 @@ voglio che
 не мог бы
 не могла бы
 не могли бы
+czy możesz
+czy możecie
+czy mógłbyś
+czy mogłabyś
+możesz
+możecie
+mógłbyś
+mogłabyś
+proszę
+prosze
 puedes
 podrías
 podrias
@@ -664,7 +675,7 @@ DEFAULT_MARKERS = Markers(
     fillers=_openers(_lines(_FILLERS)),
     request_endings=tuple(dict.fromkeys(_ending(e) for e in _lines(_REQUEST_ENDINGS))),
 )
-"""Built-in markers for en, ja, ko, zh, ru, es, pt, fr, de, it, tr, id, vi and sv."""
+"""Built-in markers for en, ja, ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv and pl."""
 
 
 # --- reading a [classification.markers] table ---------------------------------------
