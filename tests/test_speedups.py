@@ -738,3 +738,186 @@ def test_blank_code_spans_basics() -> None:
     assert blank_code_spans("fix 名前/path now").isascii()
     with pytest.raises(TypeError):
         blank_code_spans(b"x")  # type: ignore[arg-type]
+
+
+# --- the sentence readings (MarkerTable) ------------------------------------------------
+
+from smista.core.conditions import markers as _markers  # noqa: E402
+
+_M = _markers.DEFAULT_MARKERS
+
+
+def _marker_pieces(markers: _markers.Markers) -> list[str]:
+    words = sorted(markers.question_words)
+    openers = [" ".join(o) for o in (*markers.question_openers, *markers.request_openers)]
+    fillers = [" ".join(o) for o in markers.fillers]
+    endings = [e.strip() for e in (*markers.question_endings, *markers.request_endings)]
+    return words + openers + fillers + endings
+
+
+_PIECES = _marker_pieces(_M)
+_MARKS = [
+    *("?", "？", "¿", "!", "！", "。", ".", "..", "?!", "؟", ",", ";", ":", "，", "；", "："),
+    *(" - ", " – ", " — ", "-", "\n", "\n\n", " \n ", "\t", "\u3000", "\u00a0", "\u2028"),
+    *('"', "'", "”", "’", "»", ")", "]", "*", "`", "~", "_"),
+    *("@workspace ", "@x", " @file.ts ", "/explain ", "/git:commit ", "/src/app.ts "),
+]
+_OTHER = [
+    *("fix", "the", "bug", "Why", "HOW", "Can", "You", "please", "OK", "ok so", "it"),
+    *("修正", "请问", "请", "帮我", "なぜ", "どう", "ですか", "してください", "くれますか"),
+    *("왜", "어떻게", "해줘", "까요", "나요", "주세요", "ありがとう", "名前", "カタカナ"),
+    *("почему", "Пожалуйста", "qué", "Est-ce", "yapabilir", "mısın", "İstanbul", "ß"),
+    *("Σ", "ΣΑΣ", "é", "𝐀", "🙂", "٣", "12", "x_y", "a.b", "v1.2"),
+]
+_PIECE = st.one_of(
+    st.sampled_from(_PIECES),
+    st.sampled_from(_PIECES).map(str.upper),
+    st.sampled_from(_PIECES).map(str.capitalize),
+    st.sampled_from(_MARKS),
+    st.sampled_from(_OTHER),
+    st.text(alphabet=CODE_ALPHABET, max_size=6),
+)
+_SEP = st.sampled_from([" ", " ", " ", "", ", ", ". ", "? ", "\n", " - "])
+
+
+@st.composite
+def _prompts(draw: st.DrawFn, max_pieces: int = 24) -> str:
+    pieces = draw(st.lists(st.tuples(_PIECE, _SEP), max_size=max_pieces))
+    return "".join(p + s for p, s in pieces)
+
+
+_LONG = st.lists(_prompts(), min_size=4, max_size=14).map("".join)
+
+
+def _pure_is_question(text: str, markers: _markers.Markers) -> bool:
+    """markers.is_question without the C table (the reference)."""
+    rest = _markers._split_command(text)[1]
+    if "@" in rest:
+        rest = _markers._mention().sub(" ", rest)
+    return _markers._is_question(rest, markers)
+
+
+def _same_readings(text: str, markers: _markers.Markers) -> None:
+    table = _markers._c_table(markers)
+    assert table is not None
+    assert _markers.is_question(text, markers) == _pure_is_question(text, markers)
+    rest = _markers._split_command(text)[1]
+    if "@" in rest:
+        rest = _markers._mention().sub(" ", rest)
+    got = table.is_question(rest)
+    if got is not None:  # None only for a sentence it read holding U+03A3 (Python decides)
+        assert got == _markers._is_question(rest, markers)
+    else:
+        assert "\u03a3" in rest
+    for limit in (None, 1, 4, 8):
+        want = _markers._content_tokens(text, markers, limit)
+        assert _markers.content_tokens(text, markers, limit) == want
+
+
+@compiled
+@settings(max_examples=3000, deadline=None)
+@given(_prompts())
+def test_c_sentence_readings_are_the_python_ones(text: str) -> None:
+    """is_question and content_tokens give the pure answers through the C table:
+    marker words, openers and endings of several languages, every sentence and clause
+    mark, mentions and commands, Han/Kana/Hangul, final sigma (Python decides)."""
+    _same_readings(text, _M)
+
+
+@compiled
+@settings(max_examples=400, deadline=None)
+@given(_LONG)
+def test_c_sentence_readings_of_long_texts_are_the_python_ones(text: str) -> None:
+    """Texts past the pure path's tail (256) and head (160) shortcuts."""
+    _same_readings(text, _M)
+
+
+_USER_WORDS = st.sampled_from(
+    [*_PIECES[:: max(1, len(_PIECES) // 60)], *_OTHER, "请", "请问", "请问一下", "修", "か", "?"]
+)
+
+
+@st.composite
+def _user_markers(draw: st.DrawFn) -> _markers.Markers:
+    """A [classification.markers] table: some keys replaced by lists drawn from the
+    pieces (openers of several words, prefixes of several lengths in Han)."""
+    table: dict[str, list[str]] = {}
+    for key in _markers.MARKER_KEYS:
+        if draw(st.booleans()):
+            items = draw(st.lists(st.one_of(_USER_WORDS, _prompts(3)), max_size=12))
+            items = [i for i in items if tokenize(i)]
+            if key == "question_words":
+                items = [i for i in items if len(tokenize(i)) == 1]
+            table[key] = items
+    return _markers.markers_from(table)
+
+
+@compiled
+@settings(max_examples=600, deadline=None)
+@given(_user_markers(), st.lists(_prompts(), min_size=1, max_size=4))
+def test_c_sentence_readings_follow_user_markers(
+    markers: _markers.Markers, texts: list[str]
+) -> None:
+    """The table is compiled from the Markers given, never the defaults."""
+    for text in texts:
+        _same_readings(text, markers)
+
+
+def _real_prompts() -> list[str]:
+    import json
+
+    texts: list[str] = []
+    for path in sorted((ROOT / "tests" / "data").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("text"), str):
+                texts.append(record["text"])
+    return texts
+
+
+@compiled
+def test_c_sentence_readings_of_every_real_prompt_are_the_python_ones() -> None:
+    """Every text of the real prompt sets, raw and as a view sees it (code hidden)."""
+    from smista.core.conditions.view import visible_text
+
+    texts = _real_prompts()
+    assert len(texts) > 3000
+    for text in texts:
+        _same_readings(text, _M)
+        _same_readings(visible_text(text), _M)
+
+
+def test_no_character_before_u2e80_is_in_a_script_without_spaces() -> None:
+    """The C table asks the Python predicate only from U+2E80 on."""
+    assert not any(_markers._no_space_script.__wrapped__(chr(c)) for c in range(0x2E80))
+    assert _markers._no_space_script.__wrapped__("\u2e80")  # CJK RADICAL REPEAT
+
+
+@compiled
+def test_marker_table_basics() -> None:
+    from smista.core._speedups import MarkerTable
+
+    table = _markers._c_table(_M)
+    assert isinstance(table, MarkerTable)
+    assert _markers._c_table(_M) is table  # remembered per markers object
+    assert table.is_question("why is this null? Fix it.") is False
+    assert table.is_question("how do I fix this?") is True
+    assert table.is_question("the date is wrong, can you fix that?") is False
+    assert table.is_question("请问这是什么") is True
+    assert table.is_question("修正してくれますか") is False
+    assert table.is_question("") is False
+    assert table.is_question("ΣΑΣ why?") is None  # final sigma: Python decides
+    assert table.content("ok so can you fix the bug", 2) == ("fix", "the")
+    assert table.content("hi", -1) == ()
+    assert table.content("hi Σ", 3) is None
+    # markers that are not Markers' own plain tuples take the Python path
+    odd = _M._replace(fillers=(["hi"],))  # type: ignore[arg-type]
+    assert _markers._c_table(odd) is None
+    assert _markers.content_tokens("hi there", odd) == ("hi", "there")  # a list is no tuple
+    with pytest.raises(TypeError):
+        table.is_question(b"x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        MarkerTable((("a", 1),), (), (), (), (), (), (), (), len)  # type: ignore[arg-type]
