@@ -2119,6 +2119,7 @@ typedef struct {
     Py_ssize_t n_request_plens, n_asking_plens;
     MSpan *question_endings, *request_endings;
     Py_ssize_t n_question_endings, n_request_endings;
+    Py_ssize_t longest_ending; /* code points */
     PyObject *no_space; /* callable(str) -> bool: Han, Hiragana, Katakana */
 } MarkerTable;
 
@@ -2360,6 +2361,14 @@ MarkerTable_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         endings_build(t, re, &t->request_endings, &t->n_request_endings) < 0) {
         Py_DECREF(t);
         return NULL;
+    }
+    for (Py_ssize_t e = 0; e < t->n_question_endings; e++) {
+        if ((Py_ssize_t)t->question_endings[e].len > t->longest_ending)
+            t->longest_ending = t->question_endings[e].len;
+    }
+    for (Py_ssize_t e = 0; e < t->n_request_endings; e++) {
+        if ((Py_ssize_t)t->request_endings[e].len > t->longest_ending)
+            t->longest_ending = t->request_endings[e].len;
     }
     return (PyObject *)t;
 }
@@ -2654,19 +2663,52 @@ is_clause_mark(Py_UCS4 ch)
 
 enum { KIND_STATEMENT, KIND_QUESTION, KIND_REQUEST, KIND_EMPTY };
 
+/* Where the tokens of text[lo:e] that the endings can reach begin: walking back
+ * from e, the start of the first token from which the joined form " t ..." is at
+ * least `want` long (a token's lowercase is never shorter than the token); -1
+ * when the walk reaches lo (then read every token of the sentence). */
+static Py_ssize_t
+tail_start(const Toks *k, Py_ssize_t lo, Py_ssize_t e, Py_ssize_t want)
+{
+    const int kind = PyUnicode_KIND(k->text);
+    const void *data = PyUnicode_DATA(k->text);
+    Py_ssize_t q = e, got = 0;
+    while (got < want) {
+        while (q > lo && !is_token_char(PyUnicode_READ(kind, data, q - 1)))
+            q--;
+        const Py_ssize_t stop = q;
+        while (q > lo && is_token_char(PyUnicode_READ(kind, data, q - 1)))
+            q--;
+        if (q <= lo)
+            return -1;
+        got += stop - q + 1;
+    }
+    return q;
+}
+
 /* markers._sentence_kind(text[s:e], asking=asking): a KIND_*, TOKS_SIGMA, or
- * -1 with an exception set. */
+ * -1 with an exception set. Tokens are read from the front only as far as the
+ * fillers and openers look, and from the back as far as the endings reach
+ * (into `tail`); all of them only when the clauses are read. */
 static int
-sentence_kind(const MarkerTable *t, Toks *k, Py_ssize_t s, Py_ssize_t e, int asking)
+sentence_kind(const MarkerTable *t, Toks *k, Toks *tail, Py_ssize_t s, Py_ssize_t e, int asking)
 {
     const int kind = PyUnicode_KIND(k->text);
     const void *data = PyUnicode_DATA(k->text);
     toks_reset(k, s, e);
-    int r = toks_ensure(k, PY_SSIZE_T_MAX);
-    if (r < 0)
-        return r;
-    const Py_ssize_t n = k->n;
-    const Py_ssize_t head = skip_openers(t, &t->fillers, k, 0, n);
+    int r;
+    Py_ssize_t head = 0;
+    const Py_ssize_t fill = t->fillers.max_ntok ? (Py_ssize_t)t->fillers.max_ntok : 1;
+    for (;;) {
+        if ((r = toks_ensure(k, head + fill)) < 0)
+            return r;
+        if (head >= k->n)
+            break;
+        const Py_ssize_t step = whole_opener(t, &t->fillers, k, head, k->n);
+        if (!step)
+            break;
+        head += step;
+    }
     Py_ssize_t q = e;
     while (q > s && is_closer(PyUnicode_READ(kind, data, q - 1)))
         q--;
@@ -2675,13 +2717,32 @@ sentence_kind(const MarkerTable *t, Toks *k, Py_ssize_t s, Py_ssize_t e, int ask
         const Py_UCS4 last = PyUnicode_READ(kind, data, q - 1);
         marked = last == '?' || last == 0xFF1F || last == 0x061F;
     }
-    if (head >= n)
+    if (head >= k->n) /* fillers alone (ensured past head: every token is read) */
         return marked ? KIND_QUESTION : KIND_EMPTY;
+    Py_ssize_t look = t->asking.max_ntok > t->requests.max_ntok ? t->asking.max_ntok
+                                                                  : t->requests.max_ntok;
+    if ((r = toks_ensure(k, head + (look ? look : 1))) < 0)
+        return r;
     const Py_ssize_t asks_open = opener_at(t, &t->asking, &t->asking_prefixes, t->asking_plens,
-                                           t->n_asking_plens, k, head, n);
+                                           t->n_asking_plens, k, head, k->n);
     if (asks_open < 0)
         return -1;
-    const Py_ssize_t asks_end = ending_at(t, t->question_endings, t->n_question_endings, k);
+    /* the joined tokens the endings are compared with: all of them, or a tail */
+    const Toks *joined = k;
+    if (t->longest_ending && k->pos < e) {
+        const Py_ssize_t from = tail_start(k, k->pos, e, t->longest_ending);
+        if (from < 0) {
+            if ((r = toks_ensure(k, PY_SSIZE_T_MAX)) < 0)
+                return r;
+        }
+        else {
+            toks_reset(tail, from, e);
+            if ((r = toks_ensure(tail, PY_SSIZE_T_MAX)) < 0)
+                return r;
+            joined = tail;
+        }
+    }
+    const Py_ssize_t asks_end = ending_at(t, t->question_endings, t->n_question_endings, joined);
     if (!marked) {
         Py_ssize_t p = s;
         while (p < e && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, p)))
@@ -2691,14 +2752,19 @@ sentence_kind(const MarkerTable *t, Toks *k, Py_ssize_t s, Py_ssize_t e, int ask
     if (asking && !(asks_open || asks_end || marked))
         return KIND_STATEMENT;
     const Py_ssize_t requests_open = opener_at(t, &t->requests, &t->request_prefixes,
-                                               t->request_plens, t->n_request_plens, k, head, n);
+                                               t->request_plens, t->n_request_plens, k, head,
+                                               k->n);
     if (requests_open < 0)
         return -1;
-    const Py_ssize_t requests_end = ending_at(t, t->request_endings, t->n_request_endings, k);
+    const Py_ssize_t requests_end =
+        ending_at(t, t->request_endings, t->n_request_endings, joined);
     if (requests_open && requests_open >= asks_open)
         return KIND_REQUEST;
     if (requests_end && requests_end >= asks_end)
         return KIND_REQUEST;
+    if ((r = toks_ensure(k, PY_SSIZE_T_MAX)) < 0)
+        return r;
+    const Py_ssize_t n = k->n;
     /* clauses after a , ; : ， ； ： or a spaced dash (markers._clause) */
     Py_ssize_t p = s, tok = 0;
     int after_first = 0;
@@ -2774,38 +2840,77 @@ sentence_end_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t q)
     return 0;
 }
 
-PyDoc_STRVAR(MarkerTable_is_question_doc,
-"is_question(text, /) -> bool | None\n--\n\n"
-"markers.is_question's answer for ``text`` after its slash command, with its\n"
-"@mentions already blanked; ``None`` if it holds U+03A3 (Python decides then).");
-
-static PyObject *
-MarkerTable_is_question(MarkerTable *self, PyObject *text)
+/* Whether `text` may start with a slash command or hold an @mention (after
+ * leading whitespace, str.lstrip's), which markers._split_command and
+ * markers._mention read in Python. */
+static int
+may_hold_command(PyObject *text)
 {
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "is_question() text must be str");
-        return NULL;
-    }
     const int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    Toks k;
+    Py_ssize_t p = 0;
+    while (p < n && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, p)))
+        p++;
+    if (p < n && PyUnicode_READ(kind, data, p) == '/')
+        return 1;
+    return PyUnicode_FindChar(text, '@', p, n, 1) != -1;
+}
+
+PyDoc_STRVAR(MarkerTable_is_question_doc,
+"is_question(text, whole, /) -> bool | None\n--\n\n"
+"markers.is_question's answer for ``text``: a whole prompt (``whole``), or one\n"
+"after its slash command with its @mentions blanked. ``None`` if a sentence it\n"
+"reads holds U+03A3, or a whole prompt may hold a command or a mention (Python\n"
+"decides then).");
+
+static PyObject *
+MarkerTable_is_question(MarkerTable *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "is_question() takes a str and a bool");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    const int whole = PyObject_IsTrue(args[1]);
+    if (whole < 0)
+        return NULL;
+    if (whole && may_hold_command(text))
+        Py_RETURN_NONE;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Toks k, tail;
     toks_init(&k, text, 0, 0);
+    toks_init(&tail, text, 0, 0);
     int found = 0, answer = 0;
     Py_ssize_t end = n;
     /* sentences from the last back: sentence [start, end) begins after the
      * last sentence end before end - 1 (the one at end - 1 is its own) */
     while (end > 0) {
         Py_ssize_t start = end - 1;
-        while (start > 0 && !sentence_end_at(kind, data, n, start - 1))
-            start--;
+        if (kind == PyUnicode_1BYTE_KIND) { /* ？！。 are wider: only \n ? ! . here */
+            const Py_UCS1 *d = (const Py_UCS1 *)data;
+            while (start > 0) {
+                const Py_UCS1 c = d[start - 1];
+                if (c <= '?' && (c == '\n' || c == '?' || c == '!' || c == '.') &&
+                    sentence_end_at(kind, data, n, start - 1))
+                    break;
+                start--;
+            }
+        }
+        else {
+            while (start > 0 && !sentence_end_at(kind, data, n, start - 1))
+                start--;
+        }
         Py_ssize_t p = start;
         while (p < end && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, p)))
             p++;
         if (p < end) { /* not blank */
-            const int r = sentence_kind(self, &k, start, end, !found);
+            const int r = sentence_kind(self, &k, &tail, start, end, !found);
             if (r < 0) {
                 toks_free(&k);
+                toks_free(&tail);
                 if (r == TOKS_SIGMA)
                     Py_RETURN_NONE;
                 return NULL;
@@ -2825,26 +2930,35 @@ MarkerTable_is_question(MarkerTable *self, PyObject *text)
         end = start;
     }
     toks_free(&k);
+    toks_free(&tail);
     return PyBool_FromLong(answer);
 }
 
 PyDoc_STRVAR(MarkerTable_content_doc,
-"content(text, limit, /) -> tuple[str, ...] | None\n--\n\n"
-"markers.content_tokens's answer for ``text`` after its slash command, holding\n"
-"no ``@``: its tokens from the first one no filler or request opener covers (the\n"
-"first ``limit`` of them; -1: all); ``None`` if it holds U+03A3.");
+"content(text, limit, whole, /) -> tuple[str, ...] | None\n--\n\n"
+"markers.content_tokens's answer for ``text`` (a whole prompt with ``whole``, or\n"
+"one after its slash command), holding no ``@``: its tokens from the first one\n"
+"no filler or request opener covers (the first ``limit`` of them; -1: all).\n"
+"``None`` if a token it reads holds U+03A3, or a whole prompt may hold a command\n"
+"or a mention (Python decides then).");
 
 static PyObject *
 MarkerTable_content(MarkerTable *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "content() takes a str and a limit");
+    if (nargs != 3 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "content() takes a str, a limit and a bool");
         return NULL;
     }
     PyObject *text = args[0];
     const Py_ssize_t limit = PyLong_AsSsize_t(args[1]);
     if (limit == -1 && PyErr_Occurred())
         return NULL;
+    const int whole = PyObject_IsTrue(args[2]);
+    if (whole < 0)
+        return NULL;
+    if (whole ? may_hold_command(text)
+              : PyUnicode_FindChar(text, '@', 0, PyUnicode_GET_LENGTH(text), 1) != -1)
+        Py_RETURN_NONE;
     Toks k;
     toks_init(&k, text, 0, PyUnicode_GET_LENGTH(text));
     const MOpenerSet *set = &self->skipping;
@@ -2891,7 +3005,8 @@ MarkerTable_content(MarkerTable *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef MarkerTable_methods[] = {
-    {"is_question", (PyCFunction)MarkerTable_is_question, METH_O, MarkerTable_is_question_doc},
+    {"is_question", (PyCFunction)(void (*)(void))MarkerTable_is_question, METH_FASTCALL,
+     MarkerTable_is_question_doc},
     {"content", (PyCFunction)(void (*)(void))MarkerTable_content, METH_FASTCALL,
      MarkerTable_content_doc},
     {NULL, NULL, 0, NULL},

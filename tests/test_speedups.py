@@ -804,11 +804,16 @@ def _same_readings(text: str, markers: _markers.Markers) -> None:
     rest = _markers._split_command(text)[1]
     if "@" in rest:
         rest = _markers._mention().sub(" ", rest)
-    got = table.is_question(rest)
+    got = table.is_question(rest, False)
     if got is not None:  # None only for a sentence it read holding U+03A3 (Python decides)
         assert got == _markers._is_question(rest, markers)
     else:
         assert "\u03a3" in rest
+    whole = table.is_question(text, True)
+    if whole is not None:
+        assert whole == got
+        assert "@" not in text
+        assert not text.lstrip().startswith("/")
     for limit in (None, 1, 4, 8):
         want = _markers._content_tokens(text, markers, limit)
         assert _markers.content_tokens(text, markers, limit) == want
@@ -838,29 +843,63 @@ _USER_WORDS = st.sampled_from(
 
 
 @st.composite
-def _user_markers(draw: st.DrawFn) -> _markers.Markers:
-    """A [classification.markers] table: some keys replaced by lists drawn from the
-    pieces (openers of several words, prefixes of several lengths in Han)."""
+def _user_markers(draw: st.DrawFn) -> tuple[_markers.Markers, list[str]]:
+    """A [classification.markers] table whose keys share a few entries (a word both
+    a question word and a request opener, Han prefixes of several lengths), and
+    prompts made of those entries and the marks."""
+    pool = draw(st.lists(st.one_of(_USER_WORDS, _prompts(2)), min_size=1, max_size=8))
+    pool = [i for i in pool if tokenize(i)] or ["please"]
     table: dict[str, list[str]] = {}
     for key in _markers.MARKER_KEYS:
-        if draw(st.booleans()):
-            items = draw(st.lists(st.one_of(_USER_WORDS, _prompts(3)), max_size=12))
-            items = [i for i in items if tokenize(i)]
+        if draw(st.integers(0, 3)):
+            items = draw(st.lists(st.sampled_from(pool), max_size=6))
             if key == "question_words":
                 items = [i for i in items if len(tokenize(i)) == 1]
             table[key] = items
-    return _markers.markers_from(table)
+    piece = st.one_of(st.sampled_from(pool), st.sampled_from(_MARKS), _PIECE)
+    texts = draw(st.lists(st.lists(st.tuples(piece, _SEP), max_size=16), min_size=1, max_size=4))
+    return _markers.markers_from(table), ["".join(p + s for p, s in t) for t in texts]
 
 
 @compiled
-@settings(max_examples=600, deadline=None)
-@given(_user_markers(), st.lists(_prompts(), min_size=1, max_size=4))
+@settings(max_examples=1500, deadline=None)
+@given(_user_markers())
 def test_c_sentence_readings_follow_user_markers(
-    markers: _markers.Markers, texts: list[str]
+    drawn: tuple[_markers.Markers, list[str]],
 ) -> None:
     """The table is compiled from the Markers given, never the defaults."""
+    markers, texts = drawn
     for text in texts:
         _same_readings(text, markers)
+
+
+_TEMPLATES = (
+    "{}",
+    "{}?",
+    "¿{}",
+    "ok so {}",
+    "{} the thing",
+    "fix the long thing here and there and everywhere in the code base {}",
+    "fix the long thing here and there and everywhere in the code base {}?",
+    "修正 {} 名前",
+    "{}, can you fix it",
+    "it broke, {} fix it?",
+    "the bug — {} the thing",
+    "why does it fail? {}",
+    "{}. why does it fail?",
+    "{} {} {}",
+)
+
+
+@compiled
+def test_c_sentence_readings_of_every_marker_are_the_python_ones() -> None:
+    """Every default marker in a few sentence shapes: alone, marked, after fillers,
+    at the end of a long sentence (where only the tail is read), in a clause."""
+    for piece in _PIECES:
+        for template in _TEMPLATES:
+            text = template.format(piece, piece, piece)
+            _same_readings(text, _M)
+            _same_readings(text.upper(), _M)
 
 
 def _real_prompts() -> list[str]:
@@ -903,21 +942,29 @@ def test_marker_table_basics() -> None:
     table = _markers._c_table(_M)
     assert isinstance(table, MarkerTable)
     assert _markers._c_table(_M) is table  # remembered per markers object
-    assert table.is_question("why is this null? Fix it.") is False
-    assert table.is_question("how do I fix this?") is True
-    assert table.is_question("the date is wrong, can you fix that?") is False
-    assert table.is_question("请问这是什么") is True
-    assert table.is_question("修正してくれますか") is False
-    assert table.is_question("") is False
-    assert table.is_question("ΣΑΣ why?") is None  # final sigma: Python decides
-    assert table.content("ok so can you fix the bug", 2) == ("fix", "the")
-    assert table.content("hi", -1) == ()
-    assert table.content("hi Σ", 3) is None
+    assert table.is_question("why is this null? Fix it.", True) is False
+    assert table.is_question("how do I fix this?", True) is True
+    assert table.is_question("the date is wrong, can you fix that?", True) is False
+    assert table.is_question("请问这是什么", True) is True
+    assert table.is_question("修正してくれますか", True) is False
+    assert table.is_question("", True) is False
+    assert table.is_question("ΣΑΣ why?", True) is None  # final sigma: Python decides
+    assert table.is_question("ΣΑΣ. fix it", True) is False  # a sentence it never reads
+    assert table.is_question(" /explain why?", True) is None  # a command: Python splits it
+    assert table.is_question("why @x?", True) is None  # a mention: Python blanks it
+    assert table.is_question("why @x?", False) is True
+    assert table.content("ok so can you fix the bug", 2, True) == ("fix", "the")
+    assert table.content("hi", -1, True) == ()
+    assert table.content("hi Σ", 3, True) is None
+    assert table.content("hi fix it and the other ones too ΣΑΣ", 1, True) == ("fix",)
+    assert table.content("/x fix", 1, True) is None
+    assert table.content("/x fix", 1, False) == ("x",)
+    assert table.content("fix @x", 1, False) is None
     # markers that are not Markers' own plain tuples take the Python path
     odd = _M._replace(fillers=(["hi"],))  # type: ignore[arg-type]
     assert _markers._c_table(odd) is None
     assert _markers.content_tokens("hi there", odd) == ("hi", "there")  # a list is no tuple
     with pytest.raises(TypeError):
-        table.is_question(b"x")  # type: ignore[arg-type]
+        table.is_question(b"x", True)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         MarkerTable((("a", 1),), (), (), (), (), (), (), (), len)  # type: ignore[arg-type]

@@ -927,12 +927,12 @@ def content_tokens(text: str, markers: Markers, limit: int | None = None) -> tup
     ``limit`` content tokens.
     """
     table = _c_table(markers) if _MarkerTable is not None else None
-    if table is not None:
-        rest = _split_command(text)[1]
-        if "@" not in rest:
-            found = table.content(rest, -1 if limit is None else limit)
-            if found is not None:
-                return found
+    if table is not None:  # the whole prompt, else what follows its command
+        found = table.content(text, -1 if limit is None else limit, True)
+        if found is None:
+            found = table.content(_split_command(text)[1], -1 if limit is None else limit, False)
+        if found is not None:
+            return found
     return _content_tokens(text, markers, limit)
 
 
@@ -1052,12 +1052,16 @@ def is_question(text: str, markers: Markers) -> bool:
     the module docstring); "can you fix this?" and "修正してくれますか" are not
     questions, "how do I…", "…ですか", "…까요?" and "почему…" are.
     """
+    table = _c_table(markers) if _MarkerTable is not None else None
+    if table is not None:  # the whole prompt when it holds no command or mention
+        found = table.is_question(text, True)
+        if found is not None:
+            return found
     _, rest = _split_command(text)
     if "@" in rest:
         rest = _mention().sub(" ", rest)
-    table = _c_table(markers) if _MarkerTable is not None else None
     if table is not None:
-        found = table.is_question(rest)
+        found = table.is_question(rest, False)
         if found is not None:
             return found
     return _is_question(rest, markers)
