@@ -2628,6 +2628,7 @@ ending_at(const MarkerTable *t, const MSpan *endings, Py_ssize_t n, const Toks *
     for (Py_ssize_t e = 0; e < n; e++) {
         const Py_ssize_t len = endings[e].len;
         if (len > best && len <= jlen &&
+            joined[jlen - 1] == t->pool[endings[e].off + (uint32_t)len - 1] &&
             memcmp(joined + jlen - len, t->pool + endings[e].off,
                    (size_t)len * sizeof(uint32_t)) == 0)
             best = len;
@@ -2857,6 +2858,9 @@ may_hold_command(PyObject *text)
     return PyUnicode_FindChar(text, '@', p, n, 1) != -1;
 }
 
+/* The Latin-1 characters that may end a sentence: \n ? ! . (？！。 are wider). */
+static const unsigned char MAY_END[256] = {['\n'] = 1, ['?'] = 1, ['!'] = 1, ['.'] = 1};
+
 PyDoc_STRVAR(MarkerTable_is_question_doc,
 "is_question(text, whole, /) -> bool | None\n--\n\n"
 "markers.is_question's answer for ``text``: a whole prompt (``whole``), or one\n"
@@ -2892,9 +2896,9 @@ MarkerTable_is_question(MarkerTable *self, PyObject *const *args, Py_ssize_t nar
         if (kind == PyUnicode_1BYTE_KIND) { /* ？！。 are wider: only \n ? ! . here */
             const Py_UCS1 *d = (const Py_UCS1 *)data;
             while (start > 0) {
-                const Py_UCS1 c = d[start - 1];
-                if (c <= '?' && (c == '\n' || c == '?' || c == '!' || c == '.') &&
-                    sentence_end_at(kind, data, n, start - 1))
+                while (start > 0 && !MAY_END[d[start - 1]])
+                    start--;
+                if (start == 0 || sentence_end_at(kind, data, n, start - 1))
                     break;
                 start--;
             }
