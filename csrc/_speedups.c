@@ -2978,7 +2978,7 @@ MarkerTable_content(MarkerTable *self, PyObject *const *args, Py_ssize_t nargs)
         i += step;
     }
     if (r == 0)
-        r = toks_ensure(&k, limit < 0 ? PY_SSIZE_T_MAX : i + limit);
+        r = toks_ensure(&k, limit < 0 || limit > PY_SSIZE_T_MAX - i ? PY_SSIZE_T_MAX : i + limit);
     if (r < 0) {
         toks_free(&k);
         if (r == TOKS_SIGMA)
@@ -2986,7 +2986,7 @@ MarkerTable_content(MarkerTable *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_ssize_t stop = k.n;
-    if (limit >= 0 && i + limit < stop)
+    if (limit >= 0 && limit < stop - i)
         stop = i + limit;
     const Py_ssize_t count = stop > i ? stop - i : 0;
     PyObject *out = PyTuple_New(count);

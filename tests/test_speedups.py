@@ -814,7 +814,7 @@ def _same_readings(text: str, markers: _markers.Markers) -> None:
         assert whole == got
         assert "@" not in text
         assert not text.lstrip().startswith("/")
-    for limit in (None, 1, 4, 8):
+    for limit in (None, 0, 1, 4, 8, -1, -3, 1 << 40):
         want = _markers._content_tokens(text, markers, limit)
         assert _markers.content_tokens(text, markers, limit) == want
 
@@ -960,6 +960,8 @@ def test_marker_table_basics() -> None:
     assert table.content("/x fix", 1, True) is None
     assert table.content("/x fix", 1, False) == ("x",)
     assert table.content("fix @x", 1, False) is None
+    assert table.content("ok fix it", (1 << 63) - 1, True) == ("fix", "it")
+    assert table.content("ok fix it", 0, True) == ()
     # markers that are not Markers' own plain tuples take the Python path
     odd = _M._replace(fillers=(["hi"],))  # type: ignore[arg-type]
     assert _markers._c_table(odd) is None

@@ -927,13 +927,18 @@ def content_tokens(text: str, markers: Markers, limit: int | None = None) -> tup
     ``limit`` content tokens.
     """
     table = _c_table(markers) if _MarkerTable is not None else None
-    if table is not None:  # the whole prompt, else what follows its command
+    if table is not None and (limit is None or 0 <= limit <= _C_LIMIT):
+        # the whole prompt, else what follows its command
         found = table.content(text, -1 if limit is None else limit, True)
         if found is None:
             found = table.content(_split_command(text)[1], -1 if limit is None else limit, False)
         if found is not None:
             return found
     return _content_tokens(text, markers, limit)
+
+
+_C_LIMIT = 1 << 31
+"""Largest ``limit`` the C table is given (a negative one slices from the end: Python)."""
 
 
 def _content_tokens(text: str, markers: Markers, limit: int | None) -> tuple[str, ...]:
