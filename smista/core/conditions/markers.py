@@ -40,6 +40,11 @@ with a space in front: "까요" is a suffix of the last token, while " mi"
 ("yapabilir misin"). Words, openers and fillers written in a script without
 spaces (Han, Hiragana, Katakana: a whole clause is one token there) match as a
 prefix of the sentence's first token instead of as whole tokens.
+
+With the C extension, :func:`is_question` and :func:`content_tokens` are read in
+C (``smista.core._speedups.MarkerTable``, compiled from each :class:`Markers`
+object and remembered with it); the Python functions here are the reference it
+must agree with (``tests/test_speedups.py`` compares the two).
 """
 
 from __future__ import annotations
