@@ -266,6 +266,7 @@ put_key_char(unsigned char *out, Py_UCS4 ch)
 typedef struct {
     PyTypeObject *TokenCodesType;
     PyTypeObject *VariantIndexType;
+    PyTypeObject *MarkerTableType;
 } SpeedupsState;
 
 static struct PyModuleDef speedups_module;
@@ -2071,6 +2072,974 @@ static PyType_Spec VariantIndex_spec = {
     .slots = VariantIndex_slots,
 };
 
+/* -- MarkerTable: the question and leading-word readings ---------------------------- */
+
+/* smista.core.conditions.markers reads a prompt sentence by sentence: is its
+ * last sentence a question, is some sentence a polite request, where is its
+ * first content word. MarkerTable does those readings in one pass over the
+ * characters, against a table compiled from one Markers object (user data,
+ * never hard-coded here): openers indexed by their first token, the prefix
+ * words of scripts without spaces, and the endings. Tokens are split and
+ * lowercased as tokenize() does (lower_token above) into one buffer, " t1 t2
+ * ...", which is also the " "-joined form the endings are compared with.
+ * Whether a token is in a script without spaces (Han, Kana) is asked of the
+ * Python predicate the table was built with, and only for a character from
+ * U+2E80 on (the tests check none before is). A text holding U+03A3 gives
+ * None: Python decides. The Python functions are the reference semantics
+ * (tests compare the two); the table is immutable once built. */
+
+typedef struct {
+    uint64_t hash;  /* of its first token */
+    uint32_t first; /* its first token in the table's spans */
+    uint32_t ntok;
+    uint32_t chars; /* len(" ".join(opener)) */
+    int32_t next;   /* the next opener in its bucket, or -1 */
+} MOpener;
+
+typedef struct {
+    MOpener *ops;
+    Py_ssize_t n;
+    int32_t *buckets;
+    size_t mask;
+    uint32_t max_ntok;
+} MOpenerSet;
+
+typedef struct {
+    uint32_t off, len; /* code points in the table's pool */
+} MSpan;
+
+typedef struct {
+    PyObject_HEAD
+    uint32_t *pool;
+    size_t pool_len, pool_cap;
+    MSpan *spans;
+    size_t nspans, spans_cap;
+    MOpenerSet fillers, skipping, requests, asking, request_prefixes, asking_prefixes;
+    uint32_t *request_plens, *asking_plens; /* prefix lengths, longest first */
+    Py_ssize_t n_request_plens, n_asking_plens;
+    MSpan *question_endings, *request_endings;
+    Py_ssize_t n_question_endings, n_request_endings;
+    Py_ssize_t longest_ending; /* code points */
+    PyObject *no_space; /* callable(str) -> bool: Han, Hiragana, Katakana */
+} MarkerTable;
+
+static inline uint64_t
+cps_hash(const uint32_t *p, Py_ssize_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h ^ (uint64_t)n;
+}
+
+/* Append the code points of `s` to the pool; its span in *span. */
+static int
+pool_add(MarkerTable *t, PyObject *s, MSpan *span)
+{
+    if (!PyUnicode_Check(s)) {
+        PyErr_SetString(PyExc_TypeError, "MarkerTable: markers must be str");
+        return -1;
+    }
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (n > 0x7FFFFFFF || t->pool_len + (size_t)n > 0x7FFFFFFF) {
+        PyErr_SetString(PyExc_OverflowError, "MarkerTable: markers too long");
+        return -1;
+    }
+    if (t->pool_len + (size_t)n > t->pool_cap) {
+        size_t cap = t->pool_cap ? t->pool_cap : 1024;
+        while (cap < t->pool_len + (size_t)n)
+            cap *= 2;
+        uint32_t *p = PyMem_Realloc(t->pool, cap * sizeof(uint32_t));
+        if (p == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        t->pool = p;
+        t->pool_cap = cap;
+    }
+    const int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    for (Py_ssize_t i = 0; i < n; i++)
+        t->pool[t->pool_len + (size_t)i] = PyUnicode_READ(kind, data, i);
+    span->off = (uint32_t)t->pool_len;
+    span->len = (uint32_t)n;
+    t->pool_len += (size_t)n;
+    return 0;
+}
+
+static int
+span_add(MarkerTable *t, PyObject *s)
+{
+    if (t->nspans == t->spans_cap) {
+        size_t cap = t->spans_cap ? 2 * t->spans_cap : 256;
+        MSpan *p = PyMem_Realloc(t->spans, cap * sizeof(MSpan));
+        if (p == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        t->spans = p;
+        t->spans_cap = cap;
+    }
+    if (pool_add(t, s, &t->spans[t->nspans]) < 0)
+        return -1;
+    t->nspans++;
+    return 0;
+}
+
+/* An opener set from a sequence of tuples of str (an empty tuple is no opener);
+ * with `single`, a sequence of str, each a one-token opener. */
+static int
+openers_build(MarkerTable *t, MOpenerSet *set, PyObject *seq, int single)
+{
+    PyObject *fast = PySequence_Fast(seq, "MarkerTable: expected a sequence of openers");
+    if (fast == NULL)
+        return -1;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    set->ops = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(MOpener));
+    size_t size = 1;
+    while (size < (size_t)(2 * n))
+        size *= 2;
+    set->buckets = PyMem_Malloc(size * sizeof(int32_t));
+    if (set->ops == NULL || set->buckets == NULL) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    set->mask = size - 1;
+    for (size_t b = 0; b < size; b++)
+        set->buckets[b] = -1;
+    set->n = 0;
+    set->max_ntok = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        PyObject *tokens = single ? PyTuple_Pack(1, item) : (Py_INCREF(item), item);
+        if (tokens == NULL || !PyTuple_Check(tokens)) {
+            if (tokens != NULL)
+                PyErr_SetString(PyExc_TypeError, "MarkerTable: an opener must be a tuple");
+            Py_XDECREF(tokens);
+            Py_DECREF(fast);
+            return -1;
+        }
+        const Py_ssize_t k = PyTuple_GET_SIZE(tokens);
+        if (k == 0) {
+            Py_DECREF(tokens);
+            continue;
+        }
+        MOpener *op = &set->ops[set->n];
+        op->first = (uint32_t)t->nspans;
+        op->ntok = (uint32_t)k;
+        size_t chars = (size_t)(k - 1);
+        for (Py_ssize_t j = 0; j < k; j++) {
+            if (span_add(t, PyTuple_GET_ITEM(tokens, j)) < 0) {
+                Py_DECREF(tokens);
+                Py_DECREF(fast);
+                return -1;
+            }
+            chars += t->spans[t->nspans - 1].len;
+        }
+        Py_DECREF(tokens);
+        op->chars = (uint32_t)chars;
+        const MSpan *f = &t->spans[op->first];
+        op->hash = cps_hash(t->pool + f->off, f->len);
+        const size_t b = (size_t)op->hash & set->mask;
+        op->next = set->buckets[b];
+        set->buckets[b] = (int32_t)set->n;
+        if (op->ntok > set->max_ntok)
+            set->max_ntok = op->ntok;
+        set->n++;
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* The distinct lengths of the one-token openers of `set`, longest first. */
+static int
+prefix_lengths(MarkerTable *t, const MOpenerSet *set, uint32_t **out, Py_ssize_t *count)
+{
+    *out = PyMem_Malloc((size_t)(set->n ? set->n : 1) * sizeof(uint32_t));
+    if (*out == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *count = 0;
+    for (Py_ssize_t i = 0; i < set->n; i++) {
+        const uint32_t len = t->spans[set->ops[i].first].len;
+        Py_ssize_t j = 0;
+        while (j < *count && (*out)[j] > len)
+            j++;
+        if (j < *count && (*out)[j] == len)
+            continue;
+        memmove(*out + j + 1, *out + j, (size_t)(*count - j) * sizeof(uint32_t));
+        (*out)[j] = len;
+        (*count)++;
+    }
+    return 0;
+}
+
+static int
+endings_build(MarkerTable *t, PyObject *seq, MSpan **out, Py_ssize_t *count)
+{
+    PyObject *fast = PySequence_Fast(seq, "MarkerTable: expected a sequence of endings");
+    if (fast == NULL)
+        return -1;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    *out = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(MSpan));
+    if (*out == NULL) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (pool_add(t, PySequence_Fast_GET_ITEM(fast, i), &(*out)[i]) < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    *count = n;
+    Py_DECREF(fast);
+    return 0;
+}
+
+static void
+openers_free(MOpenerSet *set)
+{
+    PyMem_Free(set->ops);
+    PyMem_Free(set->buckets);
+}
+
+static void
+MarkerTable_dealloc(MarkerTable *self)
+{
+    PyMem_Free(self->pool);
+    PyMem_Free(self->spans);
+    openers_free(&self->fillers);
+    openers_free(&self->skipping);
+    openers_free(&self->requests);
+    openers_free(&self->asking);
+    openers_free(&self->request_prefixes);
+    openers_free(&self->asking_prefixes);
+    PyMem_Free(self->request_plens);
+    PyMem_Free(self->asking_plens);
+    PyMem_Free(self->question_endings);
+    PyMem_Free(self->request_endings);
+    Py_XDECREF(self->no_space);
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type);
+}
+
+static PyObject *
+MarkerTable_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"fillers", "skipping", "requests", "asking", "request_prefixes",
+                             "asking_prefixes", "question_endings", "request_endings",
+                             "no_space", NULL};
+    PyObject *fillers, *skipping, *requests, *asking, *rp, *ap, *qe, *re, *no_space;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOO:MarkerTable", kwlist, &fillers,
+                                     &skipping, &requests, &asking, &rp, &ap, &qe, &re,
+                                     &no_space))
+        return NULL;
+    if (!PyCallable_Check(no_space)) {
+        PyErr_SetString(PyExc_TypeError, "MarkerTable: no_space must be callable");
+        return NULL;
+    }
+    MarkerTable *t = (MarkerTable *)type->tp_alloc(type, 0);
+    if (t == NULL)
+        return NULL;
+    /* tp_alloc zeroes the object: dealloc is safe at any failure below */
+    Py_INCREF(no_space);
+    t->no_space = no_space;
+    if (openers_build(t, &t->fillers, fillers, 0) < 0 ||
+        openers_build(t, &t->skipping, skipping, 0) < 0 ||
+        openers_build(t, &t->requests, requests, 0) < 0 ||
+        openers_build(t, &t->asking, asking, 0) < 0 ||
+        openers_build(t, &t->request_prefixes, rp, 1) < 0 ||
+        openers_build(t, &t->asking_prefixes, ap, 1) < 0 ||
+        prefix_lengths(t, &t->request_prefixes, &t->request_plens, &t->n_request_plens) < 0 ||
+        prefix_lengths(t, &t->asking_prefixes, &t->asking_plens, &t->n_asking_plens) < 0 ||
+        endings_build(t, qe, &t->question_endings, &t->n_question_endings) < 0 ||
+        endings_build(t, re, &t->request_endings, &t->n_request_endings) < 0) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    for (Py_ssize_t e = 0; e < t->n_question_endings; e++) {
+        if ((Py_ssize_t)t->question_endings[e].len > t->longest_ending)
+            t->longest_ending = t->question_endings[e].len;
+    }
+    for (Py_ssize_t e = 0; e < t->n_request_endings; e++) {
+        if ((Py_ssize_t)t->request_endings[e].len > t->longest_ending)
+            t->longest_ending = t->request_endings[e].len;
+    }
+    return (PyObject *)t;
+}
+
+/* A text's tokens, read on demand: " t1 t2 ..." in buf, token i at off[i]
+ * (after its space), len[i] code points, from the text's character src[i]. */
+typedef struct {
+    PyObject *text;
+    Py_ssize_t pos, end; /* what is left to read */
+    uint32_t *buf;
+    Py_ssize_t blen, bcap;
+    Py_ssize_t *off, *len, *src;
+    Py_ssize_t n, tcap;
+    uint32_t sbuf[512];
+    Py_ssize_t soff[64], slen[64], ssrc[64];
+} Toks;
+
+static void
+toks_init(Toks *k, PyObject *text, Py_ssize_t start, Py_ssize_t end)
+{
+    k->text = text;
+    k->pos = start;
+    k->end = end;
+    k->buf = k->sbuf;
+    k->bcap = (Py_ssize_t)(sizeof(k->sbuf) / sizeof(k->sbuf[0]));
+    k->blen = 0;
+    k->off = k->soff;
+    k->len = k->slen;
+    k->src = k->ssrc;
+    k->tcap = 64;
+    k->n = 0;
+}
+
+static void
+toks_reset(Toks *k, Py_ssize_t start, Py_ssize_t end)
+{
+    k->pos = start;
+    k->end = end;
+    k->blen = 0;
+    k->n = 0;
+}
+
+static void
+toks_free(Toks *k)
+{
+    if (k->buf != k->sbuf)
+        PyMem_Free(k->buf);
+    if (k->off != k->soff) {
+        PyMem_Free(k->off);
+        PyMem_Free(k->len);
+        PyMem_Free(k->src);
+    }
+}
+
+#define TOKS_SIGMA (-2)
+
+/* Read tokens until there are `want` (or the text is read): 0, TOKS_SIGMA
+ * for a U+03A3, -1 out of memory (exception set). */
+static int
+toks_ensure(Toks *k, Py_ssize_t want)
+{
+    const int kind = PyUnicode_KIND(k->text);
+    const void *data = PyUnicode_DATA(k->text);
+    while (k->n < want) {
+        Py_ssize_t i = k->pos;
+        while (i < k->end && !is_token_char(PyUnicode_READ(kind, data, i)))
+            i++;
+        if (i >= k->end) {
+            k->pos = i;
+            return 0;
+        }
+        const Py_ssize_t start = i;
+        while (i < k->end && is_token_char(PyUnicode_READ(kind, data, i)))
+            i++;
+        k->pos = i;
+        const Py_ssize_t room = k->blen + 1 + 2 * (i - start);
+        if (room > k->bcap) {
+            Py_ssize_t cap = 2 * k->bcap;
+            while (cap < room)
+                cap *= 2;
+            uint32_t *b = PyMem_Malloc((size_t)cap * sizeof(uint32_t));
+            if (b == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            memcpy(b, k->buf, (size_t)k->blen * sizeof(uint32_t));
+            if (k->buf != k->sbuf)
+                PyMem_Free(k->buf);
+            k->buf = b;
+            k->bcap = cap;
+        }
+        if (k->n == k->tcap) {
+            const Py_ssize_t cap = 2 * k->tcap;
+            Py_ssize_t *o = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+            Py_ssize_t *l = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+            Py_ssize_t *s = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+            if (o == NULL || l == NULL || s == NULL) {
+                PyMem_Free(o);
+                PyMem_Free(l);
+                PyMem_Free(s);
+                PyErr_NoMemory();
+                return -1;
+            }
+            memcpy(o, k->off, (size_t)k->n * sizeof(Py_ssize_t));
+            memcpy(l, k->len, (size_t)k->n * sizeof(Py_ssize_t));
+            memcpy(s, k->src, (size_t)k->n * sizeof(Py_ssize_t));
+            if (k->off != k->soff) {
+                PyMem_Free(k->off);
+                PyMem_Free(k->len);
+                PyMem_Free(k->src);
+            }
+            k->off = o;
+            k->len = l;
+            k->src = s;
+            k->tcap = cap;
+        }
+        k->buf[k->blen++] = ' ';
+        const Py_ssize_t got = lower_token(k->text, start, i, k->buf + k->blen);
+        if (got < 0)
+            return TOKS_SIGMA;
+        k->off[k->n] = k->blen;
+        k->len[k->n] = got;
+        k->src[k->n] = start;
+        k->n++;
+        k->blen += got;
+    }
+    return 0;
+}
+
+static inline int
+tok_is(const MarkerTable *t, const Toks *k, Py_ssize_t i, const MSpan *s)
+{
+    return (Py_ssize_t)s->len == k->len[i] &&
+           memcmp(k->buf + k->off[i], t->pool + s->off, s->len * sizeof(uint32_t)) == 0;
+}
+
+/* Whether opener `op` is at tokens[i] (tokens below `hi` only). */
+static inline int
+opener_here(const MarkerTable *t, const MOpener *op, const Toks *k, Py_ssize_t i, Py_ssize_t hi)
+{
+    if ((Py_ssize_t)op->ntok > hi - i)
+        return 0;
+    for (uint32_t m = 0; m < op->ntok; m++) {
+        if (!tok_is(t, k, i + m, &t->spans[op->first + m]))
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether a one-token opener of `set` is cps[0:n]. */
+static int
+set_has(const MarkerTable *t, const MOpenerSet *set, const uint32_t *cps, Py_ssize_t n)
+{
+    const uint64_t h = cps_hash(cps, n);
+    for (int32_t j = set->buckets[h & set->mask]; j >= 0; j = set->ops[j].next) {
+        const MOpener *op = &set->ops[j];
+        const MSpan *s = &t->spans[op->first];
+        if (op->hash == h && (Py_ssize_t)s->len == n &&
+            memcmp(t->pool + s->off, cps, (size_t)n * sizeof(uint32_t)) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* markers._is_no_space(token): 1, 0, or -1 with an exception set. */
+static int
+no_space_token(const MarkerTable *t, const Toks *k, Py_ssize_t i)
+{
+    if (k->len[i] == 0)
+        return 0;
+    const uint32_t ch = k->buf[k->off[i]];
+    if (ch < 0x2E80) /* no Han, Hiragana or Katakana before (tests check) */
+        return 0;
+    PyObject *s = PyUnicode_FromOrdinal((int)ch);
+    if (s == NULL)
+        return -1;
+    PyObject *r = PyObject_CallOneArg(t->no_space, s);
+    Py_DECREF(s);
+    if (r == NULL)
+        return -1;
+    const int yes = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return yes;
+}
+
+/* markers._opener_at(tokens[:hi], i, openers): the characters of the longest
+ * opener at tokens[i] (0 when none), or -1 with an exception set. */
+static Py_ssize_t
+opener_at(const MarkerTable *t, const MOpenerSet *set, const MOpenerSet *prefixes,
+          const uint32_t *plens, Py_ssize_t nplens, const Toks *k, Py_ssize_t i, Py_ssize_t hi)
+{
+    if (i >= hi)
+        return 0;
+    Py_ssize_t best = 0;
+    const uint64_t h = cps_hash(k->buf + k->off[i], k->len[i]);
+    for (int32_t j = set->buckets[h & set->mask]; j >= 0; j = set->ops[j].next) {
+        const MOpener *op = &set->ops[j];
+        if (op->hash == h && (Py_ssize_t)op->chars > best && opener_here(t, op, k, i, hi))
+            best = op->chars;
+    }
+    if (prefixes->n) {
+        const int ns = no_space_token(t, k, i);
+        if (ns < 0)
+            return -1;
+        if (ns) {
+            for (Py_ssize_t m = 0; m < nplens; m++) {
+                const Py_ssize_t n = plens[m];
+                if (n <= best)
+                    break;
+                /* token[:n]: the whole token when n is longer (best is still n) */
+                const Py_ssize_t cut = n < k->len[i] ? n : k->len[i];
+                if (set_has(t, prefixes, k->buf + k->off[i], cut)) {
+                    best = n;
+                    break;
+                }
+            }
+        }
+    }
+    return best;
+}
+
+/* markers._whole_opener: tokens of the longest opener at tokens[i] (i < hi). */
+static Py_ssize_t
+whole_opener(const MarkerTable *t, const MOpenerSet *set, const Toks *k, Py_ssize_t i,
+             Py_ssize_t hi)
+{
+    Py_ssize_t best = 0;
+    const uint64_t h = cps_hash(k->buf + k->off[i], k->len[i]);
+    for (int32_t j = set->buckets[h & set->mask]; j >= 0; j = set->ops[j].next) {
+        const MOpener *op = &set->ops[j];
+        if (op->hash == h && (Py_ssize_t)op->ntok > best && opener_here(t, op, k, i, hi))
+            best = op->ntok;
+    }
+    return best;
+}
+
+static Py_ssize_t
+skip_openers(const MarkerTable *t, const MOpenerSet *set, const Toks *k, Py_ssize_t i,
+             Py_ssize_t hi)
+{
+    while (i < hi) {
+        const Py_ssize_t step = whole_opener(t, set, k, i, hi);
+        if (!step)
+            break;
+        i += step;
+    }
+    return i;
+}
+
+/* markers._ending_at(" " + " ".join(tokens), endings). */
+static Py_ssize_t
+ending_at(const MarkerTable *t, const MSpan *endings, Py_ssize_t n, const Toks *k)
+{
+    Py_ssize_t best = 0;
+    const uint32_t *joined = k->buf;
+    const Py_ssize_t jlen = k->blen;
+    for (Py_ssize_t e = 0; e < n; e++) {
+        const Py_ssize_t len = endings[e].len;
+        if (len > best && len <= jlen &&
+            joined[jlen - 1] == t->pool[endings[e].off + (uint32_t)len - 1] &&
+            memcmp(joined + jlen - len, t->pool + endings[e].off,
+                   (size_t)len * sizeof(uint32_t)) == 0)
+            best = len;
+    }
+    return best;
+}
+
+static inline int
+is_closer(Py_UCS4 ch)
+{
+    /* markers._CLOSERS */
+    switch (ch) {
+    case '"': case '\'': case 0x201D: case 0x2019: case 0xBB: case ')': case ']': case '}':
+    case '>': case '*': case '_': case '`': case '~': case ' ': case '\t': case '\r':
+    case '\n':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static inline int
+is_dash(Py_UCS4 ch)
+{
+    return ch == '-' || ch == 0x2013 || ch == 0x2014;
+}
+
+static inline int
+is_clause_mark(Py_UCS4 ch)
+{
+    return ch == ',' || ch == ';' || ch == ':' || ch == 0xFF0C || ch == 0xFF1B || ch == 0xFF1A;
+}
+
+enum { KIND_STATEMENT, KIND_QUESTION, KIND_REQUEST, KIND_EMPTY };
+
+/* Where the tokens of text[lo:e] that the endings can reach begin: walking back
+ * from e, the start of the first token from which the joined form " t ..." is at
+ * least `want` long (a token's lowercase is never shorter than the token); -1
+ * when the walk reaches lo (then read every token of the sentence). */
+static Py_ssize_t
+tail_start(const Toks *k, Py_ssize_t lo, Py_ssize_t e, Py_ssize_t want)
+{
+    const int kind = PyUnicode_KIND(k->text);
+    const void *data = PyUnicode_DATA(k->text);
+    Py_ssize_t q = e, got = 0;
+    while (got < want) {
+        while (q > lo && !is_token_char(PyUnicode_READ(kind, data, q - 1)))
+            q--;
+        const Py_ssize_t stop = q;
+        while (q > lo && is_token_char(PyUnicode_READ(kind, data, q - 1)))
+            q--;
+        if (q <= lo)
+            return -1;
+        got += stop - q + 1;
+    }
+    return q;
+}
+
+/* markers._sentence_kind(text[s:e], asking=asking): a KIND_*, TOKS_SIGMA, or
+ * -1 with an exception set. Tokens are read from the front only as far as the
+ * fillers and openers look, and from the back as far as the endings reach
+ * (into `tail`); all of them only when the clauses are read. */
+static int
+sentence_kind(const MarkerTable *t, Toks *k, Toks *tail, Py_ssize_t s, Py_ssize_t e, int asking)
+{
+    const int kind = PyUnicode_KIND(k->text);
+    const void *data = PyUnicode_DATA(k->text);
+    toks_reset(k, s, e);
+    int r;
+    Py_ssize_t head = 0;
+    const Py_ssize_t fill = t->fillers.max_ntok ? (Py_ssize_t)t->fillers.max_ntok : 1;
+    for (;;) {
+        if ((r = toks_ensure(k, head + fill)) < 0)
+            return r;
+        if (head >= k->n)
+            break;
+        const Py_ssize_t step = whole_opener(t, &t->fillers, k, head, k->n);
+        if (!step)
+            break;
+        head += step;
+    }
+    Py_ssize_t q = e;
+    while (q > s && is_closer(PyUnicode_READ(kind, data, q - 1)))
+        q--;
+    int marked = 0;
+    if (q > s) {
+        const Py_UCS4 last = PyUnicode_READ(kind, data, q - 1);
+        marked = last == '?' || last == 0xFF1F || last == 0x061F;
+    }
+    if (head >= k->n) /* fillers alone (ensured past head: every token is read) */
+        return marked ? KIND_QUESTION : KIND_EMPTY;
+    Py_ssize_t look = t->asking.max_ntok > t->requests.max_ntok ? t->asking.max_ntok
+                                                                  : t->requests.max_ntok;
+    if ((r = toks_ensure(k, head + (look ? look : 1))) < 0)
+        return r;
+    const Py_ssize_t asks_open = opener_at(t, &t->asking, &t->asking_prefixes, t->asking_plens,
+                                           t->n_asking_plens, k, head, k->n);
+    if (asks_open < 0)
+        return -1;
+    /* the joined tokens the endings are compared with: all of them, or a tail */
+    const Toks *joined = k;
+    if (t->longest_ending && k->pos < e) {
+        const Py_ssize_t from = tail_start(k, k->pos, e, t->longest_ending);
+        if (from < 0) {
+            if ((r = toks_ensure(k, PY_SSIZE_T_MAX)) < 0)
+                return r;
+        }
+        else {
+            toks_reset(tail, from, e);
+            if ((r = toks_ensure(tail, PY_SSIZE_T_MAX)) < 0)
+                return r;
+            joined = tail;
+        }
+    }
+    const Py_ssize_t asks_end = ending_at(t, t->question_endings, t->n_question_endings, joined);
+    if (!marked) {
+        Py_ssize_t p = s;
+        while (p < e && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, p)))
+            p++;
+        marked = p < e && PyUnicode_READ(kind, data, p) == 0xBF;
+    }
+    if (asking && !(asks_open || asks_end || marked))
+        return KIND_STATEMENT;
+    const Py_ssize_t requests_open = opener_at(t, &t->requests, &t->request_prefixes,
+                                               t->request_plens, t->n_request_plens, k, head,
+                                               k->n);
+    if (requests_open < 0)
+        return -1;
+    const Py_ssize_t requests_end =
+        ending_at(t, t->request_endings, t->n_request_endings, joined);
+    if (requests_open && requests_open >= asks_open)
+        return KIND_REQUEST;
+    if (requests_end && requests_end >= asks_end)
+        return KIND_REQUEST;
+    if ((r = toks_ensure(k, PY_SSIZE_T_MAX)) < 0)
+        return r;
+    const Py_ssize_t n = k->n;
+    /* clauses after a , ; : ， ； ： or a spaced dash (markers._clause) */
+    Py_ssize_t p = s, tok = 0;
+    int after_first = 0;
+    Py_ssize_t clause = s;
+    for (;;) {
+        Py_ssize_t ms = -1, me = -1;
+        while (p < e) {
+            const Py_UCS4 ch = PyUnicode_READ(kind, data, p);
+            if (is_clause_mark(ch)) {
+                ms = p;
+                me = p + 1;
+                break;
+            }
+            if (Py_UNICODE_ISSPACE(ch) && p + 2 < e && is_dash(PyUnicode_READ(kind, data, p + 1)) &&
+                Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, p + 2))) {
+                ms = p;
+                me = p + 3;
+                break;
+            }
+            p++;
+        }
+        const Py_ssize_t clause_end = ms >= 0 ? ms : e;
+        if (after_first) {
+            /* the tokens of text[clause:clause_end] */
+            while (tok < n && k->src[tok] < clause)
+                tok++;
+            Py_ssize_t hi = tok;
+            while (hi < n && k->src[hi] < clause_end)
+                hi++;
+            const Py_ssize_t at = skip_openers(t, &t->fillers, k, tok, hi);
+            const Py_ssize_t req = opener_at(t, &t->requests, &t->request_prefixes,
+                                             t->request_plens, t->n_request_plens, k, at, hi);
+            if (req < 0)
+                return -1;
+            if (req) {
+                const Py_ssize_t ask = opener_at(t, &t->asking, &t->asking_prefixes,
+                                                 t->asking_plens, t->n_asking_plens, k, at, hi);
+                if (ask < 0)
+                    return -1;
+                if (req > ask)
+                    return KIND_REQUEST;
+            }
+            tok = hi;
+        }
+        if (ms < 0)
+            break;
+        after_first = 1;
+        clause = me;
+        p = me;
+    }
+    if (asks_open || asks_end || marked)
+        return KIND_QUESTION;
+    return KIND_STATEMENT;
+}
+
+static inline int
+is_run_mark(Py_UCS4 ch)
+{
+    return ch == '?' || ch == '!' || ch == 0xFF1F || ch == 0xFF01 || ch == 0x3002;
+}
+
+/* Whether a match of markers._SENTENCE_END ends just after text[q]. */
+static inline int
+sentence_end_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t q)
+{
+    const Py_UCS4 ch = PyUnicode_READ(kind, data, q);
+    if (ch == '\n')
+        return 1;
+    if (is_run_mark(ch))
+        return q + 1 >= n || !is_run_mark(PyUnicode_READ(kind, data, q + 1));
+    if (ch == '.')
+        return q + 1 >= n || Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, q + 1));
+    return 0;
+}
+
+/* Whether `text` may start with a slash command or hold an @mention (after
+ * leading whitespace, str.lstrip's), which markers._split_command and
+ * markers._mention read in Python. */
+static int
+may_hold_command(PyObject *text)
+{
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t p = 0;
+    while (p < n && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, p)))
+        p++;
+    if (p < n && PyUnicode_READ(kind, data, p) == '/')
+        return 1;
+    return PyUnicode_FindChar(text, '@', p, n, 1) != -1;
+}
+
+/* The Latin-1 characters that may end a sentence: \n ? ! . (？！。 are wider). */
+static const unsigned char MAY_END[256] = {['\n'] = 1, ['?'] = 1, ['!'] = 1, ['.'] = 1};
+
+PyDoc_STRVAR(MarkerTable_is_question_doc,
+"is_question(text, whole, /) -> bool | None\n--\n\n"
+"markers.is_question's answer for ``text``: a whole prompt (``whole``), or one\n"
+"after its slash command with its @mentions blanked. ``None`` if a sentence it\n"
+"reads holds U+03A3, or a whole prompt may hold a command or a mention (Python\n"
+"decides then).");
+
+static PyObject *
+MarkerTable_is_question(MarkerTable *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "is_question() takes a str and a bool");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    const int whole = PyObject_IsTrue(args[1]);
+    if (whole < 0)
+        return NULL;
+    if (whole && may_hold_command(text))
+        Py_RETURN_NONE;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Toks k, tail;
+    toks_init(&k, text, 0, 0);
+    toks_init(&tail, text, 0, 0);
+    int found = 0, answer = 0;
+    Py_ssize_t end = n;
+    /* sentences from the last back: sentence [start, end) begins after the
+     * last sentence end before end - 1 (the one at end - 1 is its own) */
+    while (end > 0) {
+        Py_ssize_t start = end - 1;
+        if (kind == PyUnicode_1BYTE_KIND) { /* ？！。 are wider: only \n ? ! . here */
+            const Py_UCS1 *d = (const Py_UCS1 *)data;
+            while (start > 0) {
+                while (start > 0 && !MAY_END[d[start - 1]])
+                    start--;
+                if (start == 0 || sentence_end_at(kind, data, n, start - 1))
+                    break;
+                start--;
+            }
+        }
+        else {
+            while (start > 0 && !sentence_end_at(kind, data, n, start - 1))
+                start--;
+        }
+        Py_ssize_t p = start;
+        while (p < end && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, p)))
+            p++;
+        if (p < end) { /* not blank */
+            const int r = sentence_kind(self, &k, &tail, start, end, !found);
+            if (r < 0) {
+                toks_free(&k);
+                toks_free(&tail);
+                if (r == TOKS_SIGMA)
+                    Py_RETURN_NONE;
+                return NULL;
+            }
+            if (!found) {
+                if (r != KIND_EMPTY) {
+                    if (r != KIND_QUESTION)
+                        break;
+                    found = answer = 1;
+                }
+            }
+            else if (r == KIND_REQUEST) {
+                answer = 0;
+                break;
+            }
+        }
+        end = start;
+    }
+    toks_free(&k);
+    toks_free(&tail);
+    return PyBool_FromLong(answer);
+}
+
+PyDoc_STRVAR(MarkerTable_content_doc,
+"content(text, limit, whole, /) -> tuple[str, ...] | None\n--\n\n"
+"markers.content_tokens's answer for ``text`` (a whole prompt with ``whole``, or\n"
+"one after its slash command), holding no ``@``: its tokens from the first one\n"
+"no filler or request opener covers (the first ``limit`` of them; -1: all).\n"
+"``None`` if a token it reads holds U+03A3, or a whole prompt may hold a command\n"
+"or a mention (Python decides then).");
+
+static PyObject *
+MarkerTable_content(MarkerTable *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "content() takes a str, a limit and a bool");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    const Py_ssize_t limit = PyLong_AsSsize_t(args[1]);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    const int whole = PyObject_IsTrue(args[2]);
+    if (whole < 0)
+        return NULL;
+    if (whole ? may_hold_command(text)
+              : PyUnicode_FindChar(text, '@', 0, PyUnicode_GET_LENGTH(text), 1) != -1)
+        Py_RETURN_NONE;
+    Toks k;
+    toks_init(&k, text, 0, PyUnicode_GET_LENGTH(text));
+    const MOpenerSet *set = &self->skipping;
+    Py_ssize_t i = 0;
+    int r = 0;
+    for (;;) {
+        r = toks_ensure(&k, i + (Py_ssize_t)(set->max_ntok ? set->max_ntok : 1));
+        if (r < 0 || i >= k.n)
+            break;
+        const Py_ssize_t step = whole_opener(self, set, &k, i, k.n);
+        if (!step)
+            break;
+        i += step;
+    }
+    if (r == 0)
+        r = toks_ensure(&k, limit < 0 || limit > PY_SSIZE_T_MAX - i ? PY_SSIZE_T_MAX : i + limit);
+    if (r < 0) {
+        toks_free(&k);
+        if (r == TOKS_SIGMA)
+            Py_RETURN_NONE;
+        return NULL;
+    }
+    Py_ssize_t stop = k.n;
+    if (limit >= 0 && limit < stop - i)
+        stop = i + limit;
+    const Py_ssize_t count = stop > i ? stop - i : 0;
+    PyObject *out = PyTuple_New(count);
+    if (out == NULL) {
+        toks_free(&k);
+        return NULL;
+    }
+    for (Py_ssize_t m = 0; m < count; m++) {
+        PyObject *tok = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, k.buf + k.off[i + m],
+                                                  k.len[i + m]);
+        if (tok == NULL) {
+            Py_DECREF(out);
+            toks_free(&k);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, m, tok);
+    }
+    toks_free(&k);
+    return out;
+}
+
+static PyMethodDef MarkerTable_methods[] = {
+    {"is_question", (PyCFunction)(void (*)(void))MarkerTable_is_question, METH_FASTCALL,
+     MarkerTable_is_question_doc},
+    {"content", (PyCFunction)(void (*)(void))MarkerTable_content, METH_FASTCALL,
+     MarkerTable_content_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(MarkerTable_doc,
+"MarkerTable(fillers, skipping, requests, asking, request_prefixes, asking_prefixes,\n"
+"            question_endings, request_endings, no_space)\n--\n\n"
+"One Markers object compiled for the sentence readings (see\n"
+"smista.core.conditions.markers._c_table): opener tuples of str (fillers; what\n"
+"content skips; request openers; question words and openers), the prefix words\n"
+"of scripts without spaces (str), the endings as compared (str), and the\n"
+"predicate telling those scripts (called with one character).");
+
+static PyType_Slot MarkerTable_slots[] = {
+    {Py_tp_dealloc, MarkerTable_dealloc},
+    {Py_tp_doc, (void *)MarkerTable_doc},
+    {Py_tp_methods, MarkerTable_methods},
+    {Py_tp_new, MarkerTable_new},
+    {0, NULL},
+};
+
+static PyType_Spec MarkerTable_spec = {
+    .name = SMISTA_SPEEDUPS_NAME ".MarkerTable",
+    .basicsize = sizeof(MarkerTable),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = MarkerTable_slots,
+};
+
 /* -- module functions -------------------------------------------------------------- */
 
 PyDoc_STRVAR(hash_token_doc,
@@ -2531,6 +3500,12 @@ speedups_exec(PyObject *module)
         return -1;
     if (PyModule_AddType(module, state->VariantIndexType) < 0)
         return -1;
+    state->MarkerTableType =
+        (PyTypeObject *)PyType_FromModuleAndSpec(module, &MarkerTable_spec, NULL);
+    if (state->MarkerTableType == NULL)
+        return -1;
+    if (PyModule_AddType(module, state->MarkerTableType) < 0)
+        return -1;
     return 0;
 }
 
@@ -2540,6 +3515,7 @@ speedups_traverse(PyObject *module, visitproc visit, void *arg)
     SpeedupsState *state = speedups_state(module);
     Py_VISIT(state->TokenCodesType);
     Py_VISIT(state->VariantIndexType);
+    Py_VISIT(state->MarkerTableType);
     return 0;
 }
 
@@ -2549,6 +3525,7 @@ speedups_clear(PyObject *module)
     SpeedupsState *state = speedups_state(module);
     Py_CLEAR(state->TokenCodesType);
     Py_CLEAR(state->VariantIndexType);
+    Py_CLEAR(state->MarkerTableType);
     return 0;
 }
 

@@ -738,3 +738,235 @@ def test_blank_code_spans_basics() -> None:
     assert blank_code_spans("fix 名前/path now").isascii()
     with pytest.raises(TypeError):
         blank_code_spans(b"x")  # type: ignore[arg-type]
+
+
+# --- the sentence readings (MarkerTable) ------------------------------------------------
+
+from smista.core.conditions import markers as _markers  # noqa: E402
+
+_M = _markers.DEFAULT_MARKERS
+
+
+def _marker_pieces(markers: _markers.Markers) -> list[str]:
+    words = sorted(markers.question_words)
+    openers = [" ".join(o) for o in (*markers.question_openers, *markers.request_openers)]
+    fillers = [" ".join(o) for o in markers.fillers]
+    endings = [e.strip() for e in (*markers.question_endings, *markers.request_endings)]
+    return words + openers + fillers + endings
+
+
+_PIECES = _marker_pieces(_M)
+_MARKS = [
+    *("?", "？", "¿", "!", "！", "。", ".", "..", "?!", "؟", ",", ";", ":", "，", "；", "："),
+    *(" - ", " – ", " — ", "-", "\n", "\n\n", " \n ", "\t", "\u3000", "\u00a0", "\u2028"),
+    *('"', "'", "”", "’", "»", ")", "]", "*", "`", "~", "_"),
+    *("@workspace ", "@x", " @file.ts ", "/explain ", "/git:commit ", "/src/app.ts "),
+]
+_OTHER = [
+    *("fix", "the", "bug", "Why", "HOW", "Can", "You", "please", "OK", "ok so", "it"),
+    *("修正", "请问", "请", "帮我", "なぜ", "どう", "ですか", "してください", "くれますか"),
+    *("왜", "어떻게", "해줘", "까요", "나요", "주세요", "ありがとう", "名前", "カタカナ"),
+    *("почему", "Пожалуйста", "qué", "Est-ce", "yapabilir", "mısın", "İstanbul", "ß"),
+    *("Σ", "ΣΑΣ", "é", "𝐀", "🙂", "٣", "12", "x_y", "a.b", "v1.2"),
+]
+_PIECE = st.one_of(
+    st.sampled_from(_PIECES),
+    st.sampled_from(_PIECES).map(str.upper),
+    st.sampled_from(_PIECES).map(str.capitalize),
+    st.sampled_from(_MARKS),
+    st.sampled_from(_OTHER),
+    st.text(alphabet=CODE_ALPHABET, max_size=6),
+)
+_SEP = st.sampled_from([" ", " ", " ", "", ", ", ". ", "? ", "\n", " - "])
+
+
+@st.composite
+def _prompts(draw: st.DrawFn, max_pieces: int = 24) -> str:
+    pieces = draw(st.lists(st.tuples(_PIECE, _SEP), max_size=max_pieces))
+    return "".join(p + s for p, s in pieces)
+
+
+_LONG = st.lists(_prompts(), min_size=4, max_size=14).map("".join)
+
+
+def _pure_is_question(text: str, markers: _markers.Markers) -> bool:
+    """markers.is_question without the C table (the reference)."""
+    rest = _markers._split_command(text)[1]
+    if "@" in rest:
+        rest = _markers._mention().sub(" ", rest)
+    return _markers._is_question(rest, markers)
+
+
+def _same_readings(text: str, markers: _markers.Markers) -> None:
+    table = _markers._c_table(markers)
+    assert table is not None
+    assert _markers.is_question(text, markers) == _pure_is_question(text, markers)
+    rest = _markers._split_command(text)[1]
+    if "@" in rest:
+        rest = _markers._mention().sub(" ", rest)
+    got = table.is_question(rest, False)
+    if got is not None:  # None only for a sentence it read holding U+03A3 (Python decides)
+        assert got == _markers._is_question(rest, markers)
+    else:
+        assert "\u03a3" in rest
+    whole = table.is_question(text, True)
+    if whole is not None:
+        assert whole == got
+        assert "@" not in text
+        assert not text.lstrip().startswith("/")
+    for limit in (None, 0, 1, 4, 8, -1, -3, 1 << 40):
+        want = _markers._content_tokens(text, markers, limit)
+        assert _markers.content_tokens(text, markers, limit) == want
+
+
+@compiled
+@settings(max_examples=3000, deadline=None)
+@given(_prompts())
+def test_c_sentence_readings_are_the_python_ones(text: str) -> None:
+    """is_question and content_tokens give the pure answers through the C table:
+    marker words, openers and endings of several languages, every sentence and clause
+    mark, mentions and commands, Han/Kana/Hangul, final sigma (Python decides)."""
+    _same_readings(text, _M)
+
+
+@compiled
+@settings(max_examples=400, deadline=None)
+@given(_LONG)
+def test_c_sentence_readings_of_long_texts_are_the_python_ones(text: str) -> None:
+    """Texts past the pure path's tail (256) and head (160) shortcuts."""
+    _same_readings(text, _M)
+
+
+_USER_WORDS = st.sampled_from(
+    [*_PIECES[:: max(1, len(_PIECES) // 60)], *_OTHER, "请", "请问", "请问一下", "修", "か", "?"]
+)
+
+
+@st.composite
+def _user_markers(draw: st.DrawFn) -> tuple[_markers.Markers, list[str]]:
+    """A [classification.markers] table whose keys share a few entries (a word both
+    a question word and a request opener, Han prefixes of several lengths), and
+    prompts made of those entries and the marks."""
+    pool = draw(st.lists(st.one_of(_USER_WORDS, _prompts(2)), min_size=1, max_size=8))
+    pool = [i for i in pool if tokenize(i)] or ["please"]
+    table: dict[str, list[str]] = {}
+    for key in _markers.MARKER_KEYS:
+        if draw(st.integers(0, 3)):
+            items = draw(st.lists(st.sampled_from(pool), max_size=6))
+            if key == "question_words":
+                items = [i for i in items if len(tokenize(i)) == 1]
+            table[key] = items
+    piece = st.one_of(st.sampled_from(pool), st.sampled_from(_MARKS), _PIECE)
+    texts = draw(st.lists(st.lists(st.tuples(piece, _SEP), max_size=16), min_size=1, max_size=4))
+    return _markers.markers_from(table), ["".join(p + s for p, s in t) for t in texts]
+
+
+@compiled
+@settings(max_examples=1500, deadline=None)
+@given(_user_markers())
+def test_c_sentence_readings_follow_user_markers(
+    drawn: tuple[_markers.Markers, list[str]],
+) -> None:
+    """The table is compiled from the Markers given, never the defaults."""
+    markers, texts = drawn
+    for text in texts:
+        _same_readings(text, markers)
+
+
+_TEMPLATES = (
+    "{}",
+    "{}?",
+    "¿{}",
+    "ok so {}",
+    "{} the thing",
+    "fix the long thing here and there and everywhere in the code base {}",
+    "fix the long thing here and there and everywhere in the code base {}?",
+    "修正 {} 名前",
+    "{}, can you fix it",
+    "it broke, {} fix it?",
+    "the bug — {} the thing",
+    "why does it fail? {}",
+    "{}. why does it fail?",
+    "{} {} {}",
+)
+
+
+@compiled
+def test_c_sentence_readings_of_every_marker_are_the_python_ones() -> None:
+    """Every default marker in a few sentence shapes: alone, marked, after fillers,
+    at the end of a long sentence (where only the tail is read), in a clause."""
+    for piece in _PIECES:
+        for template in _TEMPLATES:
+            text = template.format(piece, piece, piece)
+            _same_readings(text, _M)
+            _same_readings(text.upper(), _M)
+
+
+def _real_prompts() -> list[str]:
+    import json
+
+    texts: list[str] = []
+    for path in sorted((ROOT / "tests" / "data").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("text"), str):
+                texts.append(record["text"])
+    return texts
+
+
+@compiled
+def test_c_sentence_readings_of_every_real_prompt_are_the_python_ones() -> None:
+    """Every text of the real prompt sets, raw and as a view sees it (code hidden)."""
+    from smista.core.conditions.view import visible_text
+
+    texts = _real_prompts()
+    assert len(texts) > 3000
+    for text in texts:
+        _same_readings(text, _M)
+        _same_readings(visible_text(text), _M)
+
+
+def test_no_character_before_u2e80_is_in_a_script_without_spaces() -> None:
+    """The C table asks the Python predicate only from U+2E80 on."""
+    assert not any(_markers._no_space_script.__wrapped__(chr(c)) for c in range(0x2E80))
+    assert _markers._no_space_script.__wrapped__("\u2e80")  # CJK RADICAL REPEAT
+
+
+@compiled
+def test_marker_table_basics() -> None:
+    from smista.core._speedups import MarkerTable
+
+    table = _markers._c_table(_M)
+    assert isinstance(table, MarkerTable)
+    assert _markers._c_table(_M) is table  # remembered per markers object
+    assert table.is_question("why is this null? Fix it.", True) is False
+    assert table.is_question("how do I fix this?", True) is True
+    assert table.is_question("the date is wrong, can you fix that?", True) is False
+    assert table.is_question("请问这是什么", True) is True
+    assert table.is_question("修正してくれますか", True) is False
+    assert table.is_question("", True) is False
+    assert table.is_question("ΣΑΣ why?", True) is None  # final sigma: Python decides
+    assert table.is_question("ΣΑΣ. fix it", True) is False  # a sentence it never reads
+    assert table.is_question(" /explain why?", True) is None  # a command: Python splits it
+    assert table.is_question("why @x?", True) is None  # a mention: Python blanks it
+    assert table.is_question("why @x?", False) is True
+    assert table.content("ok so can you fix the bug", 2, True) == ("fix", "the")
+    assert table.content("hi", -1, True) == ()
+    assert table.content("hi Σ", 3, True) is None
+    assert table.content("hi fix it and the other ones too ΣΑΣ", 1, True) == ("fix",)
+    assert table.content("/x fix", 1, True) is None
+    assert table.content("/x fix", 1, False) == ("x",)
+    assert table.content("fix @x", 1, False) is None
+    assert table.content("ok fix it", (1 << 63) - 1, True) == ("fix", "it")
+    assert table.content("ok fix it", 0, True) == ()
+    # markers that are not Markers' own plain tuples take the Python path
+    odd = _M._replace(fillers=(["hi"],))  # type: ignore[arg-type]
+    assert _markers._c_table(odd) is None
+    assert _markers.content_tokens("hi there", odd) == ("hi", "there")  # a list is no tuple
+    with pytest.raises(TypeError):
+        table.is_question(b"x", True)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        MarkerTable((("a", 1),), (), (), (), (), (), (), (), len)  # type: ignore[arg-type]

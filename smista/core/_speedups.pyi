@@ -1,6 +1,6 @@
 """Type stub for the optional C extension built from ``csrc/_speedups.c``."""
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import overload
 
 class TokenCodes:
@@ -49,3 +49,19 @@ def lower(text: str, /) -> str | None: ...
 def count_newlines(data: bytes | bytearray | memoryview, /) -> int: ...
 def blank_code_spans(text: str, /) -> str: ...
 def non_ascii(text: str, /) -> str: ...
+
+class MarkerTable:
+    def __init__(
+        self,
+        fillers: Sequence[tuple[str, ...]],
+        skipping: Sequence[tuple[str, ...]],
+        requests: Sequence[tuple[str, ...]],
+        asking: Sequence[tuple[str, ...]],
+        request_prefixes: Sequence[str],
+        asking_prefixes: Sequence[str],
+        question_endings: Sequence[str],
+        request_endings: Sequence[str],
+        no_space: Callable[[str], bool],
+    ) -> None: ...
+    def is_question(self, text: str, whole: bool, /) -> bool | None: ...
+    def content(self, text: str, limit: int, whole: bool, /) -> tuple[str, ...] | None: ...

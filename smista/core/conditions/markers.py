@@ -40,6 +40,11 @@ with a space in front: "까요" is a suffix of the last token, while " mi"
 ("yapabilir misin"). Words, openers and fillers written in a script without
 spaces (Han, Hiragana, Katakana: a whole clause is one token there) match as a
 prefix of the sentence's first token instead of as whole tokens.
+
+With the C extension, :func:`is_question` and :func:`content_tokens` are read in
+C (``smista.core._speedups.MarkerTable``, compiled from each :class:`Markers`
+object and remembered with it); the Python functions here are the reference it
+must agree with (``tests/test_speedups.py`` compares the two).
 """
 
 from __future__ import annotations
@@ -50,8 +55,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import NamedTuple
 
+import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
 from smista.core.errors import ConfigError
 from smista.core.tokenizer import rust_lower, tokenize
+
+try:  # the optional C readings: the same answers (tests compare them with the ones below)
+    from smista.core._speedups import MarkerTable as _MarkerTable
+except ImportError:
+    _MarkerTable = None  # type: ignore[assignment,misc]
 
 __all__ = [
     "DEFAULT_MARKERS",
@@ -931,6 +942,23 @@ def content_tokens(text: str, markers: Markers, limit: int | None = None) -> tup
     that token lies past every opener the skipping could look at and past the
     ``limit`` content tokens.
     """
+    table = _c_table(markers) if _MarkerTable is not None else None
+    if table is not None and (limit is None or 0 <= limit <= _C_LIMIT):
+        # the whole prompt, else what follows its command
+        found = table.content(text, -1 if limit is None else limit, True)
+        if found is None:
+            found = table.content(_split_command(text)[1], -1 if limit is None else limit, False)
+        if found is not None:
+            return found
+    return _content_tokens(text, markers, limit)
+
+
+_C_LIMIT = 1 << 31
+"""Largest ``limit`` the C table is given (a negative one slices from the end: Python)."""
+
+
+def _content_tokens(text: str, markers: Markers, limit: int | None) -> tuple[str, ...]:
+    """:func:`content_tokens` in Python (the C table's reference)."""
     if limit is not None and len(text) > _HEAD:
         skipping = _marker_openers(markers)[0]
         start, words = _content_start(text[:_HEAD], skipping)
@@ -1045,9 +1073,24 @@ def is_question(text: str, markers: Markers) -> bool:
     the module docstring); "can you fix this?" and "修正してくれますか" are not
     questions, "how do I…", "…ですか", "…까요?" and "почему…" are.
     """
+    table = _c_table(markers) if _MarkerTable is not None else None
+    if table is not None:  # the whole prompt when it holds no command or mention
+        found = table.is_question(text, True)
+        if found is not None:
+            return found
     _, rest = _split_command(text)
     if "@" in rest:
         rest = _mention().sub(" ", rest)
+    if table is not None:
+        found = table.is_question(rest, False)
+        if found is not None:
+            return found
+    return _is_question(rest, markers)
+
+
+def _is_question(rest: str, markers: Markers) -> bool:
+    """:func:`is_question` in Python, of the text after the command with mentions blanked
+    (the C table's reference)."""
     # Read from the last sentence back: most prompts end in a statement or a
     # request, which settles the answer without reading the others. A long
     # text's last sentences are first read from its tail: every sentence there
@@ -1071,3 +1114,58 @@ def is_question(text: str, markers: Markers) -> bool:
             return False
         return all(_sentence_kind(s, markers) != "request" for s in sentences[:last])
     return False
+
+
+# --- the C readings -----------------------------------------------------------------
+
+_C_TABLES: dict[int, tuple[Markers, _MarkerTable | None]] = {}
+
+
+def _c_table(markers: Markers) -> _MarkerTable | None:
+    """The C extension's table of ``markers`` (remembered per markers object, at most
+    65 held), or None when the extension is not built or the markers are not the
+    plain tuples and strings :class:`Markers` holds (the Python path decides then)."""
+    held = _C_TABLES.get(id(markers))
+    if held is None or held[0] is not markers:
+        if len(_C_TABLES) > 64:
+            _C_TABLES.clear()
+        held = _C_TABLES[id(markers)] = (markers, _build_c_table(markers))
+    return held[1]
+
+
+def _plain_openers(openers: object) -> bool:
+    return type(openers) is tuple and all(
+        type(o) is tuple and all(type(t) is str for t in o) for o in openers
+    )
+
+
+def _plain_strings(strings: object, kind: type) -> bool:
+    return (
+        isinstance(strings, (tuple, frozenset))
+        and type(strings) is kind
+        and all(type(s) is str for s in strings)
+    )
+
+
+def _build_c_table(markers: Markers) -> _MarkerTable | None:
+    if _MarkerTable is None or not (
+        _plain_openers(markers.fillers)
+        and _plain_openers(markers.request_openers)
+        and _plain_openers(markers.question_openers)
+        and _plain_strings(markers.question_words, frozenset)
+        and _plain_strings(markers.question_endings, tuple)
+        and _plain_strings(markers.request_endings, tuple)
+    ):
+        return None
+    skipping, asking = _marker_openers(markers)
+    return _MarkerTable(
+        fillers=markers.fillers,
+        skipping=skipping,
+        requests=markers.request_openers,
+        asking=asking,
+        request_prefixes=tuple(_index(markers.request_openers).prefixes),
+        asking_prefixes=tuple(_index(asking).prefixes),
+        question_endings=markers.question_endings,
+        request_endings=markers.request_endings,
+        no_space=_no_space_script,
+    )
