@@ -146,7 +146,7 @@ _LATER_SETS = {
     "fresh5": (300, "f5", ("fresh", "fresh2", "fresh3", "fresh4")),
     "fresh6": (275, "f6", ("fresh", "fresh2", "fresh3", "fresh4", "fresh5")),
     "fresh7": (531, "f7", ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")),
-    "fresh8": (79, "f8", ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")),
+    "fresh8": (296, "f8", ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")),
 }
 
 
