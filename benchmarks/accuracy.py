@@ -4,10 +4,10 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set** (tests/data/real-prompts-fresh8.jsonl): gathered after pack v9,
-  while v10 was tuned, by people who never tuned the pack and never ran it on them; nobody
-  tuning has read it. It is the figure that estimates accuracy on new prompts, scored once
-  per pack, and only when the file exists (until it is added, a line says it is absent);
+* the **held-out set** (tests/data/real-prompts-fresh8.jsonl, 296): gathered after pack
+  v9, while v10 was tuned, by people who never tuned the pack and never ran it on them;
+  nobody tuning has read it. It is the figure that estimates accuracy on new prompts,
+  scored once per pack;
 * the sets the pack was **tuned on**: the dev set (tests/data/real-prompts-dev.jsonl,
   294), the second sets (tests/data/real-prompts-extra-*.jsonl, 600), and the first
   seven fresh sets (tests/data/real-prompts-fresh.jsonl, 314; -fresh2, 301; -fresh3,
@@ -172,14 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     fresh6 = _read(FRESH6)  # v8's held-out set (scored once by v6, v7, v8); tuned on since v9
     fresh7 = _read(FRESH7)  # v9's held-out set (scored once by v8 and v9); tuned on since v10
     results: dict[str, Evaluation] = {}
-    held_out_absent = False
     if not args.tuning_only:
-        if HELD_OUT.exists():
-            results["real prompts, held out: fresh8 set"] = evaluate_cases(
-                classifier, held_out_prompts()
-            )
-        else:
-            held_out_absent = True
+        results["real prompts, held out: fresh8 set"] = evaluate_cases(
+            classifier, held_out_prompts()
+        )
     tuned = {
         "dev set": dev,
         "second sets": second,
@@ -205,15 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     for path in OTHER_SETS:
         results[str(path.relative_to(ROOT))] = evaluate_cases(classifier, _read(path))
 
-    absent = f"held-out set {HELD_OUT.relative_to(ROOT)} is absent: not scored"
     if args.json:
-        if held_out_absent:
-            print(absent, file=sys.stderr)
         print(json.dumps({k: _json(v) for k, v in results.items()}, indent=2))
         return 0
     print(f"rules: {args.rules or 'shipped default pack'}")
-    if held_out_absent:
-        print(absent)
     for name, ev in results.items():
         print()
         print("\n".join(_summary(name, ev)))

@@ -48,6 +48,9 @@ FRESH_FLOORS = {
     # once (v9 changes none of its answers). Tuned on since v10: just under v10's
     # 83.1% (441/531).
     "real-prompts-fresh7.jsonl": (531, 0.82),
+    # The held-out set (benchmarks.accuracy.HELD_OUT): gathered while v10 was tuned,
+    # by two gatherers; v9 72.3% (214/296), v10 72.6% (215/296), each scored once.
+    "real-prompts-fresh8.jsonl": (296, 0.72),
 }
 
 
@@ -62,14 +65,8 @@ def test_default_pack_on_each_fresh_set(name: str) -> None:
 
 
 def test_the_held_out_set_is_the_last_fresh_set() -> None:
-    """benchmarks.accuracy leads with the fresh set gathered last (or, until it is added,
-    the one after the last set with a floor)."""
-    last = max(FRESH_FLOORS, key=lambda n: (len(n), n))
-    if HELD_OUT.exists():
-        assert HELD_OUT.name == last
-    else:
-        number = int(last.removeprefix("real-prompts-fresh").removesuffix(".jsonl"))
-        assert HELD_OUT.name == f"real-prompts-fresh{number + 1}.jsonl"
+    """benchmarks.accuracy leads with the fresh set gathered last."""
+    assert HELD_OUT.name == max(FRESH_FLOORS, key=lambda n: (len(n), n))
 
 
 # Packs v4 and v5 were tuned on every labelled real prompt (docs/rules.md): v5's
