@@ -67,7 +67,6 @@ def _count(args: Sequence[str]) -> int:
 
 def cold(n: int) -> float:
     """Instructions per cold prompt over ``n`` distinct realistic prompts."""
-    sys.path.insert(0, str(ROOT))
     from benchmarks.cold import _default_keywords
     from benchmarks.realistic import distinct_prompts
 
@@ -96,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
     compileall.compile_dir(str(ROOT / "smista"), quiet=1)
+    sys.path.insert(0, str(ROOT))  # the tree the counted processes run
+    from smista.core.engine import ACCELERATED
+
+    print(f"C hot path: {ACCELERATED}; python {sys.version.split()[0]}")  # (what is measured)
     if args.only in (None, "cold"):
         print(f"cold: {cold(args.prompts):,.0f} instructions a prompt ({args.prompts:,} prompts)")
     if args.only in (None, "start"):

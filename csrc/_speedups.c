@@ -48,15 +48,18 @@
  *   Re-executing the module (a re-import, another interpreter) never redraws
  *   the key, so tables built earlier keep their hashes.
  *
- *   Per module object (module state): the two heap types. Nothing Python is
- *   held in a C global.
+ *   Per module object (module state): the three heap types (TokenCodes,
+ *   VariantIndex, MarkerTable). Nothing Python is held in a C global.
  *
  *   Per object: a TokenCodes table is mutated by scan() (CLOCK bits, tokens
  *   settled in C), put(), remember(), attach() and clear(); every method
  *   holds the object's critical section (Py_BEGIN_CRITICAL_SECTION: a no-op
  *   under the GIL, a per-object lock on free-threaded builds), and no method
  *   keeps a pointer into the table across a call into Python. A VariantIndex
- *   is immutable once built. Hence Py_mod_gil = Py_MOD_GIL_NOT_USED.
+ *   and a MarkerTable are immutable once built (a MarkerTable's no_space
+ *   callback into Python sees one character of the call's own token copy;
+ *   the text read is an immutable str its caller holds). Hence
+ *   Py_mod_gil = Py_MOD_GIL_NOT_USED.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

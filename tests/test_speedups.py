@@ -970,3 +970,14 @@ def test_marker_table_basics() -> None:
         table.is_question(b"x", True)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         MarkerTable((("a", 1),), (), (), (), (), (), (), (), len)  # type: ignore[arg-type]
+
+
+def test_content_tokens_takes_an_int_like_limit_as_the_pure_path_does() -> None:
+    """A limit that is not an ``int`` (a NumPy integer) is read by the Python path."""
+    numpy = pytest.importorskip("numpy")
+    from smista.core.conditions import markers as _markers
+
+    text = "ok so fix the login bug"
+    want = _markers._content_tokens(text, _markers.DEFAULT_MARKERS, 2)
+    got = _markers.content_tokens(text, _markers.DEFAULT_MARKERS, numpy.int64(2))  # type: ignore[arg-type]
+    assert got == want == ("fix", "the")

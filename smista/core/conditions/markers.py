@@ -943,7 +943,7 @@ def content_tokens(text: str, markers: Markers, limit: int | None = None) -> tup
     ``limit`` content tokens.
     """
     table = _c_table(markers) if _MarkerTable is not None else None
-    if table is not None and (limit is None or 0 <= limit <= _C_LIMIT):
+    if table is not None and (limit is None or (type(limit) is int and 0 <= limit <= _C_LIMIT)):
         # the whole prompt, else what follows its command
         found = table.content(text, -1 if limit is None else limit, True)
         if found is None:
@@ -953,8 +953,9 @@ def content_tokens(text: str, markers: Markers, limit: int | None = None) -> tup
     return _content_tokens(text, markers, limit)
 
 
-_C_LIMIT = 1 << 31
-"""Largest ``limit`` the C table is given (a negative one slices from the end: Python)."""
+_C_LIMIT = (1 << 31) - 1
+"""Largest ``limit`` the C table is given, a C ``Py_ssize_t`` on every build (a negative
+one slices from the end, and an int-like object is not an ``int``: Python decides both)."""
 
 
 def _content_tokens(text: str, markers: Markers, limit: int | None) -> tuple[str, ...]:
