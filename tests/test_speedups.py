@@ -979,5 +979,5 @@ def test_content_tokens_takes_an_int_like_limit_as_the_pure_path_does() -> None:
 
     text = "ok so fix the login bug"
     want = _markers._content_tokens(text, _markers.DEFAULT_MARKERS, 2)
-    got = _markers.content_tokens(text, _markers.DEFAULT_MARKERS, numpy.int64(2))  # type: ignore[arg-type]
+    got = _markers.content_tokens(text, _markers.DEFAULT_MARKERS, numpy.int64(2))
     assert got == want == ("fix", "the")
