@@ -488,8 +488,9 @@ def test_lead_endings_trace_names_the_first_content_word() -> None:
         "does not hold (first content word: 'модель')"
     )
     assert kind.trace(condition, PromptView("@bot")) == "does not hold (first content word: none)"
-    assert kind.present(PromptView("   "), frozenset({"ь"})) == frozenset()
-    assert kind.present(PromptView("исправь"), frozenset({"ь", "и"})) == frozenset({"ь"})
+    plan = kind.gate_plan(frozenset({"ь", "и"}))
+    assert kind.present(PromptView("   "), plan) == frozenset()
+    assert kind.present(PromptView("исправь"), plan) == frozenset({"ь"})
     assert kind.witnesses(("ь", "!модель")) == ("qqqь",)
     assert kind.witnesses(("!модель",)) == ("",)
 

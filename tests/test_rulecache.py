@@ -412,3 +412,19 @@ def test_only_plain_data_is_rendered() -> None:
     assert _literal(frozenset()) == "frozenset()"
     with pytest.raises(TypeError, match="not plain data: float"):
         _literal(1.5)
+
+
+def test_the_shipped_pack_loads_as_it_compiles() -> None:
+    """The generated module's data, taken unchecked with its stored tables (gate
+    plans included), is the very rule set the pack file compiles to, with the same
+    tables and answers: trusting it changes nothing but the time it takes."""
+    from smista.config import _default_pack
+    from smista.core.engine import CompiledRules
+
+    shipped = CompiledRules.from_data(_default_pack.DATA, _default_pack.DERIVED)
+    checked = CompiledRules.from_data(_default_pack.DATA)
+    compiled = compile_rules(load_config(rulecache.default_pack_path()))
+    assert shipped == checked == compiled
+    assert shipped.derived_data() == checked.derived_data() == compiled.derived_data()
+    for text in ("fix the login bug", "/plan the migration", "なぜ動かないの？", "修正して"):
+        assert shipped.match_text(text) == compiled.match_text(text)

@@ -254,6 +254,7 @@ _DERIVED = (
     "_keywordless",
     "_plan",
     "_by_gate",
+    "_gate_plans",
     "_ungated",
     "_has_typo",
     "_max_len",
@@ -267,9 +268,10 @@ _DERIVED = (
 )
 """The slots :meth:`CompiledRules.__init__` derives from the specs and options alone
 (plain data: :meth:`CompiledRules.derived_data` gives them, ``derived=`` takes them).
-``_gate_keys`` is not among them: it is the keys of ``_by_gate``, read off it on load;
-and ``_typo_places`` is written as None when it equals ``_exact`` (every keyword
-may take a typo), so the shipped module holds that table once."""
+``_gate_plans`` is each gating kind's :meth:`ConditionKind.gate_plan` of its keys
+(those of ``_by_gate``), stored so the first prompt does not build it; ``_typo_places``
+is written as None when it equals ``_exact`` (every keyword may take a typo), so the
+shipped module holds that table once."""
 
 
 class CompiledRules:
@@ -292,7 +294,7 @@ class CompiledRules:
         "_free_code",
         "_free_default",
         "_free_rank",
-        "_gate_keys",
+        "_gate_plans",
         "_half",
         "_has_typo",
         "_keywordless",
@@ -400,7 +402,6 @@ class CompiledRules:
                 restored["_typo_places"] = restored["_exact"]
             for name, value in restored.items():
                 setattr(self, name, value)
-        self._read_gate_keys()
         keywordless = self._keywordless
         free = next(
             ((r, i) for r, i in keywordless if not self.contexts[i] and not self.conditions[i]),
@@ -505,11 +506,9 @@ class CompiledRules:
             for kind, by_key in by_gate.items()
         }
         self._ungated = tuple(ungated)
-
-    def _read_gate_keys(self) -> None:
-        """Each gating kind's keys: those of its ``_by_gate`` table (never stored)."""
-        self._gate_keys: dict[str, frozenset[str]] = {
-            kind: frozenset(by_key) for kind, by_key in self._by_gate.items()
+        self._gate_plans: dict[str, object] = {
+            kind: BY_KEY[kind].gate_plan(frozenset(by_key))
+            for kind, by_key in self._by_gate.items()
         }
 
     def _derive_typos(self) -> None:
@@ -716,10 +715,13 @@ class CompiledRules:
     def from_data(cls, data: object, derived: tuple[object, ...] | None = None) -> CompiledRules:
         """Rebuild from :meth:`to_data` output; ``ValueError`` if its shape is wrong.
 
-        Every field is type-checked. ``derived`` (:meth:`derived_data` of the same
-        rules, from smista's own generated module only: it is trusted) spares
-        deriving the tables again.
+        Every field is type-checked, unless ``derived`` is given: that is
+        :meth:`derived_data` of the same rules, from smista's own generated module
+        only, which holds ``data`` too; both are trusted as given, and the tables
+        are not derived again.
         """
+        if derived is not None:
+            return cls._trusted(data, derived)
         if not (type(data) is tuple and len(data) == 4 and data[0] == FORMAT):
             raise ValueError("not compiled rules data of this format")
         _, default, raw_specs, raw_options = data
@@ -752,6 +754,16 @@ class CompiledRules:
                     raise ValueError("bad rule condition")
                 conditions.append(Condition(*cond))
             specs.append(RuleSpec(label, priority, keywords, contexts, tuple(conditions), typo_on))
+        return cls(specs, default, options=options_from_data(raw_options), derived=derived)
+
+    @classmethod
+    def _trusted(cls, data: Any, derived: tuple[object, ...]) -> CompiledRules:
+        """:meth:`from_data` of smista's own generated data: no field is checked."""
+        _, default, raw_specs, raw_options = data
+        specs = [
+            RuleSpec(label, priority, keywords, contexts, tuple(Condition(*c) for c in raw), typo)
+            for label, priority, keywords, contexts, raw, typo in raw_specs
+        ]
         return cls(specs, default, options=options_from_data(raw_options), derived=derived)
 
     # -- matching ------------------------------------------------------------
@@ -938,9 +950,9 @@ class CompiledRules:
         )
         hits = sorted(best.values())
         live = list(self._ungated)
-        gate_keys = self._gate_keys
+        gate_plans = self._gate_plans
         for kind, by_key in self._by_gate.items():
-            for key in BY_KEY[kind].present(view, gate_keys[kind]):
+            for key in BY_KEY[kind].present(view, gate_plans[kind]):
                 live.extend(by_key[key])
         every = self._plan
         plan = [every[at] for at in sorted(set(live))]

@@ -160,9 +160,18 @@ class ConditionKind:
         del condition
         return None
 
-    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
-        """Which of this kind's gate ``keys`` the prompt in ``view`` has."""
-        del view, keys
+    def gate_plan(self, keys: frozenset[str]) -> Any:
+        """Every gate key of this kind in a rule set, arranged for :meth:`present`.
+
+        Plain data (tuples, dicts, frozensets, strings): the engine derives it
+        once per rule set, and the shipped pack stores it, so the first prompt
+        does not build it. By default the keys themselves.
+        """
+        return keys
+
+    def present(self, view: PromptView, plan: Any) -> frozenset[str]:
+        """Which gate keys of :meth:`gate_plan`'s ``plan`` the prompt in ``view`` has."""
+        del view, plan
         raise NotImplementedError
 
     def witnesses(self, value: Any) -> tuple[str, ...]:

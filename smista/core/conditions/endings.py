@@ -59,7 +59,6 @@ def _normal(entry: str) -> str:
     return rust_lower(entry)
 
 
-@lru_cache(maxsize=64)
 def _by_last(keys: frozenset[str]) -> dict[str, tuple[str, ...]]:
     """Gate keys (endings, never empty: compile drops empty entries) by their last
     character: a word can end only with those sharing its own."""
@@ -117,12 +116,15 @@ class LeadEndingsKind(ConditionKind):
         endings, _ = split_entries(condition.values)
         return frozenset(endings)
 
-    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+    def gate_plan(self, keys: frozenset[str]) -> dict[str, tuple[str, ...]]:
+        return _by_last(keys)
+
+    def present(self, view: PromptView, plan: dict[str, tuple[str, ...]]) -> frozenset[str]:
         head = view.content_head(1)
         if not head:
             return frozenset()
         word = head[0]
-        group = _by_last(keys).get(word[-1], ())
+        group = plan.get(word[-1], ())
         return frozenset(e for e in group if word.endswith(e))
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:

@@ -111,19 +111,22 @@ class LeadingKind(ConditionKind):
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return phrase_keys(condition)
 
-    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+    def gate_plan(self, keys: frozenset[str]) -> dict[str, tuple[str, ...]]:
+        return keys_by_word(keys, first=True)
+
+    def present(self, view: PromptView, plan: dict[str, tuple[str, ...]]) -> frozenset[str]:
         # An entry holds only if each of its words is hit by the content word at its
         # place (the index path of match checks the same): those keys are present.
         lead = view.lead_words
         if not lead:
             return frozenset()
-        index = keys_by_word(keys, first=True)
         found: list[str] = []
-        for word in lead & index.keys():
-            for key, words in index[word]:
-                if len(words) == 1:
+        for word in lead & plan.keys():
+            for key in plan[word]:
+                if " " not in key:
                     found.append(key)
                     continue
+                words = key.split(" ")
                 content = view.content_head(len(words))
                 if len(content) == len(words) and all(
                     any(w == want for w, _ in view.hits_of(token))

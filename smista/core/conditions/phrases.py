@@ -54,21 +54,17 @@ def phrase_keys(condition: Condition) -> frozenset[str]:
     return frozenset(" ".join(words) for p in condition.values if (words := phrase_tokens(p)))
 
 
-Words = tuple[str, ...]
-"""An entry's tokens."""
 
-
-@lru_cache(maxsize=128)
-def keys_by_word(keys: frozenset[str], *, first: bool) -> dict[str, tuple[tuple[str, Words], ...]]:
+def keys_by_word(keys: frozenset[str], *, first: bool) -> dict[str, tuple[str, ...]]:
     """Gate keys (entries' tokens joined by single spaces) grouped by one of their
-    words, each with all its words: by the first word with ``first`` (leading
-    words), else by the longest (phrases: likely the rarest, so a prompt's present
-    words find few keys to check). The same tables in every process."""
-    by_word: dict[str, list[tuple[str, Words]]] = {}
+    words: by the first word with ``first`` (leading words), else by the longest
+    (phrases: likely the rarest, so a prompt's present words find few keys to
+    check). The same tables in every process; a key's words are ``key.split(" ")``."""
+    by_word: dict[str, list[str]] = {}
     for key in sorted(keys):
-        words = tuple(key.split(" "))
+        words = key.split(" ")
         anchor = words[0] if first else max(words, key=len)
-        by_word.setdefault(anchor, []).append((key, words))
+        by_word.setdefault(anchor, []).append(key)
     return {word: tuple(group) for word, group in by_word.items()}
 
 
@@ -205,16 +201,18 @@ class PhrasesKind(ConditionKind):
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return phrase_keys(condition)
 
-    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+    def gate_plan(self, keys: frozenset[str]) -> dict[str, tuple[str, ...]]:
+        return keys_by_word(keys, first=False)
+
+    def present(self, view: PromptView, plan: dict[str, tuple[str, ...]]) -> frozenset[str]:
         # A phrase holds only if every one of its words is hit by some token (the
         # index path of match checks the same): a key is present when all are.
         present = view.present_words
-        index = keys_by_word(keys, first=False)
         return frozenset(
             key
-            for word in index.keys() & present
-            for key, needed in index[word]
-            if present.issuperset(needed)
+            for word in plan.keys() & present
+            for key in plan[word]
+            if present.issuperset(key.split(" "))
         )
 
     def words(self, condition: Condition) -> tuple[str, ...]:

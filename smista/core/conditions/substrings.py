@@ -53,7 +53,6 @@ except ImportError:  # pragma: no cover - exercised on machines without a C comp
     _non_ascii_chars = _non_ascii
 
 
-@lru_cache(maxsize=256)
 def _plan(entries: frozenset[str]) -> _Plan:
     """``entries`` (non-empty ones) as a ``_Plan``."""
     groups: dict[str, list[str]] = {}
@@ -102,9 +101,12 @@ class SubstringsKind(ConditionKind):
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return frozenset(condition.values)
 
-    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
+    def gate_plan(self, keys: frozenset[str]) -> _Plan:
+        return _plan(keys)
+
+    def present(self, view: PromptView, plan: _Plan) -> frozenset[str]:
         text = view.lowered
-        ascii_entries, keyed, by_key = _plan(keys)
+        ascii_entries, keyed, by_key = plan
         found = [k for k in ascii_entries if k in text]
         if keyed and not text.isascii():
             # Only entries whose key character the text has can occur in it; the
