@@ -426,11 +426,11 @@ def test_sentences_are_cut_after_each_end_mark(text: str) -> None:
 
 def test_the_longest_opener_memo_stays_bounded() -> None:
     """_longest remembers per opener tuple, and forgets all past 256 tuples held."""
-    from smista.core.conditions.markers import _LONGEST, _longest
+    from smista.core.conditions.markers import _longest
 
     tuples = [(("a",) * (i % 4 + 1), ("b",)) for i in range(300)]  # 300 distinct objects
     assert [_longest(t) for t in tuples] == [i % 4 + 1 for i in range(300)]
-    assert len(_LONGEST) <= 257
+    assert len(_longest) <= 257
     assert _longest(()) == 0
 
 

@@ -51,9 +51,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
 from smista.core.errors import ConfigError
@@ -846,19 +846,39 @@ class _OpenerIndex:
         self.prefix_lengths = tuple(sorted({len(p) for p in prefixes}, reverse=True))
 
 
-_INDEXES: dict[int, tuple[object, _OpenerIndex]] = {}
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
-def _index(openers: tuple[Opener, ...]) -> _OpenerIndex:
-    """The (remembered) index of an opener tuple; keyed by identity, kept alive with it."""
-    held = _INDEXES.get(id(openers))
-    if held is not None and held[0] is openers:
-        return held[1]
-    if len(_INDEXES) > 256:
-        _INDEXES.clear()
-    index = _OpenerIndex(openers)
-    _INDEXES[id(openers)] = (openers, index)
-    return index
+class _PerObject(Generic[_K, _V]):
+    """``build(obj)``, remembered per object: keyed by identity, with the object held
+    beside its value (so its id cannot be reused while held), and forgotten all at
+    once past ``limit`` objects (a process has a few markers objects and opener
+    tuples, so it rarely is). The one home of the tables derived from markers."""
+
+    __slots__ = ("_build", "_held", "_limit")
+
+    def __init__(self, build: Callable[[_K], _V], limit: int) -> None:
+        self._build = build
+        self._held: dict[int, tuple[_K, _V]] = {}
+        self._limit = limit
+
+    def __call__(self, of: _K) -> _V:
+        held = self._held.get(id(of))
+        if held is not None and held[0] is of:
+            return held[1]
+        if len(self._held) > self._limit:
+            self._held.clear()
+        value = self._build(of)
+        self._held[id(of)] = (of, value)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
+_index: _PerObject[tuple[Opener, ...], _OpenerIndex] = _PerObject(_OpenerIndex, 256)
+"""The index of an opener tuple."""
 
 
 def _opener_at(tokens: Sequence[str], i: int, openers: tuple[Opener, ...]) -> int:
@@ -912,24 +932,22 @@ def _strip_leading_mentions(text: str) -> list[tuple[str, bool]]:
     return out
 
 
-_MARKER_OPENERS: dict[int, tuple[Markers, tuple[Opener, ...], tuple[Opener, ...]]] = {}
-
-
-def _marker_openers(markers: Markers) -> tuple[tuple[Opener, ...], tuple[Opener, ...]]:
-    """The openers ``markers`` implies, remembered per markers object (at most 65 held).
+def _openers_of(markers: Markers) -> tuple[tuple[Opener, ...], tuple[Opener, ...]]:
+    """The openers ``markers`` implies.
 
     First the fillers and request openers skipped before the leading word,
     then the question words as one-token openers followed by the multi-token
     question openers.
     """
-    held = _MARKER_OPENERS.get(id(markers))
-    if held is None or held[0] is not markers:
-        skipping = markers.fillers + markers.request_openers
-        asking = (*((w,) for w in sorted(markers.question_words)), *markers.question_openers)
-        if len(_MARKER_OPENERS) > 64:
-            _MARKER_OPENERS.clear()
-        held = _MARKER_OPENERS[id(markers)] = (markers, skipping, asking)
-    return held[1], held[2]
+    skipping = markers.fillers + markers.request_openers
+    asking = (*((w,) for w in sorted(markers.question_words)), *markers.question_openers)
+    return skipping, asking
+
+
+_marker_openers: _PerObject[Markers, tuple[tuple[Opener, ...], tuple[Opener, ...]]] = _PerObject(
+    _openers_of, 64
+)
+""":func:`_openers_of`, remembered per markers object."""
 
 
 def content_tokens(text: str, markers: Markers, limit: int | None = None) -> tuple[str, ...]:
@@ -993,17 +1011,13 @@ def _content_start(text: str, skipping: tuple[Opener, ...]) -> tuple[int, list[s
     return i, words
 
 
-_LONGEST: dict[int, tuple[tuple[Opener, ...], int]] = {}
+def _longest_of(openers: tuple[Opener, ...]) -> int:
+    """Tokens of the longest of ``openers``."""
+    return max(map(len, openers), default=0)
 
 
-def _longest(openers: tuple[Opener, ...]) -> int:
-    """Tokens of the longest of ``openers`` (remembered per tuple, like :func:`_index`)."""
-    held = _LONGEST.get(id(openers))
-    if held is None or held[0] is not openers:
-        if len(_LONGEST) > 256:
-            _LONGEST.clear()
-        held = _LONGEST[id(openers)] = (openers, max(map(len, openers), default=0))
-    return held[1]
+_longest: _PerObject[tuple[Opener, ...], int] = _PerObject(_longest_of, 256)
+""":func:`_longest_of`, remembered per opener tuple."""
 
 
 def _ending_at(joined: str, endings: tuple[str, ...]) -> int:
@@ -1119,20 +1133,6 @@ def _is_question(rest: str, markers: Markers) -> bool:
 
 # --- the C readings -----------------------------------------------------------------
 
-_C_TABLES: dict[int, tuple[Markers, _MarkerTable | None]] = {}
-
-
-def _c_table(markers: Markers) -> _MarkerTable | None:
-    """The C extension's table of ``markers`` (remembered per markers object, at most
-    65 held), or None when the extension is not built or the markers are not the
-    plain tuples and strings :class:`Markers` holds (the Python path decides then)."""
-    held = _C_TABLES.get(id(markers))
-    if held is None or held[0] is not markers:
-        if len(_C_TABLES) > 64:
-            _C_TABLES.clear()
-        held = _C_TABLES[id(markers)] = (markers, _build_c_table(markers))
-    return held[1]
-
 
 def _plain_openers(openers: object) -> bool:
     return type(openers) is tuple and all(
@@ -1140,15 +1140,14 @@ def _plain_openers(openers: object) -> bool:
     )
 
 
-def _plain_strings(strings: object, kind: type) -> bool:
-    return (
-        isinstance(strings, (tuple, frozenset))
-        and type(strings) is kind
-        and all(type(s) is str for s in strings)
-    )
+def _plain_strings(strings: object, kind: type[tuple[str, ...] | frozenset[str]]) -> bool:
+    return type(strings) is kind and all(type(s) is str for s in strings)
 
 
 def _build_c_table(markers: Markers) -> _MarkerTable | None:
+    """The C extension's table of ``markers``, or None when the extension is not built
+    or the markers are not the plain tuples and strings :class:`Markers` holds (the
+    Python path decides then)."""
     if _MarkerTable is None or not (
         _plain_openers(markers.fillers)
         and _plain_openers(markers.request_openers)
@@ -1170,3 +1169,7 @@ def _build_c_table(markers: Markers) -> _MarkerTable | None:
         request_endings=markers.request_endings,
         no_space=_no_space_script,
     )
+
+
+_c_table: _PerObject[Markers, _MarkerTable | None] = _PerObject(_build_c_table, 64)
+""":func:`_build_c_table`, remembered per markers object."""

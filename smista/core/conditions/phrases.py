@@ -54,7 +54,6 @@ def phrase_keys(condition: Condition) -> frozenset[str]:
     return frozenset(" ".join(words) for p in condition.values if (words := phrase_tokens(p)))
 
 
-
 def keys_by_word(keys: frozenset[str], *, first: bool) -> dict[str, tuple[str, ...]]:
     """Gate keys (entries' tokens joined by single spaces) grouped by one of their
     words: by the first word with ``first`` (leading words), else by the longest
