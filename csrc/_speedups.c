@@ -2310,9 +2310,27 @@ openers_free(MOpenerSet *set)
     PyMem_Free(set->buckets);
 }
 
+/* The table holds one Python object, the no_space callable: visited and cleared for
+ * the cycle collector (a user's callable may refer back to the table). */
+static int
+MarkerTable_traverse(MarkerTable *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->no_space);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static int
+MarkerTable_clear(MarkerTable *self)
+{
+    Py_CLEAR(self->no_space);
+    return 0;
+}
+
 static void
 MarkerTable_dealloc(MarkerTable *self)
 {
+    PyObject_GC_UnTrack(self);
     PyMem_Free(self->pool);
     PyMem_Free(self->spans);
     openers_free(&self->fillers);
@@ -2325,7 +2343,7 @@ MarkerTable_dealloc(MarkerTable *self)
     PyMem_Free(self->asking_plens);
     PyMem_Free(self->question_endings);
     PyMem_Free(self->request_endings);
-    Py_XDECREF(self->no_space);
+    Py_CLEAR(self->no_space);
     PyTypeObject *type = Py_TYPE(self);
     type->tp_free((PyObject *)self);
     Py_DECREF(type);
@@ -2545,6 +2563,10 @@ no_space_token(const MarkerTable *t, const Toks *k, Py_ssize_t i)
     const uint32_t ch = k->buf[k->off[i]];
     if (ch < 0x2E80) /* no Han, Hiragana or Katakana before (tests check) */
         return 0;
+    if (t->no_space == NULL) { /* cleared by the cycle collector */
+        PyErr_SetString(PyExc_RuntimeError, "MarkerTable: its no_space was cleared");
+        return -1;
+    }
     PyObject *s = PyUnicode_FromOrdinal((int)ch);
     if (s == NULL)
         return -1;
@@ -3030,6 +3052,8 @@ PyDoc_STRVAR(MarkerTable_doc,
 
 static PyType_Slot MarkerTable_slots[] = {
     {Py_tp_dealloc, MarkerTable_dealloc},
+    {Py_tp_traverse, MarkerTable_traverse},
+    {Py_tp_clear, MarkerTable_clear},
     {Py_tp_doc, (void *)MarkerTable_doc},
     {Py_tp_methods, MarkerTable_methods},
     {Py_tp_new, MarkerTable_new},
@@ -3039,7 +3063,7 @@ static PyType_Slot MarkerTable_slots[] = {
 static PyType_Spec MarkerTable_spec = {
     .name = SMISTA_SPEEDUPS_NAME ".MarkerTable",
     .basicsize = sizeof(MarkerTable),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_HAVE_GC,
     .slots = MarkerTable_slots,
 };
 

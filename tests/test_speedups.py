@@ -981,3 +981,28 @@ def test_content_tokens_takes_an_int_like_limit_as_the_pure_path_does() -> None:
     want = _markers._content_tokens(text, _markers.DEFAULT_MARKERS, 2)
     got = _markers.content_tokens(text, _markers.DEFAULT_MARKERS, numpy.int64(2))
     assert got == want == ("fix", "the")
+
+
+@compiled
+def test_a_marker_table_in_a_reference_cycle_is_collected() -> None:
+    """The table's one Python reference, its no_space callable, is seen by the cycle
+    collector: a table whose callable refers back to it is freed, not leaked."""
+    import gc
+    import weakref
+
+    from smista.core._speedups import MarkerTable
+
+    class Predicate:
+        table: object = None
+
+        def __call__(self, ch: str) -> bool:
+            return ch == "\u3042"  # hiragana a: never asked here
+
+    predicate = Predicate()
+    table = MarkerTable((), (), (), (), (), (), (), (), predicate)
+    predicate.table = table  # table -> predicate -> table
+    assert gc.is_tracked(table)
+    gone = weakref.ref(predicate)
+    del predicate, table
+    gc.collect()
+    assert gone() is None
