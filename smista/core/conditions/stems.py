@@ -51,8 +51,10 @@ class StemsKind(ConditionKind):
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return frozenset(condition.values)
 
-    def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
-        return view.prefixes_of(keys)
+    def present(self, view: PromptView, plan: frozenset[str]) -> frozenset[str]:
+        # The gate keys are stems of the rule set's conditions, all of which the
+        # engine's signals index (see CompiledRules: ``prefixes`` of every condition).
+        return view.prefixes_of(plan, indexed=True)
 
     def prefixes(self, condition: Condition) -> tuple[str, ...]:
         return condition.values

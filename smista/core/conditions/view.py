@@ -395,10 +395,12 @@ class PromptView:
         i = bisect_left(tokens, stem)
         return i < len(tokens) and tokens[i].startswith(stem)
 
-    def prefixes_of(self, stems: frozenset[str]) -> frozenset[str]:
-        """Which of ``stems`` some token starts with."""
+    def prefixes_of(self, stems: frozenset[str], *, indexed: bool = False) -> frozenset[str]:
+        """Which of ``stems`` some token starts with; ``indexed``: the caller knows they
+        are all among the stems the view's signals index (the engine's gate keys are),
+        so that is not checked again for every prompt."""
         signals = self._signals
-        if signals is not None and stems <= signals.stems:
+        if signals is not None and (indexed or stems <= signals.stems):
             return stems & self.present_stems
         return frozenset(s for s in stems if self.has_prefix(s))
 
