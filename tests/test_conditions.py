@@ -501,3 +501,26 @@ def test_code_blocks_are_blanked_as_the_readable_regexes_say(text: str) -> None:
     from smista.core.conditions import view
 
     assert view._blank_code_blocks(text) == view._INLINE.sub(" ", view._FENCED.sub(" ", text))
+
+
+def test_an_exact_sequence_search_measures_no_typo_distance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``find_sequence(typo=False)`` (exclusions; phrases with typos off) compares
+    words for equality only: it never asks for an OSA distance, so a stream of such
+    checks neither wastes the work nor pulls in rapidfuzz mid-stream."""
+    from smista.core import osa
+    from smista.core.conditions.phrases import find_sequence
+
+    asked: list[tuple[str, str, int]] = []
+
+    def within(_self: object, a: str, b: str, cap: int) -> int:
+        asked.append((a, b, cap))
+        return 1
+
+    monkeypatch.setattr(osa._Osa, "within", within)
+    tokens = ["please", "dont", "refactro", "anything"]
+    assert find_sequence(("dont", "refactor"), tokens, typo=False) is None
+    assert asked == []
+    assert find_sequence(("dont", "refactor"), tokens, typo=True) is True
+    assert asked == [("refactor", "refactro", 1)]

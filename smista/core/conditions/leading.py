@@ -121,7 +121,7 @@ class LeadingKind(ConditionKind):
         if not lead:
             return frozenset()
         found: list[str] = []
-        for word in lead & plan.keys():
+        for word in plan.keys() & lead:  # (iterates the few lead words, not the plan)
             for key in plan[word]:
                 if " " not in key:
                     found.append(key)

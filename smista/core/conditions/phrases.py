@@ -119,8 +119,9 @@ def find_sequence(words: tuple[str, ...], tokens: Sequence[str], *, typo: bool) 
         for start in range(len(tokens) - n + 1)
         if (head := word_match(first, tokens[start], typo=allow[0])) is not None
     )
+    allowed = dict(zip(words, allow, strict=True))  # (a word's own script decides)
     return _first_run(
-        words, allow, starts, lambda word, at: word_match(word, tokens[at], typo=True)
+        words, allow, starts, lambda word, at: word_match(word, tokens[at], typo=allowed[word])
     )
 
 
