@@ -798,6 +798,9 @@ def _split_command(text: str) -> tuple[str | None, str]:
 
     @mentions before the command are skipped (Copilot's ``@workspace /explain``).
     """
+    head = text[:1]
+    if head not in ("/", "@") and not head.isspace():
+        return None, text  # (most prompts: no copy of the text is made)
     stripped = text.lstrip()  # (what the pattern's \s* strips: the same characters)
     if stripped.startswith("@"):
         stripped = text[_leading_mentions().match(text).end() :]  # type: ignore[union-attr]
