@@ -273,6 +273,9 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
             )
             if vetoed:
                 continue
+        excluded_strings = [s.lower() for s in rule.get("exclude_substrings", []) if s]
+        if any(s in text.lower() for s in excluded_strings):
+            continue
         wanted = rule.get("requires_any_context", [])
         if wanted:
             present = [c for c in wanted if c in contexts]
@@ -285,7 +288,7 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
         fuzzy_any = any(e.fuzzy for e in counted)
         if parts:
             reason = " and ".join(parts) + f" matched rule {i}"
-        elif exclude:
+        elif exclude or excluded_strings:
             reason = f"rule {i} matched: none of its exclusions occur"
         else:
             reason = f"catch-all rule {i} matched"

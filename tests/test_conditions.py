@@ -177,6 +177,30 @@ CASES = [
         "write the parser",
         ("edit", "rule 0 matched: none of its exclusions occur", "low"),
     ),
+    # exclude_substrings vetoes on the raw lowercased text (paths and code included)
+    (
+        "[classification.options]\nignore_code=true\n"
+        '[[classification.rules]]\nintent="prompt"\nsubstrings=["agents.md"]\n'
+        'exclude_substrings=["Read AGENTS.md"]\n',
+        "read agents.md first, then fix the login bug",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="prompt"\nsubstrings=["agents.md"]\n'
+        'exclude_substrings=["read agents.md"]\n',
+        "Update AGENTS.md with the build steps",
+        ("prompt", "substring 'agents.md' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nexclude_substrings=["根据"]\n',
+        "修正这个错误",
+        ("edit", "rule 0 matched: none of its exclusions occur", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nexclude_substrings=["根据"]\n',
+        "根据 @CLAUDE.md 修正这个错误",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
     # contexts and extension kinds together: high unless a typo
     (
         '[[classification.rules]]\nintent="review"\nleading=["review"]\nrequires_any_context=["git_diff"]\n',
@@ -435,7 +459,14 @@ def test_a_kind_must_say_what_the_base_leaves_open() -> None:
 
 @pytest.mark.parametrize(
     ("key", "entry"),
-    [("stems", ""), ("phrases", "  "), ("commands", "/"), ("substrings", ""), ("exclude", "")],
+    [
+        ("stems", ""),
+        ("phrases", "  "),
+        ("commands", "/"),
+        ("substrings", ""),
+        ("exclude", ""),
+        ("exclude_substrings", ""),
+    ],
 )
 def test_an_empty_list_entry_is_an_error_lint(key: str, entry: str) -> None:
     """An entry that normalizes to nothing never matches: check says so, as an error."""
@@ -524,3 +555,28 @@ def test_an_exact_sequence_search_measures_no_typo_distance(
     assert asked == []
     assert find_sequence(("dont", "refactor"), tokens, typo=True) is True
     assert asked == [("refactor", "refactro", 1)]
+
+
+def test_excluded_strings_lint_short_ascii_entries_and_narrow_a_rule() -> None:
+    """A short ASCII excluded string vetoes nearly everything (a warning); an earlier
+    rule vetoed by a string does not cover a later rule without that veto."""
+    config = parse_config(
+        "[[classification.rules]]\nintent = 'edit'\nexclude_substrings = ['md', 'read claude.md']\n"
+    )
+    (lint,) = BY_KEY["exclude_substrings"].lints(config.rules, frozenset())
+    assert (lint.code, lint.severity, lint.key) == (
+        "short-exclude_substrings",
+        "warning",
+        "classification.rules[0].exclude_substrings[0]",
+    )
+    kind = BY_KEY["exclude_substrings"]
+    assert kind.covers(("read claude.md",), ("Read CLAUDE.md", "x"))
+    assert not kind.covers(("read claude.md",), ())
+    assert not any(
+        code == "unreachable-rule"
+        for code, _ in _lints(
+            '[[classification.rules]]\nintent="chat"\nkeywords=["cache"]\n'
+            'exclude_substrings=["cache.md"]\n'
+            '[[classification.rules]]\nintent="edit"\nkeywords=["cache"]\n'
+        )
+    )

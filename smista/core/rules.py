@@ -109,6 +109,7 @@ class _RuleBase(_Frozen):
         substrings: tuple[str, ...] = ()
         question: bool | None = None
         exclude: tuple[str, ...] = ()
+        exclude_substrings: tuple[str, ...] = ()
         requires_any_context: tuple[str, ...] = ()
         typo: bool = True
 

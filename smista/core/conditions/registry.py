@@ -14,6 +14,7 @@ from smista.core.conditions.commands import COMMANDS
 from smista.core.conditions.contexts import CONTEXTS
 from smista.core.conditions.endings import LEAD_ENDINGS
 from smista.core.conditions.exclude import EXCLUDE
+from smista.core.conditions.exclude_substrings import EXCLUDE_SUBSTRINGS
 from smista.core.conditions.keywords import KEYWORDS
 from smista.core.conditions.leading import LEADING
 from smista.core.conditions.phrases import PHRASES
@@ -33,6 +34,7 @@ KINDS: tuple[ConditionKind, ...] = (
     SUBSTRINGS,
     QUESTION,
     EXCLUDE,
+    EXCLUDE_SUBSTRINGS,
     CONTEXTS,
 )
 """Every condition kind, in reason order (contexts last, as in the original)."""
