@@ -93,3 +93,18 @@ def list_lints(
                     f"{what} decides two intents, so rule order alone picks the winner"
                 )
                 yield Lint(i, at, Severity.WARNING, f"shared-{key}", msg)
+
+
+def short_ascii_lints(
+    key: str, what: str, code: str, rules: Sequence[Any], advice: str
+) -> Iterator[Lint]:
+    """A warning for each entry of ``key`` that is ASCII and under four characters.
+
+    Such an entry occurs inside many words of the raw text; ``advice`` ends the
+    message (what the entry does too often, or what to use instead).
+    """
+    for i, rule in enumerate(rules):
+        for j, entry in enumerate(getattr(rule, key)):
+            if entry.isascii() and len(entry) < 4 and entry.strip():
+                msg = f"{what} {entry!r} is short ASCII text: it occurs inside many words; {advice}"
+                yield Lint(i, rule_key(i, key, j), Severity.WARNING, code, msg)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from smista.core.conditions._lists import list_lints, string_list
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
+from smista.core.conditions._lists import list_lints, short_ascii_lints, string_list
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
 from smista.core.conditions.view import PromptView
 
 if TYPE_CHECKING:
@@ -63,15 +63,10 @@ class ExcludeSubstringsKind(ConditionKind):
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
         yield from list_lints(self.key, "excluded string", rules, str.lower, across_intents=False)
-        for i, rule in enumerate(rules):
-            for j, entry in enumerate(rule.exclude_substrings):
-                if entry.isascii() and len(entry) < 4 and entry.strip():
-                    msg = (
-                        f"excluded string {entry!r} is short ASCII text: it occurs inside "
-                        "many words, so it vetoes the rule far more often than meant"
-                    )
-                    at = rule_key(i, self.key, j)
-                    yield Lint(i, at, Severity.WARNING, "short-exclude_substrings", msg)
+        advice = "it vetoes the rule far more often than meant"
+        yield from short_ascii_lints(
+            self.key, "excluded string", "short-exclude_substrings", rules, advice
+        )
 
     def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
         from hypothesis import strategies as st

@@ -17,8 +17,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
-from smista.core.conditions._lists import entries_as_witnesses, list_lints, string_list
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
+from smista.core.conditions._lists import (
+    entries_as_witnesses,
+    list_lints,
+    short_ascii_lints,
+    string_list,
+)
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
 from smista.core.conditions.view import PromptView
 
 if TYPE_CHECKING:
@@ -120,15 +125,8 @@ class SubstringsKind(ConditionKind):
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
         yield from list_lints(self.key, "substring", rules, str.lower)
-        for i, rule in enumerate(rules):
-            for j, entry in enumerate(rule.substrings):
-                if entry.isascii() and len(entry) < 4 and entry.strip():
-                    msg = (
-                        f"substring {entry!r} is short ASCII text: it occurs inside many "
-                        "words; use keywords or stems for spaced scripts"
-                    )
-                    at = rule_key(i, self.key, j)
-                    yield Lint(i, at, Severity.WARNING, "short-substring", msg)
+        advice = "use keywords or stems for spaced scripts"
+        yield from short_ascii_lints(self.key, "substring", "short-substring", rules, advice)
 
     def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
         from hypothesis import strategies as st
