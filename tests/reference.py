@@ -221,7 +221,9 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
                     return None
                 return "exact" if all(r == "exact" for r in results) else "fuzzy"
 
-            hit = _first_of(leading, lead)
+            hit = _first_of([e for e in leading if e.strip() != "*"], lead)
+            if hit is None and content and any(e.strip() == "*" for e in leading):
+                hit = ("*", False)
             if hit is None:
                 continue
             found.append(Evidence("leading", hit[0], hit[1]))

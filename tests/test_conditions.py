@@ -102,6 +102,32 @@ CASES = [
         "build a todo app",
         ("edit", "leading word 'build a' matched rule 0", "medium"),
     ),
+    # leading "*": any first content word, no confidence signal of its own
+    (
+        '[[classification.rules]]\nintent="edit"\nleading=["*"]\n',
+        "ok, the page is blank",
+        ("edit", "a content word matched rule 0", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nleading=["*"]\n',
+        "ok thanks!",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nleading=["*"]\n',
+        "@bot /ask hi",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nleading=["add", "*"]\n',
+        "please add a test",
+        ("edit", "leading word 'add' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="edit"\nleading=["*"]\nkeywords=["test"]\n',
+        "please add a test",
+        ("edit", "keyword 'test' and a content word matched rule 0", "medium"),
+    ),
     # question
     (
         '[[classification.rules]]\nintent="chat"\nquestion=true\n',
@@ -355,6 +381,40 @@ def test_unreachable_accounts_for_extension_conditions() -> None:
             '[[classification.rules]]\nintent="edit"\nkeywords=["cache"]\n'
         )
     )
+
+
+def test_a_leading_wildcard_covers_any_leading_list_and_is_never_shared() -> None:
+    found = _lints(
+        '[[classification.rules]]\nintent="edit"\nleading=["*"]\n'
+        '[[classification.rules]]\nintent="plan"\nleading=["plan"]\n'
+        '[[classification.rules]]\nintent="chat"\nleading=[" * "]\nkeywords=["x"]\n'
+    )
+    assert ("unreachable-rule", "classification.rules[1]") in found
+    assert not any(code == "shared-leading" or code.startswith("empty") for code, _ in found)
+    # a rule with no leading condition also holds on prompts without content words
+    assert not any(
+        code == "unreachable-rule"
+        for code, _ in _lints(
+            '[[classification.rules]]\nintent="edit"\nleading=["*"]\n'
+            '[[classification.rules]]\nintent="chat"\nkeywords=["hi"]\n'
+        )
+    )
+
+
+def test_a_leading_wildcard_rule_has_no_gate_and_is_reachable() -> None:
+    from smista.authoring.testing import check_no_unreachable_rules
+    from smista.core.conditions.leading import LEADING
+
+    config = parse_config(
+        "[classification]\n"
+        '[[classification.rules]]\nintent="chat"\nleading=["list"]\n'
+        '[[classification.rules]]\nintent="edit"\nleading=["*"]\nquestion=false\n'
+    )
+    check_no_unreachable_rules(config)
+    wildcard = LEADING.compile([" * ", "add"], typo=True)
+    assert wildcard.values == ("*", "add")
+    assert LEADING.gate(wildcard) is None  # the rule is tried on every prompt
+    assert LEADING.gate(LEADING.compile(["add"], typo=True)) == frozenset({"add"})
 
 
 def test_unreachable_check_builds_prompts_from_every_kind() -> None:

@@ -64,8 +64,12 @@ def list_lints(
     normalize: Callable[[str], str],
     *,
     across_intents: bool = True,
+    wildcard: str | None = None,
 ) -> Iterator[Lint]:
-    """Empty entries, in-rule duplicates and (optionally) cross-intent reuse of ``key``."""
+    """Empty entries, in-rule duplicates and (optionally) cross-intent reuse of ``key``.
+
+    A ``wildcard`` entry (normalized) is never reported as reused: it is meant for
+    catch-all rules of any intent."""
     first_seen: dict[str, tuple[int, str]] = {}
     for i, rule in enumerate(rules):
         seen: dict[str, int] = {}
@@ -87,7 +91,7 @@ def list_lints(
             earlier = first_seen.get(entry)
             if earlier is None:
                 first_seen[entry] = (i, rule.intent.value)
-            elif across_intents and earlier[1] != rule.intent.value:
+            elif across_intents and earlier[1] != rule.intent.value and entry != wildcard:
                 msg = (
                     f"{what} {raw!r} is also in rule {earlier[0]} ({earlier[1]}): the same "
                     f"{what} decides two intents, so rule order alone picks the winner"

@@ -6,7 +6,11 @@ words of the prompt are one of these entries: after a slash command,
 "I want you to" ... see :mod:`smista.core.conditions.markers`). An entry of several
 words matches the first content words in order. Each word is typo-tolerant
 with the keyword caps (never for Hangul or Han words, nor with
-``typo = false``); an exact entry beats a typo one. Must never perform I/O.
+``typo = false``); an exact entry beats a typo one. ``"*"`` holds for any
+first content word: the prompt says something beyond a slash command,
+@mentions, greetings, thanks and fillers ("ok", "thanks!" and "hi" say
+nothing). A listed entry that holds is the evidence before the wildcard; the
+wildcard's evidence is no confidence signal. Must never perform I/O.
 """
 
 from __future__ import annotations
@@ -34,7 +38,10 @@ from smista.core.conditions.words import word_match
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
-__all__ = ["LEADING", "LeadingKind", "leads_with"]
+__all__ = ["ANY", "LEADING", "LeadingKind", "leads_with"]
+
+ANY = "*"
+"""The entry that holds for any first content word."""
 
 
 def _lead_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
@@ -73,26 +80,47 @@ class LeadingKind(ConditionKind):
     default = ()
     label = "leading word"
     typo_aware = True
-    summary = "the first content word (after greetings, @mentions, fillers) is one of these"
+    summary = (
+        "the first content word (after greetings, @mentions, fillers) is one of these ('*' = any)"
+    )
 
     def annotation(self) -> Any:
         return string_list(
             "smista extension: holds when the first content word(s) of the prompt, "
             "after a slash command, @mentions, greetings and polite fillers, are one "
-            "of these (typo-tolerant, as keywords)."
+            "of these (typo-tolerant, as keywords); '*' holds for any first content word."
         )
 
     place = 20
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
-        return entries_as_witnesses(value)
+        return tuple("something" if v.strip() == ANY else v for v in entries_as_witnesses(value))
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
-        return Condition(self.key, tuple(value), typo)
+        return Condition(self.key, tuple(ANY if v.strip() == ANY else v for v in value), typo)
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         if not view.content_head(1):
             return None
+        found = self._listed(condition, view)
+        if found is None and ANY in condition.values:
+            return Evidence(self.key, ANY)
+        return found
+
+    def describe(self, evidence: Evidence) -> str | None:
+        return "a content word" if evidence.shown == ANY else super().describe(evidence)
+
+    def counts(self, evidence: Evidence) -> bool:
+        return evidence.shown != ANY
+
+    def covers(self, earlier: Any, later: Any) -> bool:
+        # Any listed entry that holds has a first content word, which is all '*' asks.
+        if later and any(v.strip() == ANY for v in earlier):
+            return True
+        return super().covers(earlier, later)
+
+    def _listed(self, condition: Condition, view: PromptView) -> Evidence | None:
+        """The evidence of the listed entries (not the wildcard), on a prompt with content."""
         typo = condition.flag
         if view.has_index:  # only the entries whose first word the first content word hits
             return best_found(
@@ -109,7 +137,7 @@ class LeadingKind(ConditionKind):
         )
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
-        return phrase_keys(condition)
+        return None if ANY in condition.values else phrase_keys(condition)
 
     def gate_plan(self, keys: frozenset[str]) -> dict[str, tuple[str, ...]]:
         return keys_by_word(keys, first=True)
@@ -140,12 +168,19 @@ class LeadingKind(ConditionKind):
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
-        yield from list_lints(self.key, "leading word", rules, lambda p: " ".join(phrase_tokens(p)))
+        yield from list_lints(
+            self.key,
+            "leading word",
+            rules,
+            lambda p: ANY if p.strip() == ANY else " ".join(phrase_tokens(p)),
+            wildcard=ANY,
+        )
 
     def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
         from hypothesis import strategies as st
 
-        return st.lists(words, max_size=3).map(tuple)
+        entries = st.one_of(words, words, words, st.just(ANY))
+        return st.lists(entries, max_size=3).map(tuple)
 
 
 LEADING = LeadingKind()
