@@ -55,6 +55,8 @@ FRESH7 = DATA / "real-prompts-fresh7.jsonl"
 HELD_OUT = DATA / "real-prompts-fresh8.jsonl"
 SPLIT = DATA / "real-prompts-split.json"
 EXTRA_SPLIT = DATA / "real-prompts-extra-split.json"
+LITTLE_COVERED = frozenset({"ar", "he"})
+"""Languages the pack has few rules for (Arabic) or none (Hebrew), left out of one figure."""
 OTHER_SETS = (
     ROOT / "rules" / "default.cases.toml",
     DATA / "heldout.jsonl",
@@ -173,8 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     fresh7 = _read(FRESH7)  # v9's held-out set (scored once by v8 and v9); tuned on since v10
     results: dict[str, Evaluation] = {}
     if not args.tuning_only:
-        results["real prompts, held out: fresh8 set"] = evaluate_cases(
-            classifier, held_out_prompts()
+        held = held_out_prompts()
+        results["real prompts, held out: fresh8 set"] = evaluate_cases(classifier, held)
+        # The pack has a few Arabic words and no Hebrew: the figure for the languages it covers.
+        results["real prompts, held out: fresh8 without ar, he"] = evaluate_cases(
+            classifier, [case for case in held if case.lang not in LITTLE_COVERED]
         )
     tuned = {
         "dev set": dev,

@@ -59,6 +59,8 @@ QUESTIONS = {
     "vi": ["tại sao build bị lỗi", "cái này là gì", "code này chạy được không"],
     "sv": ["varför misslyckas bygget", "hur kör jag testerna", "vad gör den här funktionen"],
     "pl": ["dlaczego build się nie udaje", "jak uruchomić testy", "czy ta funkcja działa"],
+    "uk": ["Що таке бухгалтерська звітність", "як запустити тести", "чому не працює збірка"],
+    "th": ["ทำเสร็จแล้วใช่มั้ย", "ใช้ได้ไหม", "รันเทสต์หรือยัง"],
 }
 
 NOT_QUESTIONS = {
@@ -105,6 +107,8 @@ NOT_QUESTIONS = {
     "vi": ["bạn có thể sửa lỗi này không?", "hãy sửa lỗi này", "làm ơn thêm test"],
     "sv": ["kan du fixa buggen?", "snälla lägg till tester", "fixa buggen"],
     "pl": ["czy możesz naprawić ten błąd?", "proszę dodaj testy", "napraw ten błąd"],
+    "uk": ["виправ помилку", "додай тести до парсера"],
+    "th": ["ช่วยแก้บั๊กนี้", "เพิ่มเทสต์ให้หน่อย"],
 }
 
 
@@ -125,6 +129,7 @@ def test_requests_and_statements_are_not_questions(lang: str, text: str) -> None
 def test_defaults_cover_every_listed_language() -> None:
     assert set(QUESTIONS) == set(NOT_QUESTIONS) == {
         "en", "ja", "ko", "zh", "ru", "es", "pt", "fr", "de", "it", "tr", "id", "vi", "sv", "pl",
+        "uk", "th",
     }  # fmt: skip
 
 
@@ -311,6 +316,19 @@ def test_a_slash_command_is_read_and_skipped(words: list[str], name: str) -> Non
 @given(_WORDS)
 def test_a_polite_request_opener_is_never_a_question(words: list[str]) -> None:
     assert not is_question("can you " + " ".join(words) + "?", M)
+
+
+def test_endings_are_tokenized_as_the_prompt_is() -> None:
+    """A Thai tone mark is no letter: "มั้ย" is the tokens "มั", "ย", and so is the ending."""
+    assert tokenize("มั้ย") == ["มั", "ย"]
+    assert "มั ย" in M.question_endings
+    assert markers_from({"question_endings": ["มั้ย"]}).question_endings == ("มั ย",)
+    assert is_question("ทำเสร็จเเล้วใช่มั้ย", M)
+
+
+@pytest.mark.parametrize("text", ["good morning!", "nevermind", "ok, got it", "understood, thanks"])
+def test_acknowledgements_have_no_content(text: str) -> None:
+    assert content_tokens(text, M) == ()
 
 
 def test_marker_data_is_split_as_the_tokenizer_would() -> None:

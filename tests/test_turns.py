@@ -262,7 +262,7 @@ def test_a_turn_with_its_own_signal_keeps_it() -> None:
 def test_a_turn_with_no_signal_follows_and_says_so() -> None:
     # Pack v4 reads "cap" as an editing verb, so the signal-less turn names none.
     own = CLASSIFIER.classify("and at most three times")
-    assert own.matched_rule is None
+    assert own.confidence is smista.Confidence.LOW  # the catch-all edit: no signal
     result = CLASSIFIER.classify_turn(convo("fix the retry loop", "and at most three times"))
     previous = CLASSIFIER.classify("fix the retry loop")
     assert (
@@ -281,9 +281,27 @@ def test_follow_up_looks_back_past_signal_less_turns() -> None:
 
 
 def test_no_earlier_signal_keeps_the_own_classification() -> None:
-    result = CLASSIFIER.classify_turn(convo("hello", "yes"))
+    result = CLASSIFIER.classify_turn(convo("hmm", "yes"))
     assert not result.follow_up
     assert result.classification == CLASSIFIER.classify("yes")
+
+
+def test_a_catch_all_rule_is_no_signal_either_way() -> None:
+    rules = smista.Classifier(
+        smista.parse_config(
+            "[classification]\n"
+            '[[classification.rules]]\nintent="review"\npriority=1\nkeywords=["review"]\n'
+            '[[classification.rules]]\nintent="edit"\npriority=999\n'
+        )
+    )
+    assert rules.classify("and the tests too").matched_rule == 1
+    result = rules.classify_turn(convo("review the parser", "and the tests too"))
+    assert result.follow_up
+    assert result.classification.intent == smista.TaskIntent.REVIEW
+    # an earlier turn that only the catch-all matched is looked past, not followed
+    result = rules.classify_turn(convo("review the parser", "hmm", "and the tests too"))
+    assert result.follow is not None
+    assert result.follow.turns_back == 2
 
 
 def test_an_explicit_command_wins_over_the_follow_up() -> None:

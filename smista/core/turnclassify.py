@@ -8,8 +8,9 @@ matches rules itself, so every rule kind the classifier knows works here too.
   classified: the answer is the rule set's default intent, confidence low,
   with a reason naming the housekeeping kind and pattern.
 * The **current user text** is classified as a bare prompt would be.
-* **Follow-up rule**: when that text has no signal of its own (no rule matched:
-  the default intent) or is a configured continuation phrase ("ok do it",
+* **Follow-up rule**: when that text has no signal of its own (no rule matched,
+  or the rule that did holds no confidence signal: a catch-all, confidence
+  low) or is a configured continuation phrase ("ok do it",
   "continue", "lanjutkan", "続けて" ...), the turn takes the intent of the
   latest earlier user turn that has a signal (looking back ``history_depth``
   turns), with the reason ``follow-up: continues the previous turn (<its
@@ -224,7 +225,7 @@ def _follow(
         return None
     if is_continuation(turn.text, settings):
         why = "continuation"
-    elif own.matched_rule is None:
+    elif not _has_signal(own):
         why = "no_signal"
     else:
         return None
@@ -233,9 +234,14 @@ def _follow(
         if is_continuation(text, settings):
             continue
         previous = classifier.classify(text, contexts=contexts, workspace=workspace)
-        if previous.matched_rule is not None:
+        if _has_signal(previous):
             return FollowUp(why=why, turns_back=back, previous=previous, previous_text=text)
     return None
+
+
+def _has_signal(result: Classification) -> bool:
+    """Whether a rule matched on a confidence signal (a catch-all rule holds none: low)."""
+    return result.matched_rule is not None and result.confidence is not Confidence.LOW
 
 
 def _follow_reason(follow: FollowUp, text: str) -> str:

@@ -109,7 +109,7 @@ MARKER_KEYS: tuple[str, ...] = (
 # One string a line, tokenized like a prompt ("est-ce que" -> ("est", "ce", "que")).
 
 _QUESTION_WORDS = """
-what whats why how hows where wheres which who whos whom whose
+what whats wat why how hows where wheres which who whos whom whose
 is are does did was were should shall
 почему зачем как что где какой какая какое какие каким какую сколько кто чем куда откуда
 разве неужели
@@ -132,6 +132,7 @@ dlaczego czemu jak jaki jaka jakie jakiego gdzie kiedy który która które kto 
 为什么 為什麼 为何 怎么 怎麼 怎样 怎樣 如何 什么 什麼
 哪 是否 谁 誰 多少 有没有 有沒有 是不是 请问 請問
 为啥 為啥 咋 啥
+що як чому навіщо де коли який яка яке які скільки хто чи
 """
 
 _QUESTION_OPENERS = """
@@ -254,6 +255,23 @@ _QUESTION_ENDINGS = """
  à
  hả
  nhỉ
+ đấy
+ như nào
+ apa bisa
+ bisa gak
+ bisa nggak
+ bisa tidak
+어때
+어때요
+방법
+啥
+哪一步了
+到哪了
+には
+มั้ย
+ไหม
+หรือเปล่า
+หรือยัง
 """
 
 _REQUEST_OPENERS = """
@@ -460,6 +478,16 @@ _FILLERS = """
 hi
 hello
 hey
+good morning
+good afternoon
+good evening
+good night
+nevermind
+never mind
+nvm
+got it
+gotcha
+understood
 hiya
 ok
 okay
@@ -670,12 +698,12 @@ def _openers(entries: Iterable[str]) -> tuple[Opener, ...]:
 
 
 def _ending(entry: str) -> str:
-    """An ending as compared: lowercased, inner spaces single, one leading space kept."""
+    """An ending as compared: its tokens joined by single spaces, one leading space kept.
+
+    Tokenized as the prompt is, so an ending splits where the prompt's text does
+    (the Thai "มั้ย" is the tokens "มั", "ย": its tone mark is no letter)."""
     lead = " " if entry[:1].isspace() else ""
-    lowered = (
-        entry.lower() if "\u0130" not in entry and "\u03a3" not in entry else rust_lower(entry)
-    )
-    return lead + " ".join(lowered.split())
+    return lead + " ".join(_words(entry))
 
 
 DEFAULT_MARKERS = Markers(
