@@ -482,14 +482,14 @@ def test_ignore_code_keeps_sentence_punctuation_and_substrings_see_raw_text() ->
     st.text(max_size=20),
 )
 def test_visible_text_blanks_exactly_the_readable_code_runs(words: list[str], noise: str) -> None:
-    """The fast scan blanks the same runs as the readable regex (_CODE_RUN)."""
+    """The fast scan blanks the same runs as the readable regex (_code_run)."""
     from smista.core.conditions import view
 
     text = " ".join(words) + noise
     plain = text
     if "`" in plain or "~~~" in plain:
-        plain = view._INLINE.sub(" ", view._FENCED.sub(" ", plain))
-    plain = view._CODE_RUN.sub(" ", view._url().sub(" ", plain))
+        plain = view._inline().sub(" ", view._fenced().sub(" ", plain))
+    plain = view._code_run().sub(" ", view._url().sub(" ", plain))
     assert view.visible_text(text) == plain
 
 
@@ -591,7 +591,7 @@ def test_lead_endings_trace_names_the_first_content_word() -> None:
 def test_code_blocks_are_blanked_as_the_readable_regexes_say(text: str) -> None:
     from smista.core.conditions import view
 
-    assert view._blank_code_blocks(text) == view._INLINE.sub(" ", view._FENCED.sub(" ", text))
+    assert view._blank_code_blocks(text) == view._inline().sub(" ", view._fenced().sub(" ", text))
 
 
 def test_an_exact_sequence_search_measures_no_typo_distance(

@@ -810,7 +810,7 @@ def _leading_mentions() -> re.Pattern[str]:
 
 
 _SENTENCE_END = r"[?!？！。]+|\.(?=\s|$)|\n"
-"""Where a sentence ends (compiled only inside :data:`_SENTENCE_SPLIT`)."""
+"""Where a sentence ends (compiled only inside :func:`_sentence_split`)."""
 _CLOSERS = "\"'”’»)]}>*_`~ \t\r\n"
 _QUESTION_MARKS = ("?", "？", "؟")
 
@@ -1096,13 +1096,16 @@ def _sentence_kind(raw: str, markers: Markers, *, asking: bool = False) -> str:
 
 # The same matches; the leading look-ahead lets the regex engine skip to the
 # next end-mark character instead of trying each alternative at every position.
-_SENTENCE_SPLIT = re.compile(rf"((?=[?!？！。\n.])(?:{_SENTENCE_END}))")
+@cache
+def _sentence_split() -> re.Pattern[str]:
+    """The sentence ends, captured (compiled on first use: the C path reads sentences itself)."""
+    return re.compile(rf"((?=[?!？！。\n.])(?:{_SENTENCE_END}))")
 
 
 def _sentences(text: str) -> list[str]:
     """The non-blank sentences of ``text``, each with the marks that end it."""
     # [text, end, text, end, ..., text]: one C pass (the pattern never matches empty)
-    parts = _SENTENCE_SPLIT.split(text)
+    parts = _sentence_split().split(text)
     out = [parts[i] + parts[i + 1] for i in range(0, len(parts) - 1, 2)]
     out.append(parts[-1])
     return [s for s in out if not s.isspace() and s]

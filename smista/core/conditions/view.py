@@ -42,10 +42,17 @@ class PlanOptions(NamedTuple):
     markers: Markers = DEFAULT_MARKERS
 
 
-_FENCED = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
-_INLINE = re.compile(r"`[^`\n]*`")
-"""The readable statements of fenced and inline code; :func:`_blank_code_blocks`
-finds the same spans without the regex engine (tests compare the two)."""
+@cache
+def _fenced() -> re.Pattern[str]:
+    """The readable statement of fenced code; :func:`_blank_code_blocks` finds the same
+    spans without the regex engine (tests compare the two; compiled only for them)."""
+    return re.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
+
+
+@cache
+def _inline() -> re.Pattern[str]:
+    """The readable statement of inline code (as :func:`_fenced`)."""
+    return re.compile(r"`[^`\n]*`")
 
 
 @cache
@@ -57,13 +64,17 @@ def _url() -> re.Pattern[str]:
 # A whitespace-free run that looks like a path, a file name, a dotted name or
 # an identifier: a slash or backslash next to a word character, a dot or an
 # underscore between word characters, or a lower-to-upper case change.
-_CODE_RUN = re.compile(
-    r"(?<!\S)(?=\S*?(?:\w[/\\]|[/\\]\w|\w\.\w|[^\W_]_[^\W_]|[a-z][A-Z]))"
-    r"\S+?(?=[?!.,;:)\]}\"'\u2019\u201d\uff1f\uff01\u3002]*(?:\s|$))"
-)
-"""The readable statement of a code run, without the sentence punctuation that
-ends it ("what is in config.yaml?" keeps its question mark).
-:func:`visible_text` finds the same runs faster (tests compare the two)."""
+@cache
+def _code_run() -> re.Pattern[str]:
+    """The readable statement of a code run, without the sentence punctuation that
+    ends it ("what is in config.yaml?" keeps its question mark).
+    :func:`visible_text` finds the same runs faster (tests compare the two; compiled
+    only for them)."""
+    return re.compile(
+        r"(?<!\S)(?=\S*?(?:\w[/\\]|[/\\]\w|\w\.\w|[^\W_]_[^\W_]|[a-z][A-Z]))"
+        r"\S+?(?=[?!.,;:)\]}\"'\u2019\u201d\uff1f\uff01\u3002]*(?:\s|$))"
+    )
+
 
 _TRIGGER = re.compile(r"[/\\._]|[a-z][A-Z]")
 _TRAILING = frozenset("?!.,;:)]}\"'\u2019\u201d\uff1f\uff01\u3002")
@@ -74,7 +85,7 @@ def _word(ch: str) -> bool:
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of the runs :data:`_CODE_RUN` matches, found from their signature characters."""
+    """Spans of the runs :func:`_code_run` matches, found from their signature characters."""
     spans: list[tuple[int, int]] = []
     n = len(text)
     done = 0
@@ -128,7 +139,7 @@ except ImportError:  # pragma: no cover - exercised on machines without a C comp
 
 
 def _blank_code_blocks(text: str) -> str:
-    """``_INLINE.sub(" ", _FENCED.sub(" ", text))``, found with ``str.find``.
+    """``_inline().sub(" ", _fenced().sub(" ", text))``, found with ``str.find``.
 
     A fence (three backticks or tildes) runs to the next same fence or the end;
     then an inline span runs from a backtick to the next one on its line.
