@@ -411,6 +411,13 @@ def test_a_leading_wildcard_rule_has_no_gate_and_is_reachable() -> None:
         '[[classification.rules]]\nintent="edit"\nleading=["*"]\nquestion=false\n'
     )
     check_no_unreachable_rules(config)
+    # with a leading-word ending, the ending's witness word is the content word
+    check_no_unreachable_rules(
+        parse_config(
+            '[classification]\n[[classification.rules]]\nintent="edit"\nleading=["*"]\n'
+            'lead_endings=["й"]\n'
+        )
+    )
     wildcard = LEADING.compile([" * ", "add"], typo=True)
     assert wildcard.values == ("*", "add")
     assert LEADING.gate(wildcard) is None  # the rule is tried on every prompt

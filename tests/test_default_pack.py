@@ -51,7 +51,8 @@ FRESH_FLOORS = {
     "real-prompts-fresh7.jsonl": (531, 0.82),
     # The held-out set (benchmarks.accuracy.HELD_OUT): gathered while v10 was tuned,
     # by two gatherers; v9 72.3% (214/296), v10 72.6% (215/296),
-    # v11 73.0% (216/296), v12 80.1% (237/296), each scored once.
+    # v11 73.0% (216/296), v12 80.1% (237/296), each scored once (v12 again, unchanged,
+    # after two ambiguous question endings were dropped).
     "real-prompts-fresh8.jsonl": (296, 0.80),
 }
 

@@ -60,7 +60,7 @@ QUESTIONS = {
     "sv": ["varför misslyckas bygget", "hur kör jag testerna", "vad gör den här funktionen"],
     "pl": ["dlaczego build się nie udaje", "jak uruchomić testy", "czy ta funkcja działa"],
     "uk": ["Що таке бухгалтерська звітність", "як запустити тести", "чому не працює збірка"],
-    "th": ["ทำเสร็จแล้วใช่มั้ย", "ใช้ได้ไหม", "รันเทสต์หรือยัง"],
+    "th": ["ทำเสร็จแล้วใช่มั้ย", "ใช้ได้หรือเปล่า", "รันเทสต์หรือยัง"],
 }
 
 NOT_QUESTIONS = {
@@ -108,7 +108,7 @@ NOT_QUESTIONS = {
     "sv": ["kan du fixa buggen?", "snälla lägg till tester", "fixa buggen"],
     "pl": ["czy możesz naprawić ten błąd?", "proszę dodaj testy", "napraw ten błąd"],
     "uk": ["виправ помилку", "додай тести до парсера"],
-    "th": ["ช่วยแก้บั๊กนี้", "เพิ่มเทสต์ให้หน่อย"],
+    "th": ["ช่วยแก้บั๊กนี้", "เพิ่มเทสต์ให้หน่อย", "เพิ่มปุ่มแจ้งเหตุไฟไหม้"],
 }
 
 

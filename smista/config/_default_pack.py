@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '09d725e8711117407ab32773ec1f533eb9f3cd2d'
+DIGEST = '9276e7a6c38a739c6051abd394dc67d93ed0c663'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -1695,8 +1695,8 @@ DATA: tuple[object, ...] = (4, 'chat',
      ' mu', ' mü', ' mısın', ' misin', ' musun', ' müsün', ' mısınız', ' misiniz', ' musunuz',
      ' müsünüz', ' mıdır', ' midir', ' mudur', ' müdür', ' mıyım', ' miyim', ' muyum', ' müyüm',
      ' nedir', ' ne', ' gì', ' không', ' chưa', ' thế nào', ' sao', ' ở đâu', ' à', ' hả',
-     ' nhỉ', ' đấy', ' như nào', ' apa bisa', ' bisa gak', ' bisa nggak', ' bisa tidak', '어때',
-     '어때요', '방법', '啥', '哪一步了', '到哪了', 'には', 'มั ย', 'ไหม', 'หรือเปล า', 'หรือยัง')),
+     ' nhỉ', ' như nào', ' apa bisa', ' bisa gak', ' bisa nggak', ' bisa tidak', '어때', '어때요',
+     '방법', '啥', '哪一步了', '到哪了', 'には', 'มั ย', 'หรือเปล า', 'หรือยัง')),
    ('request_openers',
     (('can', 'you'), ('could', 'you'), ('would', 'you'), ('will', 'you'), ('can', 'u'),
      ('could', 'u'), ('would', 'you', 'mind'), ('would', 'you', 'please'), ('please',),

@@ -94,7 +94,10 @@ class LeadingKind(ConditionKind):
     place = 20
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
-        return tuple("something" if v.strip() == ANY else v for v in entries_as_witnesses(value))
+        # '*' holds on any content word: a later kind's witness word ("делай" for
+        # lead_endings) or, alone, a neutral word of its own.
+        found = tuple("something" if v.strip() == ANY else v for v in entries_as_witnesses(value))
+        return ("", *found) if any(v.strip() == ANY for v in value) else found
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         return Condition(self.key, tuple(ANY if v.strip() == ANY else v for v in value), typo)

@@ -255,7 +255,6 @@ _QUESTION_ENDINGS = """
  à
  hả
  nhỉ
- đấy
  như nào
  apa bisa
  bisa gak
@@ -269,7 +268,6 @@ _QUESTION_ENDINGS = """
 到哪了
 には
 มั้ย
-ไหม
 หรือเปล่า
 หรือยัง
 """
