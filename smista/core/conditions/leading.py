@@ -44,6 +44,11 @@ ANY = "*"
 """The entry that holds for any first content word."""
 
 
+def _is_any(entry: str) -> bool:
+    """Whether a written entry is the wildcard (surrounding spaces allowed)."""
+    return entry.strip() == ANY
+
+
 def _lead_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
     """:func:`leads_with` on the view's content words, through its word index."""
     content = view.content_head(len(words))
@@ -96,19 +101,22 @@ class LeadingKind(ConditionKind):
     def witnesses(self, value: Any) -> tuple[str, ...]:
         # '*' holds on any content word: a later kind's witness word ("делай" for
         # lead_endings) or, alone, a neutral word of its own.
-        found = tuple("something" if v.strip() == ANY else v for v in entries_as_witnesses(value))
-        return ("", *found) if any(v.strip() == ANY for v in value) else found
+        found = tuple("something" if _is_any(v) else v for v in entries_as_witnesses(value))
+        return ("", *found) if any(map(_is_any, value)) else found
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
-        return Condition(self.key, tuple(ANY if v.strip() == ANY else v for v in value), typo)
+        return Condition(self.key, tuple(ANY if _is_any(v) else v for v in value), typo)
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         if not view.content_head(1):
             return None
-        found = self._listed(condition, view)
-        if found is None and ANY in condition.values:
-            return Evidence(self.key, ANY)
-        return found
+        values = condition.values
+        if ANY not in values:
+            return self._listed(condition, view)
+        # the wildcard holds; a listed entry that holds is the better evidence (a
+        # wildcard alone, as in a catch-all, looks nothing up)
+        found = self._listed(condition, view) if len(values) > 1 else None
+        return found or Evidence(self.key, ANY)
 
     def describe(self, evidence: Evidence) -> str | None:
         return "a content word" if evidence.shown == ANY else super().describe(evidence)
@@ -118,7 +126,7 @@ class LeadingKind(ConditionKind):
 
     def covers(self, earlier: Any, later: Any) -> bool:
         # Any listed entry that holds has a first content word, which is all '*' asks.
-        if later and any(v.strip() == ANY for v in earlier):
+        if later and any(map(_is_any, earlier)):
             return True
         return super().covers(earlier, later)
 
@@ -175,7 +183,7 @@ class LeadingKind(ConditionKind):
             self.key,
             "leading word",
             rules,
-            lambda p: ANY if p.strip() == ANY else " ".join(phrase_tokens(p)),
+            lambda p: ANY if _is_any(p) else " ".join(phrase_tokens(p)),
             wildcard=ANY,
         )
 

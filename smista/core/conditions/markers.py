@@ -3,7 +3,7 @@
 Pure; never performs I/O and never decides an intent. Owns the :class:`Markers`
 data (interrogative words and openers, question endings, polite-request
 openers and endings, greetings and fillers), its built-in defaults for en, ja,
-ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv and pl, its reading from a
+ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv, pl, uk and th, its reading from a
 ``[classification.markers]`` table (a key given replaces that list), and the
 three readings of a prompt the condition kinds use: :func:`slash_command`,
 :func:`content_tokens` and :func:`is_question`. Everything is read off the
@@ -712,7 +712,7 @@ DEFAULT_MARKERS = Markers(
     fillers=_openers(_lines(_FILLERS)),
     request_endings=tuple(dict.fromkeys(_ending(e) for e in _lines(_REQUEST_ENDINGS))),
 )
-"""Built-in markers for en, ja, ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv and pl."""
+"""Built-in markers for en, ja, ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv, pl, uk and th."""
 
 
 # --- reading a [classification.markers] table ---------------------------------------
