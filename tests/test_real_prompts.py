@@ -147,6 +147,11 @@ _LATER_SETS = {
     "fresh6": (275, "f6", ("fresh", "fresh2", "fresh3", "fresh4", "fresh5")),
     "fresh7": (531, "f7", ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")),
     "fresh8": (296, "f8", ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")),
+    "fresh9": (
+        311,
+        "f9",
+        ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"),
+    ),
 }
 
 

@@ -15,9 +15,9 @@ Must never perform I/O or import the edge (config, cli, server ...).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -30,8 +30,14 @@ __all__ = [
     "Evidence",
     "Lint",
     "Severity",
+    "per_condition",
     "rule_key",
 ]
+
+_T = TypeVar("_T")
+
+PER_CONDITION_LIMIT = 1 << 16
+"""Conditions a :func:`per_condition` memo holds before it starts again empty."""
 
 
 class Severity(StrEnum):
@@ -70,6 +76,35 @@ class Condition(NamedTuple):
     kind: str
     values: tuple[str, ...] = ()
     flag: bool = True
+
+
+def per_condition(derive: Callable[[Condition], _T]) -> Callable[[Condition], _T]:
+    """``derive(condition)``, remembered per condition object.
+
+    A kind's match-time tables (its entries split into words, indexed by first
+    word ...) depend on the condition alone. ``functools.lru_cache`` would hash
+    the condition, hence all its values, on every prompt (a microsecond for a
+    few hundred entries); this memo is keyed by identity. Each entry holds its
+    condition, so an id is never reused while remembered; equal conditions of
+    two rule sets derive their tables once each. Bounded by
+    :data:`PER_CONDITION_LIMIT` (a memo past it starts again empty).
+    """
+    memo: dict[int, tuple[Condition, _T]] = {}
+
+    def remembered(condition: Condition) -> _T:
+        found = memo.get(id(condition))
+        if found is not None and found[0] is condition:
+            return found[1]
+        value = derive(condition)
+        if len(memo) >= PER_CONDITION_LIMIT:
+            memo.clear()
+        memo[id(condition)] = (condition, value)
+        return value
+
+    remembered.__doc__ = derive.__doc__
+    remembered.__name__ = derive.__name__
+    remembered.__wrapped__ = derive  # type: ignore[attr-defined]
+    return remembered
 
 
 class Evidence(NamedTuple):

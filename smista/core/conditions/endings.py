@@ -19,7 +19,15 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from smista.core.conditions._lists import list_lints, string_list
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
+from smista.core.conditions.base import (
+    Condition,
+    ConditionKind,
+    Evidence,
+    Lint,
+    Severity,
+    per_condition,
+    rule_key,
+)
 from smista.core.conditions.view import PromptView
 from smista.core.tokenizer import rust_lower, tokenize
 
@@ -40,6 +48,13 @@ def split_entries(values: tuple[str, ...]) -> tuple[tuple[str, ...], frozenset[s
     a condition's values are split once, not on every prompt)."""
     endings = tuple(v for v in values if not v.startswith(_EXCEPT))
     return endings, frozenset(v[1:] for v in values if v.startswith(_EXCEPT))
+
+
+@per_condition
+def _split(condition: Condition) -> tuple[tuple[str, ...], frozenset[str]]:
+    """:func:`split_entries` of a compiled condition's values, by identity (hashing
+    the values on every prompt costs more than the lookup saves)."""
+    return split_entries(condition.values)
 
 
 def ending_of(word: str, endings: Sequence[str], exceptions: frozenset[str]) -> str | None:
@@ -100,7 +115,7 @@ class LeadEndingsKind(ConditionKind):
         head = view.content_head(1)
         if not head:
             return None
-        endings, exceptions = split_entries(condition.values)
+        endings, exceptions = _split(condition)
         found = ending_of(head[0], endings, exceptions)
         return None if found is None else Evidence(self.key, found)
 

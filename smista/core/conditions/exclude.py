@@ -9,11 +9,11 @@ never perform I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from smista.core.conditions._lists import list_lints, string_list
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, per_condition
 from smista.core.conditions.phrases import find_sequence, phrase_tokens
 from smista.core.conditions.view import PromptView
 
@@ -23,17 +23,38 @@ if TYPE_CHECKING:
 __all__ = ["EXCLUDE", "ExcludeKind", "excluded_by"]
 
 
+_Plan = tuple[tuple[tuple[str, tuple[str, ...]], ...], dict[str, tuple[int, ...]]]
+
+
+@per_condition
+def _plan(condition: Condition) -> _Plan:
+    """The entries that have tokens, with them, and their positions by first token."""
+    entries = tuple((e, words) for e in condition.values if (words := phrase_tokens(e)))
+    by_first: dict[str, list[int]] = {}
+    for at, (_, words) in enumerate(entries):
+        by_first.setdefault(words[0], []).append(at)
+    return entries, {word: tuple(ats) for word, ats in by_first.items()}
+
+
 def excluded_by(condition: Condition, view: PromptView) -> str | None:
     """The first entry of ``condition`` that occurs in the prompt, if any.
 
-    Through the engine's index (which holds the entries' words) an entry one of
-    whose words no token hits, even by typo, is passed over without reading the
-    prompt's tokens.
+    Through the engine's index (which holds the entries' words) only the
+    entries whose first word some token hits, even by typo, are looked at, and
+    one any of whose other words no token hits is passed over without reading
+    the prompt's tokens.
     """
+    entries, by_first = _plan(condition)
     present = view.present_words if view.has_index else None
-    for entry in condition.values:
-        words = phrase_tokens(entry)
-        if not words or (present is not None and not present.issuperset(words)):
+    candidates: Iterable[tuple[str, tuple[str, ...]]] = entries
+    if present is not None:
+        ats = [at for word in by_first.keys() & present for at in by_first[word]]
+        if not ats:
+            return None
+        ats.sort()
+        candidates = [entries[at] for at in ats]
+    for entry, words in candidates:
+        if present is not None and not present.issuperset(words):
             continue
         tokens = view.token_set
         if len(words) == 1:

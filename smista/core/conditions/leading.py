@@ -25,7 +25,7 @@ from smista.core.conditions._lists import (
     list_lints,
     string_list,
 )
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, per_condition
 from smista.core.conditions.phrases import (
     entries_starting,
     keys_by_word,
@@ -47,6 +47,12 @@ ANY = "*"
 def _is_any(entry: str) -> bool:
     """Whether a written entry is the wildcard (surrounding spaces allowed)."""
     return entry.strip() == ANY
+
+
+@per_condition
+def _has_any(condition: Condition) -> bool:
+    """Whether a compiled condition has the wildcard (looked for once, not per prompt)."""
+    return ANY in condition.values
 
 
 def _lead_in_view(words: tuple[str, ...], view: PromptView, *, typo: bool) -> bool | None:
@@ -110,12 +116,11 @@ class LeadingKind(ConditionKind):
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         if not view.content_head(1):
             return None
-        values = condition.values
-        if ANY not in values:
+        if not _has_any(condition):
             return self._listed(condition, view)
         # the wildcard holds; a listed entry that holds is the better evidence (a
         # wildcard alone, as in a catch-all, looks nothing up)
-        found = self._listed(condition, view) if len(values) > 1 else None
+        found = self._listed(condition, view) if len(condition.values) > 1 else None
         return found or Evidence(self.key, ANY)
 
     def describe(self, evidence: Evidence) -> str | None:

@@ -22,7 +22,15 @@ from smista.core.conditions._lists import (
     list_lints,
     string_list,
 )
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
+from smista.core.conditions.base import (
+    Condition,
+    ConditionKind,
+    Evidence,
+    Lint,
+    Severity,
+    per_condition,
+    rule_key,
+)
 from smista.core.conditions.view import PromptView, is_hangul_or_han
 from smista.core.conditions.words import word_match
 from smista.core.tokenizer import tokenize
@@ -70,7 +78,7 @@ def keys_by_word(keys: frozenset[str], *, first: bool) -> dict[str, tuple[str, .
 _Entry = tuple[str, tuple[str, ...], frozenset[str]]
 
 
-@lru_cache(maxsize=4096)
+@per_condition
 def _entry_plan(condition: Condition) -> tuple[tuple[_Entry, ...], dict[str, tuple[int, ...]]]:
     """A condition's entries with their tokens, and their positions by first word."""
     entries = tuple(

@@ -12,8 +12,7 @@ perform I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Sequence
-from functools import lru_cache
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
@@ -23,7 +22,7 @@ from smista.core.conditions._lists import (
     short_ascii_lints,
     string_list,
 )
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, per_condition
 from smista.core.conditions.view import PromptView
 
 if TYPE_CHECKING:
@@ -32,10 +31,10 @@ if TYPE_CHECKING:
 __all__ = ["SUBSTRINGS", "SubstringsKind"]
 
 
-@lru_cache(maxsize=1024)
-def _ascii_entries(entries: Collection[str]) -> tuple[str, ...]:
+@per_condition
+def _ascii_entries(condition: Condition) -> tuple[str, ...]:
     """The ASCII entries, in order (the only ones an ASCII text can hold)."""
-    return tuple(e for e in entries if e.isascii())
+    return tuple(e for e in condition.values if e.isascii())
 
 
 # A gate's entries arranged for SubstringsKind.present: the ASCII ones (each looked
@@ -98,7 +97,7 @@ class SubstringsKind(ConditionKind):
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         text = view.lowered
         # An ASCII text holds no non-ASCII entry (most prompts, most entries).
-        for entry in _ascii_entries(condition.values) if text.isascii() else condition.values:
+        for entry in _ascii_entries(condition) if text.isascii() else condition.values:
             if entry in text:
                 return Evidence(self.key, entry)
         return None
