@@ -21,12 +21,13 @@ per intent and per language:
     python -m benchmarks.accuracy                 # all figures, shipped pack
     python -m benchmarks.accuracy --rules FILE    # another rules file
     python -m benchmarks.accuracy --tuning-only   # never score the held-out set
-    python -m benchmarks.accuracy --tuning-only --misses   # what to work on
+    python -m benchmarks.accuracy --misses        # what to work on (implies --tuning-only)
     python -m benchmarks.accuracy --v3-parts      # pack v3's held-out parts too
     python -m benchmarks.accuracy --json
 
 While tuning a pack, use ``--tuning-only``: the held-out set is measured once,
-at the end, and is the figure that estimates accuracy on new prompts.
+at the end, and is the figure that estimates accuracy on new prompts. ``--misses``
+is a tuning run, so it never scores the held-out set either.
 """
 
 from __future__ import annotations
@@ -152,7 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", type=Path, help="rules file (default: the shipped pack)")
     parser.add_argument("--tuning-only", action="store_true", help="never score the held-out set")
-    parser.add_argument("--misses", action="store_true", help="list misses on the tuned sets")
+    parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="list misses on the tuned sets (implies --tuning-only)",
+    )
     parser.add_argument(
         "--v3-parts", action="store_true", help="also score pack v3's held-out parts"
     )
@@ -174,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     fresh7 = _read(FRESH7)  # v9's held-out set (scored once by v8 and v9); tuned on since v10
     fresh8 = _read(FRESH8)  # v10-v12's held-out set (scored once by v9-v12); tuned on since v13
     results: dict[str, Evaluation] = {}
-    if not args.tuning_only:
+    if not (args.tuning_only or args.misses):
         held = held_out_prompts()
         results["real prompts, held out: fresh9 set"] = evaluate_cases(classifier, held)
     tuned = {
