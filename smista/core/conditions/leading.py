@@ -27,6 +27,7 @@ from smista.core.conditions._lists import (
 )
 from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, per_condition
 from smista.core.conditions.phrases import (
+    KeyPlan,
     entries_starting,
     keys_by_word,
     phrase_keys,
@@ -155,10 +156,10 @@ class LeadingKind(ConditionKind):
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return None if ANY in condition.values else phrase_keys(condition)
 
-    def gate_plan(self, keys: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    def gate_plan(self, keys: frozenset[str]) -> KeyPlan:
         return keys_by_word(keys, first=True)
 
-    def present(self, view: PromptView, plan: dict[str, tuple[str, ...]]) -> frozenset[str]:
+    def present(self, view: PromptView, plan: KeyPlan) -> frozenset[str]:
         # An entry holds only if each of its words is hit by the content word at its
         # place (the index path of match checks the same): those keys are present.
         lead = view.lead_words
@@ -166,11 +167,10 @@ class LeadingKind(ConditionKind):
             return frozenset()
         found: list[str] = []
         for word in plan.keys() & lead:  # (iterates the few lead words, not the plan)
-            for key in plan[word]:
-                if " " not in key:
+            for key, words in plan[word]:
+                if len(words) == 1:
                     found.append(key)
                     continue
-                words = key.split(" ")
                 content = view.content_head(len(words))
                 if len(content) == len(words) and all(
                     any(w == want for w, _ in view.hits_of(token))

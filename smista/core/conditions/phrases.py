@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PHRASES",
+    "KeyPlan",
     "PhrasesKind",
     "entries_starting",
     "find_in_view",
@@ -62,16 +63,21 @@ def phrase_keys(condition: Condition) -> frozenset[str]:
     return frozenset(" ".join(words) for p in condition.values if (words := phrase_tokens(p)))
 
 
-def keys_by_word(keys: frozenset[str], *, first: bool) -> dict[str, tuple[str, ...]]:
+KeyPlan = dict[str, tuple[tuple[str, tuple[str, ...]], ...]]
+"""Gate keys grouped by one of their words, each with its words."""
+
+
+def keys_by_word(keys: frozenset[str], *, first: bool) -> KeyPlan:
     """Gate keys (entries' tokens joined by single spaces) grouped by one of their
-    words: by the first word with ``first`` (leading words), else by the longest
-    (phrases: likely the rarest, so a prompt's present words find few keys to
-    check). The same tables in every process; a key's words are ``key.split(" ")``."""
-    by_word: dict[str, list[str]] = {}
+    words, each with its words (``key.split(" ")``, split here once): by the first
+    word with ``first`` (leading words), else by the longest (phrases: likely the
+    rarest, so a prompt's present words find few keys to check). The same tables in
+    every process."""
+    by_word: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     for key in sorted(keys):
-        words = key.split(" ")
+        words = tuple(key.split(" "))
         anchor = words[0] if first else max(words, key=len)
-        by_word.setdefault(anchor, []).append(key)
+        by_word.setdefault(anchor, []).append((key, words))
     return {word: tuple(group) for word, group in by_word.items()}
 
 
@@ -209,18 +215,18 @@ class PhrasesKind(ConditionKind):
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return phrase_keys(condition)
 
-    def gate_plan(self, keys: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    def gate_plan(self, keys: frozenset[str]) -> KeyPlan:
         return keys_by_word(keys, first=False)
 
-    def present(self, view: PromptView, plan: dict[str, tuple[str, ...]]) -> frozenset[str]:
+    def present(self, view: PromptView, plan: KeyPlan) -> frozenset[str]:
         # A phrase holds only if every one of its words is hit by some token (the
         # index path of match checks the same): a key is present when all are.
         present = view.present_words
         return frozenset(
             key
             for word in plan.keys() & present
-            for key in plan[word]
-            if present.issuperset(key.split(" "))
+            for key, words in plan[word]
+            if present.issuperset(words)
         )
 
     def words(self, condition: Condition) -> tuple[str, ...]:
