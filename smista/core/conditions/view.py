@@ -208,11 +208,11 @@ class PromptView:
     """The features of one prompt, computed on demand."""
 
     __slots__ = (
-        "_at",
         "_command",
         "_content",
         "_content_limit",
         "_hitting",
+        "_holders",
         "_lead",
         "_lowered",
         "_prefixes",
@@ -265,7 +265,7 @@ class PromptView:
         self._hitting: dict[str, tuple[tuple[str, bool], ...]] | None = None
         self._sorted: list[str] | None = None
         self._starts: dict[str, list[tuple[int, bool]]] | None = None
-        self._at: dict[tuple[str, int], bool] | None = None
+        self._holders: dict[str, list[tuple[str, bool]]] | None = None
         self._present: frozenset[str] | None = None
         self._lead: frozenset[str] | None = None
 
@@ -358,37 +358,53 @@ class PromptView:
         self._prefixes = frozenset(prefixes)
         self._hitting = hitting
 
-    def _build_positions(self) -> None:
+    def _hitting_tokens(self) -> dict[str, tuple[tuple[str, bool], ...]]:
+        """Each visible token that hits a looked-up word, with the words it hits."""
         if self._signals is None:
-            hitting: dict[str, tuple[tuple[str, bool], ...]] = {}
-        else:
-            if self._hitting is None:
-                self._scan_signals()
-            assert self._hitting is not None
-            hitting = self._hitting
-        starts: dict[str, list[tuple[int, bool]]] = {}
-        at: dict[tuple[str, int], bool] = {}
-        for pos, token in enumerate(self.tokens):
-            hit = hitting.get(token)
-            if hit is not None:
-                for word, fuzzy in hit:
-                    starts.setdefault(word, []).append((pos, fuzzy))
-                    at[(word, pos)] = fuzzy
-        self._starts, self._at = starts, at
+            return {}
+        if self._hitting is None:
+            self._scan_signals()
+        assert self._hitting is not None
+        return self._hitting
 
     def word_starts(self, word: str) -> list[tuple[int, bool]]:
-        """Positions where a token equals or is a typo of looked-up ``word``."""
+        """Positions where a token equals or is a typo of looked-up ``word``, in order."""
         if self._starts is None:
-            self._build_positions()
-        assert self._starts is not None
-        return self._starts.get(word, [])
+            holders: dict[str, list[tuple[str, bool]]] = {}
+            for token, hit in self._hitting_tokens().items():
+                for held, fuzzy in hit:
+                    holders.setdefault(held, []).append((token, fuzzy))
+            self._holders = holders
+            self._starts = {}
+        found = self._starts.get(word)
+        if found is None:
+            # Only the few tokens that hit ``word`` are looked for, each with one
+            # compiled scan of the token tuple per occurrence (a long prompt's
+            # hundreds of other tokens are never visited in Python).
+            assert self._holders is not None
+            found = []
+            tokens = self.tokens
+            for token, fuzzy in self._holders.get(word, ()):
+                at = -1
+                try:
+                    while True:
+                        at = tokens.index(token, at + 1)
+                        found.append((at, fuzzy))
+                except ValueError:
+                    pass
+            found.sort()
+            self._starts[word] = found
+        return found
 
     def word_at(self, word: str, pos: int) -> bool | None:
         """``False``/``True`` if the token at ``pos`` is ``word`` exactly/by typo, else None."""
-        if self._at is None:
-            self._build_positions()
-        assert self._at is not None
-        return self._at.get((word, pos))
+        tokens = self.tokens
+        if not 0 <= pos < len(tokens):
+            return None
+        for held, fuzzy in self._hitting_tokens().get(tokens[pos], ()):
+            if held == word:
+                return fuzzy
+        return None
 
     @property
     def sorted_tokens(self) -> list[str]:
