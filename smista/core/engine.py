@@ -61,7 +61,13 @@ from smista.core.conditions.base import Condition, Evidence
 from smista.core.conditions.markers import DEFAULT_MARKERS
 from smista.core.conditions.registry import BY_KEY
 from smista.core.conditions.signals import SCAN_LIMIT, TokenSignals
-from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_han, visible_text
+from smista.core.conditions.view import (
+    PlanOptions,
+    PromptView,
+    SignalHits,
+    is_hangul_or_han,
+    visible_text,
+)
 from smista.core.osa import OSA_CHECK as _OSA
 from smista.core.osa import cap as _cap
 from smista.core.osa import osa_within
@@ -869,13 +875,17 @@ class CompiledRules:
         fast.put(raw, code)
         return entries, code
 
-    def _scan_piece(self, text: str, scan: Any, asked: dict[str, None]) -> list[tuple[_Entry, ...]]:
+    def _scan_piece(
+        self, text: str, scan: Any, found: tuple[set[str], set[str], dict[str, Any]]
+    ) -> list[tuple[_Entry, ...]]:
         """The entries of the tokens of ``text`` the verifying table's scan hands back;
-        the tokens a word or stem condition may ask about are added to ``asked``."""
+        what those tokens hit among the words and stems the view's conditions look up
+        is added to ``found`` (words, stems, each hitting token's words)."""
         hitting, unknown = scan.hits(text)
         entry_lists: list[tuple[_Entry, ...]] = []
         plain, known, _ = self._state
         of = self._signals.of
+        words, prefixes, hits = found
         for raw in hitting:
             token = raw if raw.isascii() else rust_lower(raw)
             got = known.get(token)
@@ -883,7 +893,15 @@ class CompiledRules:
                 got = self._entries_of(token)
             if got:
                 entry_lists.append(got)
-            asked[token] = None
+            if token in hits:
+                continue
+            hit, starts = of(token)
+            if hit:
+                hits[token] = hit
+                for word, _ in hit:
+                    words.add(word)
+            if starts:
+                prefixes.update(starts)
         for raw in unknown:
             token = raw if raw.isascii() else rust_lower(raw)
             got = known.get(token)
@@ -891,10 +909,14 @@ class CompiledRules:
                 got = self._entries_of(token)
             if got:
                 entry_lists.append(got)
-            words, stems = of(token)
-            if words or stems:
-                asked[token] = None
-            scan.put(raw, 1 if got or words or stems else None)
+            hit, starts = of(token)
+            if hit:
+                hits[token] = hit
+                for word, _ in hit:
+                    words.add(word)
+            if starts:
+                prefixes.update(starts)
+            scan.put(raw, 1 if got or hit or starts else None)
         return entry_lists
 
     def _entries_of(self, token: str) -> tuple[_Entry, ...]:
@@ -921,19 +943,22 @@ class CompiledRules:
         """
         visible = visible_text(text) if self.options.ignore_code else text
         tokens: list[str] | None = None
-        asked: list[str] | None = None
+        signal_hits: SignalHits | None = None
         scan = self._scan
         best: dict[int, _Entry] = {}
         if scan is not None:
             # One C pass (piece by piece past LARGE_TEXT: memory stays bounded by a
             # piece, the rules and the tokens that hit something) gives the tokens
             # known to hit a keyword, word or stem, and new ones near one (the
-            # others are settled there). ``asked`` are those the view's word/stem
-            # conditions look up.
-            looked_up: dict[str, None] = {}
+            # others are settled there); what they hit among the view's looked-up
+            # words and stems is read on the way.
+            words: set[str] = set()
+            prefixes: set[str] = set()
+            hitting: dict[str, tuple[tuple[str, bool], ...]] = {}
+            read = (words, prefixes, hitting)
             for piece in pieces(visible, LARGE_TEXT) if len(visible) > LARGE_TEXT else (visible,):
-                _fold(best, self._scan_piece(piece, scan, looked_up))
-            asked = list(looked_up)
+                _fold(best, self._scan_piece(piece, scan, read))
+            signal_hits = (frozenset(words), frozenset(prefixes), hitting)
         elif len(visible) > LARGE_TEXT:
             _fold(best, [self._large_entries(visible)])
         else:
@@ -946,7 +971,7 @@ class CompiledRules:
             tokens=tokens,
             signals=self._signals,
             visible=visible,
-            signal_tokens=asked,
+            signal_hits=signal_hits,
         )
         hits = sorted(best.values())
         live = list(self._ungated)

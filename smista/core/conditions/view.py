@@ -27,11 +27,15 @@ from smista.core.conditions.markers import (
 from smista.core.conditions.signals import TokenSignals
 from smista.core.tokenizer import pieces, tokenize
 
-__all__ = ["PlanOptions", "PromptView", "is_hangul_or_han", "visible_text"]
+__all__ = ["PlanOptions", "PromptView", "SignalHits", "is_hangul_or_han", "visible_text"]
 
 
 _LEAD_WINDOW = 4
 """Content tokens a view reads at least, so most leading entries need one reading."""
+
+
+SignalHits = tuple[frozenset[str], frozenset[str], dict[str, tuple[tuple[str, bool], ...]]]
+"""``(words some token hits, stems some token starts with, each hitting token's words)``."""
 
 
 class PlanOptions(NamedTuple):
@@ -240,12 +244,16 @@ class PromptView:
         signals: TokenSignals | None = None,
         visible: str | None = None,
         signal_tokens: Iterable[str] | None = None,
+        signal_hits: SignalHits | None = None,
     ) -> None:
         """``tokens``, when given, must be ``tokenize(visible text)`` (the engine has them);
         ``signals``, when given, must hold the words phrases and leading words look up and
         the stems (the engine's :class:`~smista.core.conditions.signals.TokenSignals`);
         ``signal_tokens``, when given, must hold every distinct visible token (lowercased)
-        that hits one of those words or stems (the engine's scan finds them)."""
+        that hits one of those words or stems (the engine's scan finds them);
+        ``signal_hits``, when given, must be what the view would find from them: the words
+        some token hits, the stems some token starts with, and each hitting token's
+        words (the engine's scan reads them on its way)."""
         self.text = text
         self.options = options if options is not None else PlanOptions()
         if visible is None:
@@ -263,10 +271,12 @@ class PromptView:
         self._signal_tokens = signal_tokens
         self._prefixes: frozenset[str] | None = None
         self._hitting: dict[str, tuple[tuple[str, bool], ...]] | None = None
+        self._present: frozenset[str] | None = None
+        if signal_hits is not None:
+            self._present, self._prefixes, self._hitting = signal_hits
         self._sorted: list[str] | None = None
         self._starts: dict[str, list[tuple[int, bool]]] | None = None
         self._holders: dict[str, list[tuple[str, bool]]] | None = None
-        self._present: frozenset[str] | None = None
         self._lead: frozenset[str] | None = None
 
     @property
