@@ -328,7 +328,11 @@ class PromptView:
     # -- word lookups (phrases, leading words, stems) ----------------------------
 
     def hits_of(self, token: str) -> tuple[tuple[str, bool], ...]:
-        """The looked-up words ``token`` equals (fuzzy False) or is a typo of (True)."""
+        """The looked-up words ``token`` (a visible one) equals (fuzzy False) or is a typo
+        of (True)."""
+        hitting = self._hitting
+        if hitting is not None:  # every visible token hitting a word is there
+            return hitting.get(token, ())
         return () if self._signals is None else self._signals.of(token)[0]
 
     @property
