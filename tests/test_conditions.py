@@ -647,3 +647,30 @@ def test_excluded_strings_lint_short_ascii_entries_and_narrow_a_rule() -> None:
             '[[classification.rules]]\nintent="edit"\nkeywords=["cache"]\n'
         )
     )
+
+
+def test_per_object_memo_is_keyed_by_identity_and_bounded() -> None:
+    """PerObject derives once per object (not per equal value), holds the object so its
+    id is never reused while remembered, and starts again empty past its limit."""
+    from smista.core.conditions.base import Condition, PerObject
+
+    calls: list[Condition] = []
+
+    def derive(condition: Condition) -> int:
+        calls.append(condition)
+        return len(condition.values)
+
+    memo = PerObject(derive, 2)
+    first = Condition("phrases", ("a b", "c"))
+    twin = Condition("phrases", ("a b", "c"))
+    assert memo(first) == 2
+    assert memo(first) == 2
+    assert len(calls) == 1
+    assert memo(twin) == 2  # equal but another object: derived for itself
+    assert calls == [first, twin]
+    assert calls[1] is twin
+    for n in range(3):
+        memo(Condition("phrases", ("x",) * n))
+    assert len(memo) <= 3  # past the limit it started again
+    assert memo(first) == 2
+    assert len(calls) == 6  # forgotten, so derived again

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -29,15 +29,45 @@ __all__ = [
     "ConditionKind",
     "Evidence",
     "Lint",
+    "PerObject",
     "Severity",
     "per_condition",
     "rule_key",
 ]
 
-_T = TypeVar("_T")
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 PER_CONDITION_LIMIT = 1 << 16
 """Conditions a :func:`per_condition` memo holds before it starts again empty."""
+
+
+class PerObject(Generic[_K, _V]):
+    """``build(obj)``, remembered per object: keyed by identity, with the object held
+    beside its value (so its id cannot be reused while held), and forgotten all at
+    once past ``limit`` objects. The one memo of the tables derived from compiled,
+    immutable data (a condition's entry plans, a markers object's C table):
+    ``functools.lru_cache`` would hash the object, hence all its values, on each call."""
+
+    __slots__ = ("_build", "_held", "_limit")
+
+    def __init__(self, build: Callable[[_K], _V], limit: int) -> None:
+        self._build = build
+        self._held: dict[int, tuple[_K, _V]] = {}
+        self._limit = limit
+
+    def __call__(self, of: _K) -> _V:
+        held = self._held.get(id(of))
+        if held is not None and held[0] is of:
+            return held[1]
+        if len(self._held) > self._limit:
+            self._held.clear()
+        value = self._build(of)
+        self._held[id(of)] = (of, value)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._held)
 
 
 class Severity(StrEnum):
@@ -78,33 +108,11 @@ class Condition(NamedTuple):
     flag: bool = True
 
 
-def per_condition(derive: Callable[[Condition], _T]) -> Callable[[Condition], _T]:
-    """``derive(condition)``, remembered per condition object.
-
-    A kind's match-time tables (its entries split into words, indexed by first
-    word ...) depend on the condition alone. ``functools.lru_cache`` would hash
-    the condition, hence all its values, on every prompt (a microsecond for a
-    few hundred entries); this memo is keyed by identity. Each entry holds its
-    condition, so an id is never reused while remembered; equal conditions of
-    two rule sets derive their tables once each. Bounded by
-    :data:`PER_CONDITION_LIMIT` (a memo past it starts again empty).
-    """
-    memo: dict[int, tuple[Condition, _T]] = {}
-
-    def remembered(condition: Condition) -> _T:
-        found = memo.get(id(condition))
-        if found is not None and found[0] is condition:
-            return found[1]
-        value = derive(condition)
-        if len(memo) >= PER_CONDITION_LIMIT:
-            memo.clear()
-        memo[id(condition)] = (condition, value)
-        return value
-
-    remembered.__doc__ = derive.__doc__
-    remembered.__name__ = derive.__name__
-    remembered.__wrapped__ = derive  # type: ignore[attr-defined]
-    return remembered
+def per_condition(derive: Callable[[Condition], _V]) -> PerObject[Condition, _V]:
+    """``derive(condition)`` as a :class:`PerObject`: a kind's match-time tables (its
+    entries split into words, indexed by first word ...) depend on the condition
+    alone, so they are derived once per compiled condition, not on every prompt."""
+    return PerObject(derive, PER_CONDITION_LIMIT)
 
 
 class Evidence(NamedTuple):

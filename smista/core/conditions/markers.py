@@ -51,11 +51,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
-from typing import Generic, NamedTuple, TypeVar
+from typing import NamedTuple
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
+from smista.core.conditions.base import PerObject
 from smista.core.errors import ConfigError
 from smista.core.tokenizer import rust_lower, tokenize
 
@@ -875,38 +876,7 @@ class _OpenerIndex:
         self.prefix_lengths = tuple(sorted({len(p) for p in prefixes}, reverse=True))
 
 
-_K = TypeVar("_K")
-_V = TypeVar("_V")
-
-
-class _PerObject(Generic[_K, _V]):
-    """``build(obj)``, remembered per object: keyed by identity, with the object held
-    beside its value (so its id cannot be reused while held), and forgotten all at
-    once past ``limit`` objects (a process has a few markers objects and opener
-    tuples, so it rarely is). The one home of the tables derived from markers."""
-
-    __slots__ = ("_build", "_held", "_limit")
-
-    def __init__(self, build: Callable[[_K], _V], limit: int) -> None:
-        self._build = build
-        self._held: dict[int, tuple[_K, _V]] = {}
-        self._limit = limit
-
-    def __call__(self, of: _K) -> _V:
-        held = self._held.get(id(of))
-        if held is not None and held[0] is of:
-            return held[1]
-        if len(self._held) > self._limit:
-            self._held.clear()
-        value = self._build(of)
-        self._held[id(of)] = (of, value)
-        return value
-
-    def __len__(self) -> int:
-        return len(self._held)
-
-
-_index: _PerObject[tuple[Opener, ...], _OpenerIndex] = _PerObject(_OpenerIndex, 256)
+_index: PerObject[tuple[Opener, ...], _OpenerIndex] = PerObject(_OpenerIndex, 256)
 """The index of an opener tuple."""
 
 
@@ -973,7 +943,7 @@ def _openers_of(markers: Markers) -> tuple[tuple[Opener, ...], tuple[Opener, ...
     return skipping, asking
 
 
-_marker_openers: _PerObject[Markers, tuple[tuple[Opener, ...], tuple[Opener, ...]]] = _PerObject(
+_marker_openers: PerObject[Markers, tuple[tuple[Opener, ...], tuple[Opener, ...]]] = PerObject(
     _openers_of, 64
 )
 """:func:`_openers_of`, remembered per markers object."""
@@ -1045,7 +1015,7 @@ def _longest_of(openers: tuple[Opener, ...]) -> int:
     return max(map(len, openers), default=0)
 
 
-_longest: _PerObject[tuple[Opener, ...], int] = _PerObject(_longest_of, 256)
+_longest: PerObject[tuple[Opener, ...], int] = PerObject(_longest_of, 256)
 """:func:`_longest_of`, remembered per opener tuple."""
 
 
@@ -1203,5 +1173,5 @@ def _build_c_table(markers: Markers) -> _MarkerTable | None:
     )
 
 
-_c_table: _PerObject[Markers, _MarkerTable | None] = _PerObject(_build_c_table, 64)
+_c_table: PerObject[Markers, _MarkerTable | None] = PerObject(_build_c_table, 64)
 """:func:`_build_c_table`, remembered per markers object."""
