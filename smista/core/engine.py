@@ -886,37 +886,26 @@ class CompiledRules:
         plain, known, _ = self._state
         of = self._signals.of
         words, prefixes, hits = found
-        for raw in hitting:
-            token = raw if raw.isascii() else rust_lower(raw)
-            got = known.get(token)
-            if got is None and token not in plain:  # evicted from the Python memo
-                got = self._entries_of(token)
-            if got:
-                entry_lists.append(got)
-            if token in hits:
-                continue
-            hit, starts = of(token)
-            if hit:
-                hits[token] = hit
-                for word, _ in hit:
-                    words.add(word)
-            if starts:
-                prefixes.update(starts)
-        for raw in unknown:
-            token = raw if raw.isascii() else rust_lower(raw)
-            got = known.get(token)
-            if got is None and token not in plain:
-                got = self._entries_of(token)
-            if got:
-                entry_lists.append(got)
-            hit, starts = of(token)
-            if hit:
-                hits[token] = hit
-                for word, _ in hit:
-                    words.add(word)
-            if starts:
-                prefixes.update(starts)
-            scan.put(raw, 1 if got or hit or starts else None)
+        for new, raws in ((False, hitting), (True, unknown)):
+            for raw in raws:
+                token = raw if raw.isascii() else rust_lower(raw)
+                got = known.get(token)
+                if got is None and token not in plain:  # evicted from the Python memo
+                    got = self._entries_of(token)
+                if got:
+                    entry_lists.append(got)
+                signal: object = hits.get(token)
+                if signal is None:  # (a repeated token hitting a word was read already)
+                    hit, starts = of(token)
+                    if hit:
+                        hits[token] = hit
+                        for word, _ in hit:
+                            words.add(word)
+                    if starts:
+                        prefixes.update(starts)
+                    signal = hit or starts
+                if new:
+                    scan.put(raw, 1 if got or signal else None)
         return entry_lists
 
     def _entries_of(self, token: str) -> tuple[_Entry, ...]:
