@@ -60,14 +60,8 @@ import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read on
 from smista.core.conditions.base import Condition, Evidence
 from smista.core.conditions.markers import DEFAULT_MARKERS
 from smista.core.conditions.registry import BY_KEY
-from smista.core.conditions.signals import SCAN_LIMIT, TokenSignals
-from smista.core.conditions.view import (
-    PlanOptions,
-    PromptView,
-    SignalHits,
-    is_hangul_or_han,
-    visible_text,
-)
+from smista.core.conditions.signals import SCAN_LIMIT, SignalHits, SignalReader, TokenSignals
+from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_han, visible_text
 from smista.core.osa import OSA_CHECK as _OSA
 from smista.core.osa import cap as _cap
 from smista.core.osa import osa_within
@@ -875,17 +869,15 @@ class CompiledRules:
         fast.put(raw, code)
         return entries, code
 
-    def _scan_piece(
-        self, text: str, scan: Any, found: tuple[set[str], set[str], dict[str, Any]]
-    ) -> list[tuple[_Entry, ...]]:
+    def _scan_piece(self, text: str, scan: Any, reader: SignalReader) -> list[tuple[_Entry, ...]]:
         """The entries of the tokens of ``text`` the verifying table's scan hands back;
         what those tokens hit among the words and stems the view's conditions look up
-        is added to ``found`` (words, stems, each hitting token's words)."""
+        is read into ``reader``."""
         hitting, unknown = scan.hits(text)
         entry_lists: list[tuple[_Entry, ...]] = []
         plain, known, _ = self._state
-        of = self._signals.of
-        words, prefixes, hits = found
+        hits = reader.hitting
+        read = reader.read
         for new, raws in ((False, hitting), (True, unknown)):
             for raw in raws:
                 token = raw if raw.isascii() else rust_lower(raw)
@@ -894,16 +886,8 @@ class CompiledRules:
                     got = self._entries_of(token)
                 if got:
                     entry_lists.append(got)
-                signal: object = hits.get(token)
-                if signal is None:  # (a repeated token hitting a word was read already)
-                    hit, starts = of(token)
-                    if hit:
-                        hits[token] = hit
-                        for word, _ in hit:
-                            words.add(word)
-                    if starts:
-                        prefixes.update(starts)
-                    signal = hit or starts
+                # (a repeated token hitting a word was read already)
+                signal = token in hits or read(token)
                 if new:
                     scan.put(raw, 1 if got or signal else None)
         return entry_lists
@@ -941,13 +925,10 @@ class CompiledRules:
             # known to hit a keyword, word or stem, and new ones near one (the
             # others are settled there); what they hit among the view's looked-up
             # words and stems is read on the way.
-            words: set[str] = set()
-            prefixes: set[str] = set()
-            hitting: dict[str, tuple[tuple[str, bool], ...]] = {}
-            read = (words, prefixes, hitting)
+            reader = SignalReader(self._signals)
             for piece in pieces(visible, LARGE_TEXT) if len(visible) > LARGE_TEXT else (visible,):
-                _fold(best, self._scan_piece(piece, scan, read))
-            signal_hits = (frozenset(words), frozenset(prefixes), hitting)
+                _fold(best, self._scan_piece(piece, scan, reader))
+            signal_hits = reader.hits()
         elif len(visible) > LARGE_TEXT:
             _fold(best, [self._large_entries(visible)])
         else:

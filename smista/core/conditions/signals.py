@@ -28,10 +28,13 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any
 
-__all__ = ["SCAN_LIMIT", "Signal", "TokenSignals"]
+__all__ = ["SCAN_LIMIT", "Signal", "SignalHits", "SignalReader", "TokenSignals"]
 
 Signal = tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]
 """``((word, fuzzy), ...), (stem, ...)``: what one token hits."""
+
+SignalHits = tuple[frozenset[str], frozenset[str], dict[str, tuple[tuple[str, bool], ...]]]
+"""``(words some token hits, stems some token starts with, each hitting token's words)``."""
 
 _NOTHING: Signal = ((), ())
 
@@ -109,3 +112,32 @@ class TokenSignals:
 
     def __len__(self) -> int:
         return len(self.memo) + len(self.silent)
+
+
+class SignalReader:
+    """What a prompt's tokens hit, read token by token: the one fold of
+    :meth:`TokenSignals.of` answers into :data:`SignalHits` (the engine's scan and a
+    view reading its own tokens both use it)."""
+
+    __slots__ = ("_of", "hitting", "prefixes", "words")
+
+    def __init__(self, signals: TokenSignals) -> None:
+        self._of = signals.of
+        self.words: set[str] = set()
+        self.prefixes: set[str] = set()
+        self.hitting: dict[str, tuple[tuple[str, bool], ...]] = {}
+
+    def read(self, token: str) -> bool:
+        """Adds what ``token`` hits; whether it hits a word or starts a stem."""
+        hit, starts = self._of(token)
+        if hit:
+            self.hitting[token] = hit
+            for word, _ in hit:
+                self.words.add(word)
+        if starts:
+            self.prefixes.update(starts)
+        return bool(hit or starts)
+
+    def hits(self) -> SignalHits:
+        """What the tokens read so far hit."""
+        return frozenset(self.words), frozenset(self.prefixes), self.hitting

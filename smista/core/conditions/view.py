@@ -24,7 +24,7 @@ from smista.core.conditions.markers import (
     is_question,
     slash_command,
 )
-from smista.core.conditions.signals import TokenSignals
+from smista.core.conditions.signals import SignalHits, SignalReader, TokenSignals
 from smista.core.tokenizer import pieces, tokenize
 
 __all__ = ["PlanOptions", "PromptView", "SignalHits", "is_hangul_or_han", "visible_text"]
@@ -32,10 +32,6 @@ __all__ = ["PlanOptions", "PromptView", "SignalHits", "is_hangul_or_han", "visib
 
 _LEAD_WINDOW = 4
 """Content tokens a view reads at least, so most leading entries need one reading."""
-
-
-SignalHits = tuple[frozenset[str], frozenset[str], dict[str, tuple[tuple[str, bool], ...]]]
-"""``(words some token hits, stems some token starts with, each hitting token's words)``."""
 
 
 class PlanOptions(NamedTuple):
@@ -344,10 +340,7 @@ class PromptView:
         """The words and stems some token hits, from the tokens not known to hit nothing."""
         signals = self._signals
         assert signals is not None
-        words: set[str] = set()
-        prefixes: set[str] = set()
-        hitting: dict[str, tuple[tuple[str, bool], ...]] = {}
-        of = signals.of
+        reader = SignalReader(signals)
         tokens = self._signal_tokens
         if tokens is None:
             silent = signals.silent
@@ -361,16 +354,8 @@ class PromptView:
             else:
                 tokens = self.token_set.difference(silent)
         for token in tokens:
-            hit, starts = of(token)
-            if hit:
-                hitting[token] = hit
-                for word, _ in hit:
-                    words.add(word)
-            if starts:
-                prefixes.update(starts)
-        self._present = frozenset(words)
-        self._prefixes = frozenset(prefixes)
-        self._hitting = hitting
+            reader.read(token)
+        self._present, self._prefixes, self._hitting = reader.hits()
 
     def _hitting_tokens(self) -> dict[str, tuple[tuple[str, bool], ...]]:
         """Each visible token that hits a looked-up word, with the words it hits."""
