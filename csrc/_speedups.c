@@ -2890,8 +2890,8 @@ PyDoc_STRVAR(MarkerTable_is_question_doc,
 "is_question(text, whole, /) -> bool | None\n--\n\n"
 "markers.is_question's answer for ``text``: a whole prompt (``whole``), or one\n"
 "after its slash command with its @mentions blanked. ``None`` if a sentence it\n"
-"reads holds U+03A3, or a whole prompt may hold a command or a mention (Python\n"
-"decides then).");
+"reads holds U+03A3, or a whole prompt may hold a command, a mention or a\n"
+"``#variable`` (Python blanks them first).");
 
 static PyObject *
 MarkerTable_is_question(MarkerTable *self, PyObject *const *args, Py_ssize_t nargs)
@@ -2904,8 +2904,9 @@ MarkerTable_is_question(MarkerTable *self, PyObject *const *args, Py_ssize_t nar
     const int whole = PyObject_IsTrue(args[1]);
     if (whole < 0)
         return NULL;
-    if (whole && may_hold_command(text))
-        Py_RETURN_NONE;
+    if (whole && (may_hold_command(text) ||
+                  PyUnicode_FindChar(text, '#', 0, PyUnicode_GET_LENGTH(text), 1) != -1))
+        Py_RETURN_NONE; /* Python blanks mentions and #variables first */
     const int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);

@@ -161,6 +161,15 @@ def test_question_after_a_slash_command_and_mentions() -> None:
     assert not is_question("/code add a factorial function", M)
 
 
+def test_chat_variables_are_blanked_like_mentions() -> None:
+    """Copilot's #codebase and #file:x after a question do not end the prompt."""
+    assert is_question("Where is the connection string configured? #codebase", M)
+    assert is_question("#file:a.js #file:b.js how are these files related", M)
+    assert not is_question("Fix the parser. #codebase", M)
+    assert is_question("is #1 the winner?", M)  # "#1" is no variable, and asks anyway
+    assert not is_question("# Why\nAdd a retry.", M)  # a heading is no variable
+
+
 @pytest.mark.parametrize(
     ("text", "name"),
     [
@@ -395,10 +404,15 @@ def test_a_limited_read_of_a_long_text_gives_the_head_of_the_full_answer(
 
 def _plain_is_question(text: str) -> bool:
     """is_question restated: every sentence's kind, then the rule on the list."""
-    from smista.core.conditions.markers import _mention, _sentence_kind, _sentences, _split_command
+    from smista.core.conditions.markers import _sentence_kind, _sentences, _split_command
 
     _, rest = _split_command(text)
-    rest = _mention().sub(" ", rest)
+    # mentions and chat variables: a word after whitespace (or at the start) that
+    # opens with "@", or with "#" and a letter
+    rest = " ".join(
+        " " if w.startswith("@") or (w[:1] == "#" and w[1:2].isalpha() and w[1] != "_") else w
+        for w in re.split(r"(\s+)", rest)
+    )
     kinds = [k for s in _sentences(rest) if (k := _sentence_kind(s, M)) != "empty"]
     return bool(kinds) and kinds[-1] == "question" and "request" not in kinds
 

@@ -791,19 +791,14 @@ _LONG = st.lists(_prompts(), min_size=4, max_size=14).map("".join)
 
 def _pure_is_question(text: str, markers: _markers.Markers) -> bool:
     """markers.is_question without the C table (the reference)."""
-    rest = _markers._split_command(text)[1]
-    if "@" in rest:
-        rest = _markers._mention().sub(" ", rest)
-    return _markers._is_question(rest, markers)
+    return _markers._is_question(_markers._question_text(text), markers)
 
 
 def _same_readings(text: str, markers: _markers.Markers) -> None:
     table = _markers._c_table(markers)
     assert table is not None
     assert _markers.is_question(text, markers) == _pure_is_question(text, markers)
-    rest = _markers._split_command(text)[1]
-    if "@" in rest:
-        rest = _markers._mention().sub(" ", rest)
+    rest = _markers._question_text(text)
     got = table.is_question(rest, False)
     if got is not None:  # None only for a sentence it read holding U+03A3 (Python decides)
         assert got == _markers._is_question(rest, markers)
@@ -813,6 +808,7 @@ def _same_readings(text: str, markers: _markers.Markers) -> None:
     if whole is not None:
         assert whole == got
         assert "@" not in text
+        assert "#" not in text
         assert not text.lstrip().startswith("/")
     for limit in (None, 0, 1, 4, 8, -1, -3, 1 << 40):
         want = _markers._content_tokens(text, markers, limit)

@@ -3,12 +3,13 @@
 Pure; never performs I/O and never decides an intent. Owns the :class:`Markers`
 data (interrogative words and openers, question endings, polite-request
 openers and endings, greetings and fillers), its built-in defaults for en, ja,
-ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv, pl, uk and th, its reading from a
-``[classification.markers]`` table (a key given replaces that list), and the
-three readings of a prompt the condition kinds use: :func:`slash_command`,
-:func:`content_tokens` and :func:`is_question`. Everything is read off the
-tokenizer's lowercased tokens, except slash commands, @mentions and sentence
-punctuation, which only the raw text shows.
+ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv, pl, uk, th, nl, cs, hu, ar, he,
+fa and hi, its reading from a ``[classification.markers]`` table (a key given
+replaces that list), and the three readings of a prompt the condition kinds
+use: :func:`slash_command`, :func:`content_tokens` and :func:`is_question`.
+Everything is read off the tokenizer's lowercased tokens, except slash
+commands, @mentions, chat variables and sentence punctuation, which only the
+raw text shows.
 
 How a prompt reads:
 
@@ -30,6 +31,9 @@ How a prompt reads:
 - A clause after a comma, semicolon, colon or dash that opens with a request
   opener makes its sentence a request ("it shows the wrong month, can you fix
   that?").
+- @mentions and chat variables (``#codebase``, ``#file:app.py``: a ``#`` and a
+  letter after whitespace) are blanked before sentences are read: "Where is
+  the connection string configured? #codebase" asks.
 - The prompt *is a question* when its last sentence (greetings and thanks
   alone do not count) asks and no sentence is a request: "Why is this null?
   Fix it." asks for a fix.
@@ -134,6 +138,13 @@ dlaczego czemu jak jaki jaka jakie jakiego gdzie kiedy który która które kto 
 哪 是否 谁 誰 多少 有没有 有沒有 是不是 请问 請問
 为啥 為啥 咋 啥
 що як чому навіщо де коли який яка яке які скільки хто чи
+كيف لماذا ماذا متى أين اين هل كم أي ماهو ماهي
+מה איך למה מדוע האם מתי איפה היכן כמה מי איזה איזו כיצד
+waarom hoe waar welke welk wanneer wie
+proč jaký jaká jaké který která které kde kdy kolik
+miért hogyan hol mikor melyik milyen hány
+چرا چطور چگونه آیا کجا چی
+क्या कैसे क्यों कहाँ कब कौन
 """
 
 _QUESTION_OPENERS = """
@@ -264,6 +275,17 @@ _QUESTION_ENDINGS = """
 어때
 어때요
 방법
+있나
+없나
+되나
+됐나
+했나
+인가
+는가
+있니
+없니
+했니
+되니
 啥
 哪一步了
 到哪了
@@ -407,6 +429,24 @@ vänligen
 可以幫
 你能
 你可以
+kun je
+kunt u
+kan je
+alsjeblieft
+můžeš
+můžete
+prosím
+kérlek
+légyszi
+תוכל
+אתה יכול
+בבקשה
+هل يمكنك
+هل تستطيع
+من فضلك
+ممكن
+لطفا
+میشه
 """
 
 _REQUEST_ENDINGS = """
@@ -713,7 +753,8 @@ DEFAULT_MARKERS = Markers(
     fillers=_openers(_lines(_FILLERS)),
     request_endings=tuple(dict.fromkeys(_ending(e) for e in _lines(_REQUEST_ENDINGS))),
 )
-"""Built-in markers for en, ja, ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv, pl, uk and th."""
+"""Built-in markers for en, ja, ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv, pl, uk, th, nl, cs,
+hu, ar, he, fa and hi."""
 
 
 # --- reading a [classification.markers] table ---------------------------------------
@@ -800,6 +841,13 @@ def _command() -> re.Pattern[str]:
 def _mention() -> re.Pattern[str]:
     """An @mention (compiled on first use: most prompts have none)."""
     return re.compile(r"(?:^|(?<=\s))@\S*")
+
+
+@cache
+def _variable() -> re.Pattern[str]:
+    """An @mention or a chat variable such as Copilot's ``#codebase`` or ``#file:app.py``
+    (compiled on first use: most prompts have neither)."""
+    return re.compile(r"(?:^|(?<=\s))(?:@\S*|#[^\W\d_]\S*)")
 
 
 @cache
@@ -1095,14 +1143,21 @@ def is_question(text: str, markers: Markers) -> bool:
         found = table.is_question(text, True)
         if found is not None:
             return found
-    _, rest = _split_command(text)
-    if "@" in rest:
-        rest = _mention().sub(" ", rest)
+    rest = _question_text(text)
     if table is not None:
         found = table.is_question(rest, False)
         if found is not None:
             return found
     return _is_question(rest, markers)
+
+
+def _question_text(text: str) -> str:
+    """The text :func:`is_question` reads: after the slash command, with @mentions and
+    ``#variables`` blanked."""
+    _, rest = _split_command(text)
+    if "@" in rest or "#" in rest:
+        rest = _variable().sub(" ", rest)
+    return rest
 
 
 def _is_question(rest: str, markers: Markers) -> bool:

@@ -4,9 +4,9 @@ Pure. ``question = true`` holds when the prompt is a question, ``false`` when
 it is not; a polite request ("can you fix the login bug?") is not a question.
 Detection (:func:`smista.core.conditions.markers.is_question`) reads marker data:
 interrogative words and openers, sentence-final question particles, polite
-request openers, for en, ja, ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv, pl, uk and th
-by default, replaceable in ``[classification.markers]``. ``question = true``
-is a confidence signal; ``false`` is not. Must never perform I/O.
+request openers, for en, ja, ko, zh, ru, es, pt, fr, de, it, tr, id, vi, sv, pl, uk, th, nl,
+cs, hu, ar, he, fa and hi by default, replaceable in ``[classification.markers]``.
+``question = true`` is a confidence signal; ``false`` is not. Must never perform I/O.
 """
 
 from __future__ import annotations
