@@ -262,6 +262,43 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
     assert Classifier(default_config()).classify(text).intent is intent
 
 
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        # a proposal asked for first, and design, specification and approach requests
+        ("Suggest a minimal data model for the orders service", TaskIntent.PLAN),
+        ("OCP/SRP를 만족하는 Python 패키지 구조를 제안하고, PRD를 매핑해줘.", TaskIntent.PLAN),
+        ("在庫管理アプリの仕様を提案してください", TaskIntent.PLAN),
+        ("你帮我构思一下这个项目应该怎么做", TaskIntent.PLAN),
+        # the bare 設計/设计 names a look to build or a design asked about
+        ("垂直时间线，参考图二的设计", TaskIntent.EDIT),
+        ("このコードや設計は新しいシステムに対応していますか？", TaskIntent.CHAT),
+        # "design" in a library's name or a principle
+        ("The table component comes from Ant Design", TaskIntent.EDIT),
+        ("By design, the audio stream from the mic goes to the peer", TaskIntent.EDIT),
+        # "wrong" outside a question reports a bug; in one it asks for a review
+        ("All my debit card transactions are positive, which is wrong", TaskIntent.EDIT),
+        ("AIチャットがSomething went wrong! Cannot read properties of undefined", TaskIntent.EDIT),
+        ("what's wrong with this query?", TaskIntent.REVIEW),
+        # "instructions" asks for a prompt only as instructions for a model
+        (
+            "para las instrucciones de la mesa hay que complementarlas con unas "
+            "instrucciones de hardware",
+            TaskIntent.EDIT,
+        ),
+        ("Write instructions for an agent that triages issues", TaskIntent.PROMPT),
+        # "resumo"/"resumen" is a summary when one is asked for, not a page's section
+        ("Crie um dashboard com resumo do saldo e gráfico de gastos", TaskIntent.EDIT),
+        ("Analizar el directorio y generar un resumen del objetivo", TaskIntent.SUMMARIZE),
+        # the question review nouns are exact: "problema"/"problemi" are no "problems"
+        ("Bu problemi nasıl çözebiliriz?", TaskIntent.CHAT),
+        ("¿podemos elegir cualquier lenguaje que funcione sin problemas?", TaskIntent.CHAT),
+    ],
+)
+def test_v13_readings(text: str, intent: TaskIntent) -> None:
+    assert Classifier(default_config()).classify(text).intent is intent
+
+
 def test_the_catch_all_edit_is_low_confidence_and_says_why() -> None:
     result = Classifier(default_config()).classify(
         "the ones that currently use create_pipe_input()"
