@@ -102,11 +102,12 @@ ROWS: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
-def _default_keywords() -> list[str]:
+def pack_keywords(rules: Path | None = None) -> list[str]:
+    """The lowercased keywords of ``rules`` (``None``: the shipped pack), which the
+    realistic corpora draw their prompts' rule words from."""
     from smista.config.rulecache import load_rules
 
-    rules = load_rules(None)
-    return sorted({k.lower() for spec in rules.specs for k in spec.keywords})
+    return sorted({k.lower() for spec in load_rules(rules).specs for k in spec.keywords})
 
 
 _WORD = re.compile(r"[^\W_]+")
@@ -164,7 +165,7 @@ def section_stream(quick: bool) -> dict[str, Any]:
     from smista.core.engine import CompiledRules
     from smista.core.tokenizer import tokenize
 
-    keywords = _default_keywords()
+    keywords = pack_keywords()
     prompts = distinct_prompts(6000 if quick else 30_000, keywords)
     words = [len(tokenize(p)) for p in prompts]
     table = {k: i for i, k in enumerate(keywords)}
@@ -514,7 +515,7 @@ def section_http(quick: bool) -> dict[str, Any]:
         lua = work / "post.lua"
         lua.write_text(_WRK_LUA, encoding="utf-8")
         bodies = work / "bodies.txt"
-        prompts = distinct_prompts(20_000, _default_keywords(), seed=41)
+        prompts = distinct_prompts(20_000, pack_keywords(), seed=41)
         bodies.write_text(
             "".join(json.dumps({"text": p}, ensure_ascii=False) + "\n" for p in prompts),
             encoding="utf-8",
@@ -567,7 +568,7 @@ def section_batch(quick: bool) -> dict[str, Any]:
     from benchmarks.realistic import distinct_prompts
 
     n = 60_000 if quick else 200_000
-    prompts = distinct_prompts(n, _default_keywords(), seed=51)
+    prompts = distinct_prompts(n, pack_keywords(), seed=51)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         source = work / "in.jsonl"

@@ -78,20 +78,14 @@ def _count(args: Sequence[str]) -> int:
     return int(found.group(1))
 
 
-def _keywords(rules: Path | None) -> list[str]:
-    """The lowercased keywords of ``rules`` (``None``: the shipped pack)."""
-    from smista.config.rulecache import load_rules
-
-    return sorted({k.lower() for spec in load_rules(rules).specs for k in spec.keywords})
-
-
 def cold(n: int, rules: Path | None = None, corpus_rules: Path | None = None) -> float:
     """Instructions per cold prompt over ``n`` distinct realistic prompts, classified with
     ``rules`` (``None``: the shipped pack) and drawn from ``corpus_rules``' keywords
     (``None``: those of ``rules``)."""
+    from benchmarks.cold import pack_keywords
     from benchmarks.realistic import distinct_prompts
 
-    keywords = _keywords(corpus_rules if corpus_rules is not None else rules)
+    keywords = pack_keywords(corpus_rules if corpus_rules is not None else rules)
     extra = [] if rules is None else [str(rules.resolve())]
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "prompts.json"

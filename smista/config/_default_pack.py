@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '49e9bd3798757c5ba91b7c95e89b3623467ae9ae'
+DIGEST = 'c745db7540b16c34ebe44e5ed1c688bd42e64c3e'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
