@@ -22,6 +22,13 @@
  *   hand evicts one token neither stored nor looked up since the hand last
  *   passed it (never the whole table at once).
  *
+ *   The verifying path's table (rule sets with extension conditions) holds
+ *   payloads instead of codes: keep() interns a token's tuple of what it hits
+ *   (entries, words, stems; at most PAYLOAD_LIMIT distinct ones, held until
+ *   the table goes), and fold() adds the payloads of a prompt's known tokens
+ *   to the engine's accumulators, touching only str, tuples, lists, sets and
+ *   dicts (no Python code runs mid-scan).
+ *
  *   Tokens that can never match a keyword are never stored or probed: longer
  *   than `max_len` characters, or with more than `max_foreign` ASCII
  *   characters outside the keywords' alphabet (each such character costs an
@@ -452,6 +459,12 @@ typedef struct {
     Py_ssize_t settled;     /* tokens settled in C as hitting nothing */
     uint32_t *alpha_na;     /* the alphabet's non-ASCII characters, sorted */
     Py_ssize_t alpha_na_count;
+    /* keep()/fold(): a token's code is the place of its payload here (interned) */
+    PyObject **payloads;    /* owned references */
+    Py_ssize_t payload_count, payload_cap;
+    PyObject *payload_codes; /* dict: payload -> code (NULL until the first keep) */
+    uint32_t *stamps;       /* per payload: the fold call that last folded it */
+    uint32_t epoch;
 } TokenCodes;
 
 static inline uint32_t
@@ -729,6 +742,11 @@ TokenCodes_dealloc(TokenCodes *self)
 {
     Py_XDECREF(self->variants);
     Py_XDECREF(self->stems);
+    for (Py_ssize_t k = 0; k < self->payload_count; k++)
+        Py_DECREF(self->payloads[k]);
+    PyMem_Free(self->payloads);
+    PyMem_Free(self->stamps);
+    Py_XDECREF(self->payload_codes);
     PyMem_Free(self->alpha_na);
     free_keys(self);
     PyMem_Free(self->slots);
@@ -751,9 +769,14 @@ typedef struct {
 } Pending;
 
 typedef struct {
+    PyObject *entries, *words, *prefixes, *hitting; /* fold()'s accumulators */
+} FoldState;
+
+typedef struct {
     int64_t best;
     PyObject *hits;    /* NULL: fold codes into best; else append hit tokens */
     PyObject *unknown; /* created on the first unknown token */
+    FoldState *fold;   /* non-NULL: fold() (hits is NULL then) */
 } ScanState;
 
 /* The token as a str: lowercased when ASCII, as written otherwise. */
@@ -925,6 +948,57 @@ same16(const unsigned char *a, const unsigned char *b)
     return ((a0 ^ b0) | (a1 ^ b1)) == 0;
 }
 
+#define PAYLOAD_LIMIT (1 << 15) /* most distinct payloads keep() interns */
+#define PAYLOAD_FIELDS 5
+
+/* Add what the known token `t`, whose payload is number `code`, hits to the
+ * fold: (entries, hit, hit words, stems, lowered token or None). The token
+ * itself matters only for `hit` (the view needs each hitting token); the rest
+ * is folded once per payload per call. Only str and tuples are touched, so
+ * no Python code runs. */
+static int
+fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key,
+             ScanState *st, int64_t code)
+{
+    if (code < 0 || code >= self->payload_count) /* put() by hand: Python decides */
+        return append_new(&st->unknown, token_object(text, t, key));
+    PyObject *payload = self->payloads[code];
+    PyObject *hit = PyTuple_GET_ITEM(payload, 1);
+    FoldState *f = st->fold;
+    if (PyTuple_GET_SIZE(hit) > 0) {
+        PyObject *token = PyTuple_GET_ITEM(payload, 4);
+        if (token == Py_None) {
+            token = token_object(text, t, key);
+            if (token == NULL)
+                return -1;
+        }
+        else {
+            Py_INCREF(token);
+        }
+        int rc = PyDict_SetItem(f->hitting, token, hit);
+        Py_DECREF(token);
+        if (rc < 0)
+            return -1;
+    }
+    if (self->stamps[code] == self->epoch)
+        return 0;
+    self->stamps[code] = self->epoch;
+    PyObject *entries = PyTuple_GET_ITEM(payload, 0);
+    if (PyTuple_GET_SIZE(entries) > 0 && PyList_Append(f->entries, entries) < 0)
+        return -1;
+    PyObject *words = PyTuple_GET_ITEM(payload, 2);
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(words); k++) {
+        if (PySet_Add(f->words, PyTuple_GET_ITEM(words, k)) < 0)
+            return -1;
+    }
+    PyObject *stems = PyTuple_GET_ITEM(payload, 3);
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(stems); k++) {
+        if (PySet_Add(f->prefixes, PyTuple_GET_ITEM(stems, k)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Probe one token (its slot prefetched earlier, ideally). */
 static inline int
 probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key,
@@ -947,6 +1021,11 @@ probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *k
                                   : memcmp(s->key.big, key, t->len) == 0)) {
             if (!(s->lenref & REF))
                 s->lenref |= REF;
+            if (st->fold != NULL) {
+                if (s->code == NO_HIT)
+                    return 0;
+                return fold_payload(self, text, t, key, st, s->code);
+            }
             if (st->hits == NULL) {
                 if (s->code < st->best)
                     st->best = s->code;
@@ -1120,7 +1199,7 @@ TokenCodes_scan_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs
         PyErr_SetString(PyExc_ValueError, "scan() best must be non-negative");
         return NULL;
     }
-    ScanState st = {best, NULL, NULL};
+    ScanState st = {best, NULL, NULL, NULL};
     if (scan_any(self, text, &st) < 0) {
         Py_XDECREF(st.unknown);
         return NULL;
@@ -1156,7 +1235,7 @@ TokenCodes_hits_locked(TokenCodes *self, PyObject *text)
     PyObject *found = PyList_New(0);
     if (found == NULL)
         return NULL;
-    ScanState st = {0, found, NULL};
+    ScanState st = {0, found, NULL, NULL};
     if (scan_any(self, text, &st) < 0) {
         Py_DECREF(st.hits);
         Py_XDECREF(st.unknown);
@@ -1178,6 +1257,177 @@ TokenCodes_hits(TokenCodes *self, PyObject *text)
     PyObject *result;
     Py_BEGIN_CRITICAL_SECTION(self);
     result = TokenCodes_hits_locked(self, text);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
+static int dict_get_ref(PyObject *dict, PyObject *key, PyObject **out);
+
+PyDoc_STRVAR(fold_doc,
+"fold(text, entries, words, prefixes, hitting, /) -> list[str]\n--\n\n"
+"One scan of ``text`` against a table filled by :meth:`keep`: the payload of\n"
+"each known token that hits something is folded into the accumulators\n"
+"(its entries tuple appended to the list ``entries`` when non-empty, its hit\n"
+"words added to the set ``words``, its stems to the set ``prefixes``, and the\n"
+"token mapped to its hit in the dict ``hitting`` when it hits a word), each\n"
+"payload once per call. Returns the unknown tokens, as :meth:`hits` does.");
+
+static PyObject *
+TokenCodes_fold_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyUnicode_Check(args[0]) || !PyList_Check(args[1]) ||
+        !PySet_Check(args[2]) || !PySet_Check(args[3]) || !PyDict_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "fold() takes a str, a list, two sets and a dict");
+        return NULL;
+    }
+    if (++self->epoch == 0) { /* wrapped: no stamp may look current */
+        if (self->stamps != NULL)
+            memset(self->stamps, 0, (size_t)self->payload_cap * sizeof(uint32_t));
+        self->epoch = 1;
+    }
+    FoldState fold = {args[1], args[2], args[3], args[4]};
+    ScanState st = {0, NULL, NULL, &fold};
+    if (scan_any(self, args[0], &st) < 0) {
+        Py_XDECREF(st.unknown);
+        return NULL;
+    }
+    return st.unknown != NULL ? st.unknown : PyList_New(0);
+}
+
+static PyObject *
+TokenCodes_fold(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_fold_locked(self, args, nargs);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
+/* Whether every item of `tuple` is a str. */
+static int
+all_str(PyObject *tuple)
+{
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(tuple); k++) {
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(tuple, k)))
+            return 0;
+    }
+    return 1;
+}
+
+/* The code of `payload` (a valid one), interned on first sight; -2 when the
+ * table of payloads is full, -1 on error. */
+static Py_ssize_t
+payload_code(TokenCodes *self, PyObject *payload)
+{
+    if (self->payload_codes == NULL) {
+        self->payload_codes = PyDict_New();
+        if (self->payload_codes == NULL)
+            return -1;
+    }
+    PyObject *found = NULL;
+    if (dict_get_ref(self->payload_codes, payload, &found) < 0)
+        return -1;
+    if (found != NULL) {
+        Py_ssize_t code = PyLong_AsSsize_t(found);
+        Py_DECREF(found);
+        return code;
+    }
+    if (self->payload_count >= PAYLOAD_LIMIT)
+        return -2;
+    if (self->payload_count == self->payload_cap) {
+        Py_ssize_t cap = self->payload_cap ? self->payload_cap * 2 : 64;
+        PyObject **items = PyMem_Realloc(self->payloads, (size_t)cap * sizeof(PyObject *));
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        self->payloads = items;
+        uint32_t *stamps = PyMem_Realloc(self->stamps, (size_t)cap * sizeof(uint32_t));
+        if (stamps == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memset(stamps + self->payload_cap, 0,
+               (size_t)(cap - self->payload_cap) * sizeof(uint32_t));
+        self->stamps = stamps;
+        self->payload_cap = cap;
+    }
+    const Py_ssize_t code = self->payload_count;
+    PyObject *number = PyLong_FromSsize_t(code);
+    if (number == NULL)
+        return -1;
+    int rc = PyDict_SetItem(self->payload_codes, payload, number);
+    Py_DECREF(number);
+    if (rc < 0)
+        return -1;
+    Py_INCREF(payload);
+    self->payloads[code] = payload;
+    self->stamps[code] = 0;
+    self->payload_count++;
+    return code;
+}
+
+PyDoc_STRVAR(keep_doc,
+"keep(token, payload, /) -> bool\n--\n\n"
+"Record what ``token`` (as :meth:`fold` handed it back, or any spelling of it)\n"
+"hits, for :meth:`fold`: ``None`` (nothing) or ``(entries, hit, hit_words,\n"
+"stems, lowered)`` -- tuples, the last two of str, and ``lowered`` the token\n"
+"as the view knows it (``None``: the scan's ASCII lowercasing). Equal payloads\n"
+"are stored once; past 32,768 distinct ones a new one is not kept (False),\n"
+"and the token stays unknown. A table given payloads must not be given\n"
+"codes by :meth:`put`.");
+
+static PyObject *
+TokenCodes_keep_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "keep() takes a str and a payload or None");
+        return NULL;
+    }
+    PyObject *payload = args[1];
+    int64_t code = NO_HIT;
+    if (payload != Py_None) {
+        if (!PyTuple_CheckExact(payload) || PyTuple_GET_SIZE(payload) != PAYLOAD_FIELDS ||
+            !PyTuple_Check(PyTuple_GET_ITEM(payload, 0)) ||
+            !PyTuple_Check(PyTuple_GET_ITEM(payload, 1)) ||
+            !PyTuple_Check(PyTuple_GET_ITEM(payload, 2)) ||
+            !PyTuple_Check(PyTuple_GET_ITEM(payload, 3)) ||
+            !all_str(PyTuple_GET_ITEM(payload, 2)) || !all_str(PyTuple_GET_ITEM(payload, 3)) ||
+            !(PyTuple_GET_ITEM(payload, 4) == Py_None ||
+              PyUnicode_Check(PyTuple_GET_ITEM(payload, 4)))) {
+            PyErr_SetString(PyExc_TypeError,
+                            "keep() payload must be None or (tuple, tuple, tuple of str, "
+                            "tuple of str, str or None)");
+            return NULL;
+        }
+        Py_ssize_t got = payload_code(self, payload);
+        if (got == -1)
+            return NULL;
+        if (got == -2)
+            Py_RETURN_FALSE;
+        code = got;
+    }
+    unsigned char small[256];
+    size_t len;
+    unsigned char *key = key_of(args[0], &len, small, sizeof(small));
+    if (key == NULL)
+        return NULL;
+    int rc = len ? put_key(self, key, len, code) : 0;
+    if (key != small)
+        PyMem_Free(key);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *
+TokenCodes_keep(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_keep_locked(self, args, nargs);
     Py_END_CRITICAL_SECTION();
     return result;
 }
@@ -1547,6 +1797,8 @@ TokenCodes_get_evictions(TokenCodes *self, void *Py_UNUSED(closure))
 static PyMethodDef TokenCodes_methods[] = {
     {"scan", (PyCFunction)(void (*)(void))TokenCodes_scan, METH_FASTCALL, scan_doc},
     {"hits", (PyCFunction)TokenCodes_hits, METH_O, hits_doc},
+    {"fold", (PyCFunction)(void (*)(void))TokenCodes_fold, METH_FASTCALL, fold_doc},
+    {"keep", (PyCFunction)(void (*)(void))TokenCodes_keep, METH_FASTCALL, keep_doc},
     {"put", (PyCFunction)(void (*)(void))TokenCodes_put, METH_FASTCALL, put_doc},
     {"remember", (PyCFunction)(void (*)(void))TokenCodes_remember, METH_FASTCALL, remember_doc},
     {"get", (PyCFunction)TokenCodes_get, METH_O, get_doc},

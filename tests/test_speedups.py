@@ -1002,3 +1002,91 @@ def test_a_marker_table_in_a_reference_cycle_is_collected() -> None:
     del predicate, table
     gc.collect()
     assert gone() is None
+
+
+def _payload(
+    *words: str, entries: tuple[object, ...] = (), stems: tuple[str, ...] = ()
+) -> tuple[object, ...]:
+    return (entries, tuple((w, False) for w in words), words, stems, None)
+
+
+@compiled
+def test_fold_folds_each_kept_payload_once_and_hands_back_the_rest() -> None:
+    """fold() adds each known token's payload to the accumulators (entries once per
+    payload, every word-hitting token to ``hitting``) and hands back unknown tokens,
+    and tokens given codes by put() for Python to decide."""
+    table = TokenCodes(1 << 10)
+    entry = ((3, 0, 0, 1, None),)
+    assert table.keep("fix", _payload(entries=entry))
+    assert table.keep("the", _payload("the"))
+    assert table.keep("teh", _payload("the"))  # the same payload as "the": stored once
+    assert table.keep("überprüfe", ((), (("überprüfe", False),), ("überprüfe",), (), "überprüfe"))
+    assert table.keep("refactoring", _payload(stems=("refactor",)))
+    assert table.keep("zz", None)
+    table.put("manual", 99)  # a code keep() never gave: handed back
+    entries: list[tuple[object, ...]] = []
+    words: set[str] = set()
+    prefixes: set[str] = set()
+    hitting: dict[str, object] = {}
+    text = "FIX the teh fix überprüfe zz refactoring manual ÜBERPRÜFE new"
+    unknown = table.fold(text, entries, words, prefixes, hitting)
+    assert unknown == ["manual", "ÜBERPRÜFE", "new"]  # (another key: Python lowercases it)
+    assert entries == [entry]
+    assert words == {"the", "überprüfe"}
+    assert prefixes == {"refactor"}
+    assert hitting == {
+        "the": (("the", False),),
+        "teh": (("the", False),),
+        "überprüfe": (("überprüfe", False),),
+    }
+    again: list[tuple[object, ...]] = []
+    table.fold("fix fix", again, set(), set(), {})
+    assert again == [entry]  # once per call, in every call
+
+
+@compiled
+def test_keep_stops_at_its_payload_limit_and_checks_payloads() -> None:
+    """Past 32,768 distinct payloads keep() stores nothing (the token stays unknown);
+    a payload of the wrong shape is a TypeError, never a crash."""
+    table = TokenCodes(1 << 17)
+    for i in range(1 << 15):
+        assert table.keep(f"w{i}", _payload(f"w{i}"))
+    assert table.keep("w0", _payload("w0"))  # a known payload is still kept
+    assert not table.keep("overflow", _payload("overflow"))
+    assert table.fold("overflow w1", [], set(), set(), {}) == ["overflow"]
+    bad: object
+    for bad in [(), ((), (), (), ()), ([], (), (), (), None), ((), (), (1,), (), None)]:
+        with pytest.raises(TypeError):
+            table.keep("x", bad)
+    with pytest.raises(TypeError):
+        table.fold("x", [], set(), [], {})  # type: ignore[arg-type]
+
+
+@compiled
+def test_verifying_path_answers_alike_once_its_payload_table_is_full() -> None:
+    """A matcher whose scan can keep no more payloads resolves the new tokens in Python
+    every time: the same answers."""
+    from smista.config.rulecache import load_rules
+    from smista.core.engine import CompiledRules
+
+    prompts = [
+        "please fix the failing test in parser.py",
+        "can you review this diff before I merge",
+        "plan the migration to postgres, step by step",
+        "refactorizar el módulo de pagos",
+        "résume ce fichier",
+        "what does this function do?",
+        "implemnt the retry logic",
+    ]
+    shipped = load_rules(None)
+    pure = CompiledRules(
+        shipped.specs, shipped.default_label, options=shipped.options, accelerated=False
+    )
+    expected = [pure.match_text(p) for p in prompts]
+    full = CompiledRules(shipped.specs, shipped.default_label, options=shipped.options)
+    scan = full._scan
+    assert scan is not None
+    for i in range(1 << 15):
+        scan.keep(f"junk{i}", _payload(f"junk{i}"))
+    assert [full.match_text(p) for p in prompts] == expected
+    assert [full.match_text(p) for p in prompts] == expected

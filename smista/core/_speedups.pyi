@@ -1,7 +1,7 @@
 """Type stub for the optional C extension built from ``csrc/_speedups.c``."""
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import overload
+from typing import Any, overload
 
 class TokenCodes:
     def __init__(
@@ -16,6 +16,16 @@ class TokenCodes:
     def scan(self, text: str, best: int, /) -> int | tuple[int, list[str]]: ...
     def hits(self, text: str, /) -> tuple[list[str], list[str]]: ...
     def put(self, token: str, code: int | None, /) -> None: ...
+    def fold(
+        self,
+        text: str,
+        entries: list[Any],
+        words: set[str],
+        prefixes: set[str],
+        hitting: dict[str, Any],
+        /,
+    ) -> list[str]: ...
+    def keep(self, token: str, payload: tuple[Any, ...] | None, /) -> bool: ...
     def remember(
         self, tokens: Iterable[str], plain: dict[str, None], codes: dict[str, int], /
     ) -> None: ...

@@ -43,9 +43,11 @@ scanning rules or keywords:
   same with or without it;
 * a rule set using extension conditions (the verifying path) scans each
   prompt once too, with a table whose filter unites its keywords, the words
-  its phrases and leading words look up, and its stems: the pass hands back
-  the tokens known to hit one of them and the new tokens near one, and
-  those are all the word/stem conditions ever look up.
+  its phrases and leading words look up, and its stems. Each token known to
+  hit one of them has an interned payload there (its entries, the words and
+  stems it hits), which the pass folds in C, once per payload; it hands back
+  only the new tokens near one, resolved here and kept. Those are all the
+  word/stem conditions ever look up.
 
 Must never perform I/O, read the environment, or consult a model.
 """
@@ -60,7 +62,7 @@ import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read on
 from smista.core.conditions.base import Condition, Evidence
 from smista.core.conditions.markers import DEFAULT_MARKERS
 from smista.core.conditions.registry import BY_KEY
-from smista.core.conditions.signals import SCAN_LIMIT, SignalHits, SignalReader, TokenSignals
+from smista.core.conditions.signals import SCAN_LIMIT, SignalHits, TokenSignals
 from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_han, visible_text
 from smista.core.osa import OSA_CHECK as _OSA
 from smista.core.osa import cap as _cap
@@ -240,6 +242,12 @@ def _token_variants(token: str, levels: tuple[bool, bool, bool]) -> set[str]:
 # (rank, fuzzy 0/1, keyword position in the rule, rule index, match when no context is needed)
 _Entry = tuple[int, int, int, int, RuleMatch | None]
 # (tokens that satisfy no rule, token -> its entries, token -> its outcome code)
+_Found = tuple[
+    list[tuple[_Entry, ...]], set[str], set[str], dict[str, tuple[tuple[str, bool], ...]]
+]
+"""What a prompt's scan found: entry lists (folded piece by piece), the words and the
+stems its tokens hit, and each word-hitting token's words."""
+
 _State = tuple[dict[str, None], dict[str, tuple[_Entry, ...]], dict[str, int]]
 # The verifying table's filter: keywords and words, their caps, the deletion depths
 # by token length, the longest token, the alphabet, the most foreign characters,
@@ -869,28 +877,36 @@ class CompiledRules:
         fast.put(raw, code)
         return entries, code
 
-    def _scan_piece(self, text: str, scan: Any, reader: SignalReader) -> list[tuple[_Entry, ...]]:
-        """The entries of the tokens of ``text`` the verifying table's scan hands back;
-        what those tokens hit among the words and stems the view's conditions look up
-        is read into ``reader``."""
-        hitting, unknown = scan.hits(text)
-        entry_lists: list[tuple[_Entry, ...]] = []
+    def _scan_piece(self, text: str, scan: Any, found: _Found) -> None:
+        """Fold into ``found`` what the tokens of ``text`` hit: the verifying table's one
+        pass folds the known tokens' payloads in C (their entries, the words and stems
+        they hit), and the new tokens near a keyword, word or stem are resolved here,
+        folded and kept."""
+        entry_lists, words, prefixes, hitting = found
+        unknown = scan.fold(text, entry_lists, words, prefixes, hitting)
+        if not unknown:
+            return
         plain, known, _ = self._state
-        hits = reader.hitting
-        read = reader.read
-        for new, raws in ((False, hitting), (True, unknown)):
-            for raw in raws:
-                token = raw if raw.isascii() else rust_lower(raw)
-                got = known.get(token)
-                if got is None and token not in plain:  # evicted from the Python memo
-                    got = self._entries_of(token)
-                if got:
-                    entry_lists.append(got)
-                # (a repeated token hitting a word was read already)
-                signal = token in hits or read(token)
-                if new:
-                    scan.put(raw, 1 if got or signal else None)
-        return entry_lists
+        of = self._signals.of
+        for raw in unknown:
+            token = raw if raw.isascii() else rust_lower(raw)
+            got = known.get(token)
+            if got is None and token not in plain:  # evicted from the Python memo
+                got = self._entries_of(token)
+            hit, starts = of(token)
+            hit_words = tuple(word for word, _ in hit)
+            if got:
+                entry_lists.append(got)
+            if hit:
+                hitting[token] = hit
+                words.update(hit_words)
+            if starts:
+                prefixes.update(starts)
+            if got or hit or starts:
+                lowered = None if raw.isascii() or not hit else token
+                scan.keep(raw, (got or (), hit, hit_words, starts, lowered))
+            else:
+                scan.keep(raw, None)
 
     def _entries_of(self, token: str) -> tuple[_Entry, ...]:
         """A lowercased token's entries (one the memo holds neither way), resolved and
@@ -925,10 +941,12 @@ class CompiledRules:
             # known to hit a keyword, word or stem, and new ones near one (the
             # others are settled there); what they hit among the view's looked-up
             # words and stems is read on the way.
-            reader = SignalReader(self._signals)
+            folded: _Found = ([], set(), set(), {})
             for piece in pieces(visible, LARGE_TEXT) if len(visible) > LARGE_TEXT else (visible,):
-                _fold(best, self._scan_piece(piece, scan, reader))
-            signal_hits = reader.hits()
+                self._scan_piece(piece, scan, folded)
+                _fold(best, folded[0])
+                folded[0].clear()
+            signal_hits = (frozenset(folded[1]), frozenset(folded[2]), folded[3])
         elif len(visible) > LARGE_TEXT:
             _fold(best, [self._large_entries(visible)])
         else:
