@@ -178,6 +178,13 @@ def test_a_plain_request_is_the_validated_model(data: dict[str, Any]) -> None:
     assert batch == BatchRequest.model_validate_json(json.dumps({"items": [data, data]}))
 
 
+def test_plain_requests_skip_model_construct() -> None:
+    """ClassifyRequest has no aliases or post-init: the plain path builds it directly."""
+    from smista.server import app
+
+    assert app._construct.__name__ == "construct"
+
+
 @pytest.mark.parametrize("data", NOT_PLAIN)
 def test_other_shapes_are_left_to_the_validation(data: Any) -> None:
     assert _plain_request(data) is None

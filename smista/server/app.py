@@ -403,7 +403,37 @@ def _plain_request(data: Any) -> ClassifyRequest | None:
         if type(contexts) is not list or not all(type(c) is str for c in contexts):
             return None
         fields["contexts"] = tuple(contexts)
-    return ClassifyRequest.model_construct(**fields)
+    return _construct(fields)
+
+
+def _constructor() -> Callable[[dict[str, Any]], ClassifyRequest]:
+    """``ClassifyRequest.model_construct`` for the plain fields, without its per-field
+    alias and default lookups: the defaults (all immutable) are taken once. The
+    instance is what ``model_construct`` builds (the same ``__dict__`` in field order,
+    fields set, extra and private), which the tests compare; a model with aliases or
+    a post-init hook keeps ``model_construct`` itself."""
+    fields = ClassifyRequest.model_fields
+    if ClassifyRequest.__pydantic_post_init__ or any(
+        f.alias is not None or f.validation_alias is not None for f in fields.values()
+    ):
+        return lambda given: ClassifyRequest.model_construct(**given)
+    defaults = ClassifyRequest.model_construct().__dict__
+    names = tuple(fields)
+    new = ClassifyRequest.__new__
+    set_attr = object.__setattr__
+
+    def construct(given: dict[str, Any]) -> ClassifyRequest:
+        m = new(ClassifyRequest)
+        set_attr(m, "__dict__", {n: given[n] if n in given else defaults[n] for n in names})
+        set_attr(m, "__pydantic_fields_set__", set(given))
+        set_attr(m, "__pydantic_extra__", None)
+        set_attr(m, "__pydantic_private__", None)
+        return m
+
+    return construct
+
+
+_construct = _constructor()
 
 
 def _plain_batch(data: Any) -> BatchRequest | None:
