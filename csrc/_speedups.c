@@ -277,6 +277,7 @@ typedef struct {
     PyTypeObject *TokenCodesType;
     PyTypeObject *VariantIndexType;
     PyTypeObject *MarkerTableType;
+    PyTypeObject *SubstringSetType;
 } SpeedupsState;
 
 static struct PyModuleDef speedups_module;
@@ -2146,8 +2147,10 @@ osa_cps(const Py_UCS4 *a, Py_ssize_t la, const Py_UCS4 *b, Py_ssize_t lb, int ca
     }
     if (out == -2)
         out = prev[lb] <= cap ? (int)prev[lb] : cap + 1;
-    if (buf != small)
-        PyMem_Free(buf);
+    if (seen != seen_small) {
+        PyMem_Free(seen);
+        PyMem_Free(found);
+    }
     return out;
 }
 
@@ -3320,6 +3323,294 @@ static PyType_Spec MarkerTable_spec = {
     .slots = MarkerTable_slots,
 };
 
+/* -- SubstringSet ---------------------------------------------------------------- */
+
+/* A fixed set of non-empty strings, found in a text in one pass: each text
+ * position is filtered by a bitmap of the entries' first character (entries of
+ * one character) and one of their first two characters (longer ones), hashed
+ * to 16 bits, then the entries of that bucket are compared. Immutable once
+ * built; holds only str (no GC). */
+
+#define SUB_BITS 16
+#define SUB_SIZE (1u << SUB_BITS)
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *entries;     /* tuple of str, as given */
+    uint32_t **points;     /* each entry's code points */
+    Py_ssize_t *lengths;
+    Py_ssize_t count;
+    uint64_t one[SUB_SIZE / 64];  /* bitmap: hash of a one-character entry */
+    uint64_t two[SUB_SIZE / 64];  /* bitmap: hash of a longer entry's first two */
+    uint32_t *starts;      /* CSR by hash of the first two: entry ids in ids[starts[h]..starts[h+1]] */
+    uint32_t *ids;
+    uint32_t *singles;     /* ids of the one-character entries */
+    Py_ssize_t single_count;
+} SubstringSet;
+
+static inline uint32_t
+sub_hash1(uint32_t a)
+{
+    return (a * 0x9E3779B1u) >> (32 - SUB_BITS);
+}
+
+static inline uint32_t
+sub_hash2(uint32_t a, uint32_t b)
+{
+    return ((a * 0x9E3779B1u) ^ (b * 0x85EBCA77u)) >> (32 - SUB_BITS);
+}
+
+#define BIT_SET(map, h) ((map)[(h) >> 6] |= 1ULL << ((h) & 63))
+#define BIT_HAS(map, h) (((map)[(h) >> 6] >> ((h) & 63)) & 1)
+
+static void
+SubstringSet_dealloc(SubstringSet *self)
+{
+    if (self->points != NULL) {
+        for (Py_ssize_t k = 0; k < self->count; k++)
+            PyMem_Free(self->points[k]);
+    }
+    PyMem_Free(self->points);
+    PyMem_Free(self->lengths);
+    PyMem_Free(self->starts);
+    PyMem_Free(self->ids);
+    PyMem_Free(self->singles);
+    Py_XDECREF(self->entries);
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type);
+}
+
+static PyObject *
+SubstringSet_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"entries", NULL};
+    PyObject *given;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O", kwlist, &given))
+        return NULL;
+    PyObject *entries = PySequence_Tuple(given);
+    if (entries == NULL)
+        return NULL;
+    const Py_ssize_t n = PyTuple_GET_SIZE(entries);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *e = PyTuple_GET_ITEM(entries, k);
+        if (!PyUnicode_Check(e) || PyUnicode_GET_LENGTH(e) == 0) {
+            Py_DECREF(entries);
+            PyErr_SetString(PyExc_TypeError, "SubstringSet entries must be non-empty str");
+            return NULL;
+        }
+    }
+    SubstringSet *self = (SubstringSet *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        Py_DECREF(entries);
+        return NULL;
+    }
+    /* tp_alloc zeroes the object: dealloc is safe at any failure below */
+    self->entries = entries;
+    self->points = PyMem_Calloc((size_t)n + 1, sizeof(uint32_t *));
+    self->lengths = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    self->starts = PyMem_Calloc(SUB_SIZE + 1, sizeof(uint32_t));
+    self->ids = PyMem_Calloc((size_t)n + 1, sizeof(uint32_t));
+    self->singles = PyMem_Calloc((size_t)n + 1, sizeof(uint32_t));
+    if (self->points == NULL || self->lengths == NULL || self->starts == NULL ||
+        self->ids == NULL || self->singles == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *e = PyTuple_GET_ITEM(entries, k);
+        const Py_ssize_t m = PyUnicode_GET_LENGTH(e);
+        uint32_t *cp = PyMem_Malloc((size_t)m * sizeof(uint32_t));
+        if (cp == NULL) {
+            Py_DECREF(self);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i < m; i++)
+            cp[i] = PyUnicode_READ_CHAR(e, i);
+        self->points[k] = cp;
+        self->lengths[k] = m;
+        self->count = k + 1;
+        if (m == 1) {
+            BIT_SET(self->one, sub_hash1(cp[0]));
+            self->singles[self->single_count++] = (uint32_t)k;
+        }
+        else {
+            const uint32_t h = sub_hash2(cp[0], cp[1]);
+            BIT_SET(self->two, h);
+            self->starts[h + 1]++;
+        }
+    }
+    for (uint32_t h = 0; h < SUB_SIZE; h++)
+        self->starts[h + 1] += self->starts[h];
+    uint32_t *fill = PyMem_Malloc(SUB_SIZE * sizeof(uint32_t));
+    if (fill == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    memcpy(fill, self->starts, SUB_SIZE * sizeof(uint32_t));
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (self->lengths[k] > 1) {
+            const uint32_t h = sub_hash2(self->points[k][0], self->points[k][1]);
+            self->ids[fill[h]++] = (uint32_t)k;
+        }
+    }
+    PyMem_Free(fill);
+    return (PyObject *)self;
+}
+
+/* Whether entry `k` occurs in the text at position `i` (its first two already hashed alike). */
+static inline int
+sub_at(const SubstringSet *self, Py_ssize_t k, int kind, const void *data, Py_ssize_t n,
+       Py_ssize_t i)
+{
+    const Py_ssize_t m = self->lengths[k];
+    if (i + m > n)
+        return 0;
+    const uint32_t *cp = self->points[k];
+    for (Py_ssize_t j = 0; j < m; j++) {
+        if (PyUnicode_READ(kind, data, i + j) != cp[j])
+            return 0;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(SubstringSet_find_doc,
+"find(text, /) -> list[str]\n--\n\n"
+"The entries ``text`` contains (compared as given: lowercase the text first\n"
+"for entries given lowercased), each once, in the order given.");
+
+/* find()'s pass over a text of one kind (inlined per kind). */
+static inline Py_ssize_t
+sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
+         unsigned char *seen, uint32_t *found)
+{
+    Py_ssize_t left = self->count;
+    Py_ssize_t got = 0;
+    const int singles = self->single_count > 0;
+    if (n == 0)
+        return 0;
+    uint32_t a = PyUnicode_READ(kind, data, 0);
+    for (Py_ssize_t i = 0; i < n && left > 0; i++) {
+        if (singles && BIT_HAS(self->one, sub_hash1(a))) {
+            for (Py_ssize_t s = 0; s < self->single_count; s++) {
+                const uint32_t k = self->singles[s];
+                if (!seen[k] && self->points[k][0] == a) {
+                    seen[k] = 1;
+                    found[got++] = k;
+                    left--;
+                }
+            }
+        }
+        if (i + 1 >= n)
+            break;
+        const uint32_t b = PyUnicode_READ(kind, data, i + 1);
+        const uint32_t h = sub_hash2(a, b);
+        a = b;
+        if (!BIT_HAS(self->two, h))
+            continue;
+        for (uint32_t at = self->starts[h]; at < self->starts[h + 1]; at++) {
+            const uint32_t k = self->ids[at];
+            if (!seen[k] && sub_at(self, k, kind, data, n, i)) {
+                seen[k] = 1;
+                found[got++] = k;
+                left--;
+            }
+        }
+    }
+    return got;
+}
+
+static PyObject *
+SubstringSet_find(SubstringSet *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "find() text must be str");
+        return NULL;
+    }
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    /* per entry: whether found; and the ids found, in the order found */
+    unsigned char seen_small[1024];
+    uint32_t found_small[1024];
+    unsigned char *seen = seen_small;
+    uint32_t *found = found_small;
+    const size_t count = (size_t)self->count;
+    if (count > 1024) {
+        seen = PyMem_Malloc(count);
+        found = PyMem_Malloc(count * sizeof(uint32_t));
+        if (seen == NULL || found == NULL) {
+            PyMem_Free(seen);
+            PyMem_Free(found);
+            return PyErr_NoMemory();
+        }
+    }
+    memset(seen, 0, count);
+    Py_ssize_t got;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        got = sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        got = sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found);
+        break;
+    default:
+        got = sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found);
+        break;
+    }
+    /* the order given: an insertion sort of the (few) ids found */
+    for (Py_ssize_t a = 1; a < got; a++) {
+        const uint32_t v = found[a];
+        Py_ssize_t b = a - 1;
+        while (b >= 0 && found[b] > v) {
+            found[b + 1] = found[b];
+            b--;
+        }
+        found[b + 1] = v;
+    }
+    PyObject *out = PyList_New(got);
+    for (Py_ssize_t k = 0; out != NULL && k < got; k++) {
+        PyObject *entry = PyTuple_GET_ITEM(self->entries, found[k]);
+        Py_INCREF(entry);
+        PyList_SET_ITEM(out, k, entry);
+    }
+    if (seen != seen_small) {
+        PyMem_Free(seen);
+        PyMem_Free(found);
+    }
+    return out;
+}
+
+static Py_ssize_t
+SubstringSet_len(SubstringSet *self)
+{
+    return self->count;
+}
+
+static PyMethodDef SubstringSet_methods[] = {
+    {"find", (PyCFunction)SubstringSet_find, METH_O, SubstringSet_find_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(SubstringSet_doc,
+"SubstringSet(entries)\n--\n\n"
+"Non-empty strings to look for in texts, all in one pass (see find()).");
+
+static PyType_Slot SubstringSet_slots[] = {
+    {Py_tp_dealloc, SubstringSet_dealloc},
+    {Py_sq_length, SubstringSet_len},
+    {Py_tp_doc, (void *)SubstringSet_doc},
+    {Py_tp_methods, SubstringSet_methods},
+    {Py_tp_new, SubstringSet_new},
+    {0, NULL},
+};
+
+static PyType_Spec SubstringSet_spec = {
+    .name = SMISTA_SPEEDUPS_NAME ".SubstringSet",
+    .basicsize = sizeof(SubstringSet),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = SubstringSet_slots,
+};
+
 /* -- module functions -------------------------------------------------------------- */
 
 PyDoc_STRVAR(hash_token_doc,
@@ -3786,6 +4077,12 @@ speedups_exec(PyObject *module)
         return -1;
     if (PyModule_AddType(module, state->MarkerTableType) < 0)
         return -1;
+    state->SubstringSetType =
+        (PyTypeObject *)PyType_FromModuleAndSpec(module, &SubstringSet_spec, NULL);
+    if (state->SubstringSetType == NULL)
+        return -1;
+    if (PyModule_AddType(module, state->SubstringSetType) < 0)
+        return -1;
     return 0;
 }
 
@@ -3796,6 +4093,7 @@ speedups_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(state->TokenCodesType);
     Py_VISIT(state->VariantIndexType);
     Py_VISIT(state->MarkerTableType);
+    Py_VISIT(state->SubstringSetType);
     return 0;
 }
 
@@ -3806,6 +4104,7 @@ speedups_clear(PyObject *module)
     Py_CLEAR(state->TokenCodesType);
     Py_CLEAR(state->VariantIndexType);
     Py_CLEAR(state->MarkerTableType);
+    Py_CLEAR(state->SubstringSetType);
     return 0;
 }
 

@@ -1090,3 +1090,50 @@ def test_verifying_path_answers_alike_once_its_payload_table_is_full() -> None:
         scan.keep(f"junk{i}", _payload(f"junk{i}"))
     assert [full.match_text(p) for p in prompts] == expected
     assert [full.match_text(p) for p in prompts] == expected
+
+
+SUB_ALPHABET = st.sampled_from(list("ab.c 修正读了\U0001f680İi̇"))
+
+
+@compiled
+@settings(max_examples=800)
+@given(
+    st.lists(st.text(alphabet=SUB_ALPHABET, min_size=1, max_size=4), max_size=8),
+    st.text(alphabet=SUB_ALPHABET, max_size=40),
+)
+def test_substring_set_finds_what_in_finds(entries: list[str], text: str) -> None:
+    """SubstringSet.find gives exactly the entries ``entry in text`` holds for, in the
+    order given (one-character entries, repeats, overlaps, astral
+    characters and every string kind alike)."""
+    from smista.core._speedups import SubstringSet
+
+    assert SubstringSet(entries).find(text) == [e for e in entries if e in text]
+
+
+@compiled
+def test_substring_set_checks_its_entries() -> None:
+    from smista.core._speedups import SubstringSet
+
+    assert SubstringSet([]).find("anything") == []
+    assert len(SubstringSet(["ab", "c"])) == 2
+    for bad in (["ok", ""], ["ok", 3]):
+        with pytest.raises(TypeError):
+            SubstringSet(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        SubstringSet(["a"]).find(b"a")  # type: ignore[arg-type]
+
+
+@compiled
+@settings(max_examples=300)
+@given(st.text(alphabet=SUB_ALPHABET, max_size=60))
+def test_substrings_gate_is_the_pure_one(text: str) -> None:
+    """The substrings gate through the compiled set finds the keys of the pure-Python
+    plan walk (ASCII entries looked for, the others by their first non-ASCII
+    character)."""
+    from smista.core.conditions import substrings
+    from smista.core.conditions.view import PromptView
+
+    keys = frozenset({"claude.md", "git status", "修正", "读", "a.c", "İ", "b"})
+    plan = substrings._plan(keys)
+    view = PromptView(text)
+    assert substrings.SUBSTRINGS.present(view, plan) == substrings._present(view.lowered, plan)

@@ -22,7 +22,14 @@ from smista.core.conditions._lists import (
     short_ascii_lints,
     string_list,
 )
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, per_condition
+from smista.core.conditions.base import (
+    Condition,
+    ConditionKind,
+    Evidence,
+    Lint,
+    PerObject,
+    per_condition,
+)
 from smista.core.conditions.view import PromptView
 
 if TYPE_CHECKING:
@@ -52,8 +59,10 @@ def _non_ascii(text: str) -> str:
 
 
 try:  # the same characters, in one compiled pass
+    from smista.core._speedups import SubstringSet as _SubstringSet
     from smista.core._speedups import non_ascii as _non_ascii_chars
 except ImportError:  # pragma: no cover - exercised on machines without a C compiler
+    _SubstringSet = None  # type: ignore[assignment,misc]
     _non_ascii_chars = _non_ascii
 
 
@@ -69,6 +78,32 @@ def _plan(entries: frozenset[str]) -> _Plan:
         frozenset(groups),
         {key: tuple(group) for key, group in groups.items()},
     )
+
+
+def _present(text: str, plan: _Plan) -> frozenset[str]:
+    """The entries of ``plan`` the lowercased ``text`` contains, in Python (the compiled
+    set's reference)."""
+    ascii_entries, keyed, by_key = plan
+    found = [k for k in ascii_entries if k in text]
+    if keyed and not text.isascii():
+        # Only entries whose key character the text has can occur in it; the
+        # text's non-ASCII characters are few (a regex character class of the
+        # keys would find them no faster, and CJK classes take milliseconds
+        # to compile).
+        chars = keyed.intersection(_non_ascii_chars(text))
+        found += (k for c in chars for k in by_key[c] if k in text)
+    return frozenset(found)
+
+
+def _build_c_set(plan: _Plan) -> Any:
+    """Every entry of ``plan`` in one compiled set (its one pass finds them all)."""
+    ascii_entries, _, by_key = plan
+    assert _SubstringSet is not None
+    return _SubstringSet(ascii_entries + tuple(e for group in by_key.values() for e in group))
+
+
+_c_set: PerObject[_Plan, Any] = PerObject(_build_c_set, 64)
+"""The compiled set of a gate plan (the plan itself stays plain data, for the cache)."""
 
 
 class SubstringsKind(ConditionKind):
@@ -110,16 +145,9 @@ class SubstringsKind(ConditionKind):
 
     def present(self, view: PromptView, plan: _Plan) -> frozenset[str]:
         text = view.lowered
-        ascii_entries, keyed, by_key = plan
-        found = [k for k in ascii_entries if k in text]
-        if keyed and not text.isascii():
-            # Only entries whose key character the text has can occur in it; the
-            # text's non-ASCII characters are few (a regex character class of the
-            # keys would find them no faster, and CJK classes take milliseconds
-            # to compile).
-            chars = keyed.intersection(_non_ascii_chars(text))
-            found += (k for c in chars for k in by_key[c] if k in text)
-        return frozenset(found)
+        if _SubstringSet is not None:  # one compiled pass finds every entry
+            return frozenset(_c_set(plan).find(text))
+        return _present(text, plan)
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
