@@ -303,6 +303,7 @@ class CompiledRules:
         "_free_default",
         "_free_rank",
         "_gate_plans",
+        "_gates",
         "_half",
         "_has_typo",
         "_keywordless",
@@ -439,6 +440,7 @@ class CompiledRules:
             self._vindex = _VariantIndex(self._typo_keywords, self._typo_caps)
         elif typo_index is None:
             self._typo = self._build_typo_index()
+        self._gates: tuple[tuple[Any, object, dict[str, tuple[int, ...]]], ...] | None = None
         self._fast = self._scan = None
         if compiled and self._union is not None:  # one scan for keywords, words and stems
             self._scan = self._verifying_table(self._union)
@@ -946,7 +948,7 @@ class CompiledRules:
                 self._scan_piece(piece, scan, folded)
                 _fold(best, folded[0])
                 folded[0].clear()
-            signal_hits = (frozenset(folded[1]), frozenset(folded[2]), folded[3])
+            signal_hits = folded[1:]  # (the view reads the sets, never changes them)
         elif len(visible) > LARGE_TEXT:
             _fold(best, [self._large_entries(visible)])
         else:
@@ -963,9 +965,14 @@ class CompiledRules:
         )
         hits = sorted(best.values())
         live = list(self._ungated)
-        gate_plans = self._gate_plans
-        for kind, by_key in self._by_gate.items():
-            for key in BY_KEY[kind].present(view, gate_plans[kind]):
+        gates = self._gates
+        if gates is None:
+            gates = self._gates = tuple(
+                (BY_KEY[kind].present, self._gate_plans[kind], by_key)
+                for kind, by_key in self._by_gate.items()
+            )
+        for present, gate_plan, by_key in gates:
+            for key in present(view, gate_plan):
                 live.extend(by_key[key])
         every = self._plan
         plan = [every[at] for at in sorted(set(live))]

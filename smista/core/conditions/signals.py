@@ -28,13 +28,17 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any
 
-__all__ = ["SCAN_LIMIT", "Signal", "SignalHits", "SignalReader", "TokenSignals"]
+__all__ = ["SCAN_LIMIT", "Signal", "SignalHits", "SignalReader", "TokenSignals", "Words"]
 
 Signal = tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]
 """``((word, fuzzy), ...), (stem, ...)``: what one token hits."""
 
-SignalHits = tuple[frozenset[str], frozenset[str], dict[str, tuple[tuple[str, bool], ...]]]
-"""``(words some token hits, stems some token starts with, each hitting token's words)``."""
+Words = set[str] | frozenset[str]
+"""A set of looked-up words or stems (the engine's scan hands over its sets as they are)."""
+
+SignalHits = tuple[Words, Words, dict[str, tuple[tuple[str, bool], ...]]]
+"""``(words some token hits, stems some token starts with, each hitting token's words)``;
+read only."""
 
 _NOTHING: Signal = ((), ())
 

@@ -24,7 +24,7 @@ from smista.core.conditions.markers import (
     is_question,
     slash_command,
 )
-from smista.core.conditions.signals import SignalHits, SignalReader, TokenSignals
+from smista.core.conditions.signals import SignalHits, SignalReader, TokenSignals, Words
 from smista.core.tokenizer import pieces, tokenize
 
 __all__ = ["PlanOptions", "PromptView", "SignalHits", "is_hangul_or_han", "visible_text"]
@@ -265,9 +265,9 @@ class PromptView:
         self._lowered: str | None = None
         self._signals = signals
         self._signal_tokens = signal_tokens
-        self._prefixes: frozenset[str] | None = None
+        self._prefixes: Words | None = None
         self._hitting: dict[str, tuple[tuple[str, bool], ...]] | None = None
-        self._present: frozenset[str] | None = None
+        self._present: Words | None = None
         if signal_hits is not None:
             self._present, self._prefixes, self._hitting = signal_hits
         self._sorted: list[str] | None = None
@@ -431,7 +431,7 @@ class PromptView:
         return frozenset(s for s in stems if self.has_prefix(s))
 
     @property
-    def present_stems(self) -> frozenset[str]:
+    def present_stems(self) -> Words:
         """The index's stems some token starts with (``signals`` only)."""
         if self._prefixes is None:
             self._scan_signals()
@@ -439,7 +439,7 @@ class PromptView:
         return self._prefixes
 
     @property
-    def present_words(self) -> frozenset[str]:
+    def present_words(self) -> Words:
         """The looked-up words some token hits (exactly or by typo)."""
         if self._present is None:
             self._scan_signals()
