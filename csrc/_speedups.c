@@ -2147,10 +2147,8 @@ osa_cps(const Py_UCS4 *a, Py_ssize_t la, const Py_UCS4 *b, Py_ssize_t lb, int ca
     }
     if (out == -2)
         out = prev[lb] <= cap ? (int)prev[lb] : cap + 1;
-    if (seen != seen_small) {
-        PyMem_Free(seen);
-        PyMem_Free(found);
-    }
+    if (buf != small)
+        PyMem_Free(buf);
     return out;
 }
 
