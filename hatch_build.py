@@ -35,6 +35,7 @@ chooses at run time.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,18 @@ def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip() not in ("", "0")
 
 
+def source_digest(root: str | Path) -> str:
+    """A digest of the extension's C sources: the built module's ``SOURCE_DIGEST``.
+
+    tests/test_speedups.py compares the two, so a binary left over from older
+    sources (an editable build whose recompile failed) cannot pass for the new one.
+    """
+    digest = hashlib.sha256()
+    for name in (SOURCE, HEADER):
+        digest.update((Path(root) / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def compile_extension(root: str, *, inplace: bool) -> Path:
     """Compile the extension; the path of the built file.
 
@@ -69,7 +82,10 @@ def compile_extension(root: str, *, inplace: bool) -> Path:
             EXTENSION,
             [SOURCE],
             depends=[HEADER],
-            define_macros=[("SMISTA_SPEEDUPS_NAME", f'"{EXTENSION}"')],
+            define_macros=[
+                ("SMISTA_SPEEDUPS_NAME", f'"{EXTENSION}"'),
+                ("SMISTA_SOURCE_DIGEST", f'"{source_digest(root)}"'),
+            ],
         )
         dist = Distribution({"name": "smista", "ext_modules": [extension]})
         command = build_ext(dist)

@@ -73,6 +73,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifndef SMISTA_SOURCE_DIGEST
+/* hatch_build.py passes a digest of this file and its header: the module's
+ * SOURCE_DIGEST, so a test can tell a binary left over from older sources */
+#define SMISTA_SOURCE_DIGEST "unknown"
+#endif
 #ifndef SMISTA_SPEEDUPS_NAME
 #error "SMISTA_SPEEDUPS_NAME (the module's dotted name) is defined by hatch_build.py"
 #endif
@@ -4080,6 +4085,8 @@ speedups_exec(PyObject *module)
     if (state->SubstringSetType == NULL)
         return -1;
     if (PyModule_AddType(module, state->SubstringSetType) < 0)
+        return -1;
+    if (PyModule_AddStringConstant(module, "SOURCE_DIGEST", SMISTA_SOURCE_DIGEST) < 0)
         return -1;
     return 0;
 }

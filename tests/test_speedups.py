@@ -45,6 +45,28 @@ def test_extension_is_built_where_a_compiler_exists() -> None:
     assert engine.ACCELERATED, "smista.core._speedups was not built (see hatch_build.py)"
 
 
+def test_extension_is_built_from_these_sources() -> None:
+    """The binary imported is compiled from csrc/ as it is now, never left over from before.
+
+    An editable build whose recompile fails keeps the previous binary in place and warns;
+    without this check, the suite would test that older binary.
+    """
+    if not engine.ACCELERATED:
+        pytest.skip("the pure-Python matcher is in use")
+    import hashlib
+
+    from smista.core import _speedups
+
+    # hatch_build.source_digest (not importable here: it needs hatchling)
+    digest = hashlib.sha256()
+    for name in ("csrc/_speedups.c", "csrc/_speedups_alnum.h"):
+        digest.update((ROOT / name).read_bytes())
+    assert digest.hexdigest()[:16] == _speedups.SOURCE_DIGEST, (
+        "smista.core._speedups is stale: it was not compiled from csrc/ as it is now "
+        "(reinstall: pip install -e . --no-deps, with SMISTA_REQUIRE_SPEEDUPS=1 to see errors)"
+    )
+
+
 if engine.ACCELERATED:
     from smista.core._speedups import TokenCodes, VariantIndex, hash_token, split_count
 

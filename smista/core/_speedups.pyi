@@ -3,6 +3,8 @@
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, overload
 
+SOURCE_DIGEST: str
+
 class TokenCodes:
     def __init__(
         self,
