@@ -55,10 +55,11 @@ FRESH_FLOORS = {
     # after two ambiguous question endings were dropped). Tuned on since v13: v13's
     # 85.8% (254/296) minus two points.
     "real-prompts-fresh8.jsonl": (296, 0.83),
-    # The held-out set (benchmarks.accuracy.HELD_OUT): gathered after v12 shipped, by
-    # two gatherers; v12 and v13 77.8% (242/311), each scored once (v13 changes none
-    # of its answers).
-    "real-prompts-fresh9.jsonl": (311, 0.77),
+    # The held-out set (benchmarks.accuracy.HELD_OUT) until v13: gathered after v12
+    # shipped, by two gatherers; v12 and v13 77.8% (242/311), each scored once (v13
+    # changes none of its answers). Tuned on since v14: v14's 85.2% (265/311) minus
+    # two points.
+    "real-prompts-fresh9.jsonl": (311, 0.83),
 }
 
 
@@ -296,6 +297,40 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
     ],
 )
 def test_v13_readings(text: str, intent: TaskIntent) -> None:
+    assert Classifier(default_config()).classify(text).intent is intent
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        # S1: Chinese questions punctuated with spaces and commas; "还是" as "still"
+        ("这个函数返回的是副本 还是引用", TaskIntent.CHAT),
+        ("我们是不是应该先写测试", TaskIntent.CHAT),
+        ("这个库支持异步吗 我在文档里没找到", TaskIntent.CHAT),
+        ("你给我推演一遍 t=1 时 loss 的计算", TaskIntent.CHAT),
+        ("改了之后还是没有反应", TaskIntent.EDIT),
+        # S2-S4, S6: pushed, restarted, versioned, checked by running it
+        ("пушь в main", TaskIntent.SKILL),
+        ("개발 서버 재시작", TaskIntent.SKILL),
+        ("vamos versionar esta etapa", TaskIntent.SKILL),
+        ("修正したらブラウザで動作確認してください", TaskIntent.SKILL),
+        # S5: "just tell me"
+        ("캐시를 줄이려면 어떻게 해야 할까? 말만해줘", TaskIntent.CHAT),
+        # rule 36: a log of the session's prompts, prompt injection
+        ("Write a PROMPTS.md listing the prompts we have used so far", TaskIntent.EDIT),
+        ("Add a filter against prompt injection in the chat endpoint", TaskIntent.EDIT),
+        # rule 96: an explanation written into a document
+        ("Dame una guía del modelo de datos que explique los campos y relaciones", TaskIntent.EDIT),
+        # rule 97: test cases designed are written
+        ("Hãy thiết kế 10 test cases cho màn hình đăng nhập", TaskIntent.EDIT),
+        # rules 45, 46: what a change is for; a pasted tree
+        ("Перепиши скрипт, чтобы можно запустить его без sudo", TaskIntent.EDIT),
+        ("src/\n├── main.py  # 서버 실행\n└── db.py\n이 구조로 만들어줘", TaskIntent.EDIT),
+        # rule 43: what must be implemented, listed
+        ("@spec.md 를 읽고 구현해야 할 기능 목록을 알려줘", TaskIntent.CHAT),
+    ],
+)
+def test_v14_readings(text: str, intent: TaskIntent) -> None:
     assert Classifier(default_config()).classify(text).intent is intent
 
 
