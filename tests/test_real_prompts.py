@@ -152,6 +152,11 @@ _LATER_SETS = {
         "f9",
         ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"),
     ),
+    "fresh10": (
+        145,
+        "f10",
+        ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9"),
+    ),
 }
 
 
