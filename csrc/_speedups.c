@@ -3349,6 +3349,7 @@ typedef struct {
     uint32_t *ids;
     uint32_t *singles;     /* ids of the one-character entries */
     Py_ssize_t single_count;
+    Py_ssize_t narrow_singles; /* how many of them are below U+0100 (a 1-byte text's range) */
 } SubstringSet;
 
 static inline uint32_t
@@ -3436,6 +3437,7 @@ SubstringSet_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         if (m == 1) {
             BIT_SET(self->one, sub_hash1(cp[0]));
             self->singles[self->single_count++] = (uint32_t)k;
+            self->narrow_singles += cp[0] < 0x100;
         }
         else {
             const uint32_t h = sub_hash2(cp[0], cp[1]);
@@ -3489,7 +3491,9 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
 {
     Py_ssize_t left = self->count;
     Py_ssize_t got = 0;
-    const int singles = self->single_count > 0;
+    /* a one-character entry past a text's kind can never be found in it */
+    const int singles = kind == PyUnicode_1BYTE_KIND ? self->narrow_singles > 0
+                                                     : self->single_count > 0;
     if (n == 0)
         return 0;
     uint32_t a = PyUnicode_READ(kind, data, 0);
@@ -3809,12 +3813,42 @@ is_trailing(Py_UCS4 ch)
  * without the sentence punctuation that ends it: exactly
  * ``smista.core.conditions.view._code_spans`` (str.isalnum / str.isspace). In a
  * growable buffer of pairs; the number of spans, or -1 with MemoryError set. */
+/* How a character may start a code span: 1 a trigger ('/', '\\', '.', '_'), 2 an
+ * uppercase letter (the lowercase one before it is a trigger). Uppercase letters
+ * are rare in prose, so the lowercase ones cost no look ahead. */
+static const unsigned char SPAN_START[128] = {
+    ['/'] = 1, ['\\'] = 1, ['.'] = 1, ['_'] = 1,
+    ['A'] = 2, ['B'] = 2, ['C'] = 2, ['D'] = 2, ['E'] = 2, ['F'] = 2, ['G'] = 2,
+    ['H'] = 2, ['I'] = 2, ['J'] = 2, ['K'] = 2, ['L'] = 2, ['M'] = 2, ['N'] = 2,
+    ['O'] = 2, ['P'] = 2, ['Q'] = 2, ['R'] = 2, ['S'] = 2, ['T'] = 2, ['U'] = 2,
+    ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
+};
+
 static Py_ssize_t
 find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_ssize_t *cap)
 {
     Py_ssize_t count = 0;
     Py_ssize_t i = 0;
     while (i < n) {
+        if (kind == PyUnicode_1BYTE_KIND) {
+            /* Skip, without the per-character kind switch, what the branches below
+             * pass over at once: no trigger character, no lower-to-upper change. */
+            const Py_UCS1 *d = (const Py_UCS1 *)data;
+            const Py_ssize_t from = i;
+            while (i < n) {
+                const Py_UCS1 c = d[i];
+                const unsigned char role = c < 128 ? SPAN_START[c] : 0;
+                if (role == 1)
+                    break;
+                if (role == 2 && i > from && d[i - 1] >= 'a' && d[i - 1] <= 'z') {
+                    i--; /* the lowercase letter before it is the trigger */
+                    break;
+                }
+                i++;
+            }
+            if (i >= n)
+                break;
+        }
         Py_UCS4 ch = PyUnicode_READ(kind, data, i);
         int ok;
         Py_ssize_t after = i + 1;
@@ -3982,6 +4016,301 @@ non_ascii(PyObject *Py_UNUSED(module), PyObject *text)
     return out;
 }
 
+PyDoc_STRVAR(token_positions_doc,
+"token_positions(text, wanted, /) -> dict[str, list[int]] | None\n--\n\n"
+"Where each of ``wanted`` (a dict or set of lowercased tokens) occurs among the\n"
+"tokens of ``text``: its positions in ``tokens(text)``, in order, for those that\n"
+"occur (the others are absent). No token but the wanted ones is built. ``None``\n"
+"when ``tokens(text)`` is (U+03A3). Exactly ``{t: [i for i, u in\n"
+"enumerate(tokens(text)) if u == t] for t in wanted if t in tokens(text)}``.");
+
+#define POS_BUCKETS 64u
+
+typedef struct {
+    PyObject *key;      /* borrowed from `wanted` (held for the call by the caller) */
+    Py_UCS4 *chars;     /* the key's code points */
+    Py_ssize_t len;
+    Py_ssize_t next;    /* the next wanted token in the same bucket, or -1 */
+} PosWanted;
+
+static inline unsigned
+pos_bucket(const Py_UCS4 *chars, Py_ssize_t len)
+{
+    return (unsigned)(len * 31u + chars[0] * 7u + chars[len - 1]) % POS_BUCKETS;
+}
+
+static PyObject *
+token_positions(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0]) ||
+        !(PyDict_Check(args[1]) || PyAnySet_Check(args[1]))) {
+        PyErr_SetString(PyExc_TypeError, "token_positions() takes a str and a dict or set");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    PyObject *keys = PySequence_List(args[1]); /* a stable copy of the wanted tokens */
+    if (keys == NULL)
+        return NULL;
+    const Py_ssize_t count = PyList_GET_SIZE(keys);
+    PyObject *out = PyDict_New();
+    PosWanted *wanted = PyMem_Calloc((size_t)(count ? count : 1), sizeof(PosWanted));
+    uint32_t small[128];
+    uint32_t *buf = small;
+    Py_ssize_t cap = (Py_ssize_t)(sizeof(small) / sizeof(small[0]));
+    Py_ssize_t heads[POS_BUCKETS];
+    for (unsigned b = 0; b < POS_BUCKETS; b++)
+        heads[b] = -1;
+    if (out == NULL || wanted == NULL) {
+        if (wanted == NULL)
+            PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t w = 0; w < count; w++) {
+        PyObject *key = PyList_GET_ITEM(keys, w);
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "token_positions() wanted tokens must be str");
+            goto fail;
+        }
+        wanted[w].key = key;
+        wanted[w].next = -1;
+        wanted[w].len = PyUnicode_GET_LENGTH(key);
+        if (wanted[w].len == 0)
+            continue; /* no token is empty */
+        wanted[w].chars = PyUnicode_AsUCS4Copy(key);
+        if (wanted[w].chars == NULL)
+            goto fail;
+        const unsigned b = pos_bucket(wanted[w].chars, wanted[w].len);
+        wanted[w].next = heads[b];
+        heads[b] = w;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t i = 0, position = 0;
+    while (count > 0 && i < n) {
+        if (!is_token_char(PyUnicode_READ(kind, data, i))) {
+            i++;
+            continue;
+        }
+        const Py_ssize_t start = i;
+        while (i < n && is_token_char(PyUnicode_READ(kind, data, i)))
+            i++;
+        if (2 * (i - start) > cap) { /* each character lowercases to one or two */
+            uint32_t *bigger = PyMem_Malloc((size_t)(2 * (i - start)) * sizeof(uint32_t));
+            if (bigger == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            if (buf != small)
+                PyMem_Free(buf);
+            buf = bigger;
+            cap = 2 * (i - start);
+        }
+        const Py_ssize_t k = lower_token(text, start, i, buf);
+        if (k < 0) { /* U+03A3: Python decides */
+            Py_CLEAR(out);
+            out = Py_NewRef(Py_None);
+            break;
+        }
+        for (Py_ssize_t w = heads[pos_bucket((const Py_UCS4 *)buf, k)]; w >= 0; w = wanted[w].next) {
+            if (wanted[w].len != k ||
+                memcmp(wanted[w].chars, buf, (size_t)k * sizeof(Py_UCS4)) != 0)
+                continue;
+            PyObject *list = NULL;
+            if (dict_get_ref(out, wanted[w].key, &list) < 0)
+                goto fail;
+            if (list == NULL) {
+                list = PyList_New(0);
+                if (list == NULL || PyDict_SetItem(out, wanted[w].key, list) < 0) {
+                    Py_XDECREF(list);
+                    goto fail;
+                }
+            }
+            PyObject *at = PyLong_FromSsize_t(position);
+            int rc = at == NULL ? -1 : PyList_Append(list, at);
+            Py_XDECREF(at);
+            Py_DECREF(list);
+            if (rc < 0)
+                goto fail;
+            break; /* the wanted tokens are distinct */
+        }
+        position++;
+    }
+    if (buf != small)
+        PyMem_Free(buf);
+    for (Py_ssize_t w = 0; w < count; w++)
+        PyMem_Free(wanted[w].chars);
+    PyMem_Free(wanted);
+    Py_DECREF(keys);
+    return out;
+fail:
+    if (buf != small)
+        PyMem_Free(buf);
+    if (wanted != NULL) {
+        for (Py_ssize_t w = 0; w < count; w++)
+            PyMem_Free(wanted[w].chars);
+        PyMem_Free(wanted);
+    }
+    Py_XDECREF(out);
+    Py_DECREF(keys);
+    return NULL;
+}
+
+PyDoc_STRVAR(code_signs_doc,
+"code_signs(text, /) -> int\n--\n\n"
+"What ``visible_text`` must look for in ``text``, found in one pass: bit 1 when it\n"
+"holds a backtick or ``~~~``, bit 2 when it holds ``://``, ``www.`` or ``WWW.``.\n"
+"Exactly ``('`' in text or '~~~' in text) | 2 * ('://' in text or 'www.' in text or\n"
+"'WWW.' in text)``.");
+
+/* The characters a sign starts with: a byte table, so a text's other characters
+ * cost one load and one test each. */
+static const unsigned char SIGN_START[128] = {
+    ['`'] = 1, ['~'] = 1, [':'] = 1, ['w'] = 1, ['W'] = 1,
+};
+
+#define CODE_SIGNS_SCAN(T)                                                              \
+    do {                                                                                \
+        const T *d = (const T *)data;                                                   \
+        for (Py_ssize_t i = 0; i < n; i++) {                                            \
+            const Py_UCS4 c = d[i];                                                     \
+            if (c >= 128 || !SIGN_START[c])                                             \
+                continue;                                                               \
+            if (c == '`')                                                               \
+                signs |= 1;                                                             \
+            else if (c == '~' && i + 2 < n && d[i + 1] == '~' && d[i + 2] == '~')       \
+                signs |= 1;                                                             \
+            else if (c == ':' && i + 2 < n && d[i + 1] == '/' && d[i + 2] == '/')       \
+                signs |= 2;                                                             \
+            else if ((c == 'w' || c == 'W') && i + 3 < n && d[i + 1] == c &&             \
+                     d[i + 2] == c && d[i + 3] == '.')                                  \
+                signs |= 2;                                                             \
+            if (signs == 3)                                                             \
+                break;                                                                  \
+        }                                                                               \
+    } while (0)
+
+/* Whether the `n` bytes at `d` hold the `k` bytes of `sign`. */
+static int
+has_sign(const char *d, Py_ssize_t n, const char *sign, Py_ssize_t k)
+{
+    const char *end = d + n;
+    for (const char *p = d; end - p >= k; p++) {
+        p = memchr(p, sign[0], (size_t)(end - p - k + 1));
+        if (p == NULL)
+            return 0;
+        if (memcmp(p + 1, sign + 1, (size_t)(k - 1)) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static PyObject *
+code_signs(PyObject *Py_UNUSED(module), PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "code_signs() text must be str");
+        return NULL;
+    }
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    long signs = 0;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND: {
+        /* memchr for each sign's first character (vectorized, and all are rare
+         * in prose but 'w'), then a look at the few characters after it */
+        const char *d = (const char *)data;
+        signs = memchr(d, '`', (size_t)n) != NULL || has_sign(d, n, "~~~", 3);
+        if (has_sign(d, n, "://", 3) || has_sign(d, n, "www.", 4) || has_sign(d, n, "WWW.", 4))
+            signs |= 2;
+        break;
+    }
+    case PyUnicode_2BYTE_KIND:
+        CODE_SIGNS_SCAN(Py_UCS2);
+        break;
+    default:
+        CODE_SIGNS_SCAN(Py_UCS4);
+        break;
+    }
+    return PyLong_FromLong(signs);
+}
+
+PyDoc_STRVAR(covered_keys_doc,
+"covered_keys(present, plan, /) -> frozenset\n--\n\n"
+"The keys of ``plan`` (a dict: word -> tuple of ``(key, words)``) filed under a word\n"
+"of ``present`` (a set or frozenset) whose words are all in ``present``. Exactly\n"
+"``frozenset(key for word in plan.keys() & present for key, words in plan[word]\n"
+"if present.issuperset(words))``, the phrases gate.");
+
+static PyObject *
+covered_keys(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyAnySet_Check(args[0]) || !PyDict_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "covered_keys() takes a set and a dict");
+        return NULL;
+    }
+    PyObject *present = args[0], *plan = args[1];
+    PyObject *out = PyFrozenSet_New(NULL);
+    if (out == NULL)
+        return NULL;
+    /* Iterate the smaller side, as ``keys() & set`` does: a prompt's few present
+     * words, not the plan's many anchors. */
+    const int by_present = PySet_GET_SIZE(present) <= PyDict_GET_SIZE(plan);
+    PyObject *iter = PyObject_GetIter(by_present ? present : plan);
+    if (iter == NULL)
+        goto fail;
+    PyObject *word;
+    while ((word = PyIter_Next(iter)) != NULL) {
+        PyObject *group = NULL;
+        int held = 1;
+        if (by_present) {
+            group = PyDict_GetItemWithError(plan, word); /* borrowed */
+        } else {
+            held = PySet_Contains(present, word);
+            if (held > 0)
+                group = PyDict_GetItemWithError(plan, word);
+        }
+        Py_DECREF(word);
+        if (held < 0 || (group == NULL && PyErr_Occurred()))
+            goto fail_iter;
+        if (group == NULL)
+            continue;
+        if (!PyTuple_Check(group))
+            goto bad_plan;
+        for (Py_ssize_t g = 0; g < PyTuple_GET_SIZE(group); g++) {
+            PyObject *item = PyTuple_GET_ITEM(group, g);
+            if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 ||
+                !PyTuple_Check(PyTuple_GET_ITEM(item, 1)))
+                goto bad_plan;
+            PyObject *words = PyTuple_GET_ITEM(item, 1);
+            int all = 1;
+            for (Py_ssize_t w = 0; w < PyTuple_GET_SIZE(words); w++) {
+                int has = PySet_Contains(present, PyTuple_GET_ITEM(words, w));
+                if (has < 0)
+                    goto fail_iter;
+                if (!has) {
+                    all = 0;
+                    break;
+                }
+            }
+            if (all && PySet_Add(out, PyTuple_GET_ITEM(item, 0)) < 0)
+                goto fail_iter;
+        }
+    }
+    Py_DECREF(iter);
+    if (PyErr_Occurred())
+        goto fail;
+    return out;
+bad_plan:
+    PyErr_SetString(PyExc_TypeError,
+                    "covered_keys() plan values must be tuples of (key, tuple of words)");
+fail_iter:
+    Py_DECREF(iter);
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
     {"hash_token", (PyCFunction)hash_token, METH_O, hash_token_doc},
     {"split_count", (PyCFunction)split_count, METH_O, split_count_doc},
@@ -3990,6 +4319,10 @@ static PyMethodDef module_methods[] = {
     {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
     {"blank_code_spans", (PyCFunction)blank_code_spans, METH_O, blank_code_spans_doc},
     {"non_ascii", (PyCFunction)non_ascii, METH_O, non_ascii_doc},
+    {"token_positions", (PyCFunction)(void (*)(void))token_positions, METH_FASTCALL,
+     token_positions_doc},
+    {"code_signs", (PyCFunction)code_signs, METH_O, code_signs_doc},
+    {"covered_keys", (PyCFunction)(void (*)(void))covered_keys, METH_FASTCALL, covered_keys_doc},
     {NULL, NULL, 0, NULL},
 };
 

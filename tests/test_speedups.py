@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smista.core import engine
+from smista.core.conditions.phrases import keys_by_word
 from smista.core.tokenizer import rust_lower, tokenize
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -760,6 +761,119 @@ def test_blank_code_spans_basics() -> None:
     assert blank_code_spans("fix 名前/path now").isascii()
     with pytest.raises(TypeError):
         blank_code_spans(b"x")  # type: ignore[arg-type]
+
+
+_SIGN_ALPHABET = st.sampled_from(
+    [*"`~:/wW.a ", "~~~", "://", "www.", "WWW.", "Www.", "é", "修", "🙂", "ww", "~~", ":/"]
+)
+
+
+@compiled
+@settings(max_examples=1500)
+@given(st.lists(_SIGN_ALPHABET, max_size=12).map("".join))
+def test_code_signs_are_the_python_ones(text: str) -> None:
+    """The compiled pass finds the code-block and URL signs the pure checks find, in
+    every string kind (the signs may straddle the pieces drawn)."""
+    from smista.core._speedups import code_signs
+    from smista.core.conditions.view import _code_signs
+
+    assert code_signs(text) == _code_signs(text)
+
+
+@compiled
+def test_code_signs_basics() -> None:
+    from smista.core._speedups import code_signs
+
+    assert code_signs("") == 0
+    assert code_signs("fix the bug in ~/x, ~~ and :/ are not signs, nor Www.") == 0
+    assert code_signs("run `ls`") == 1
+    assert code_signs("~~~\ncode\n~~~ then 修正") == 1
+    assert code_signs("see https://x.io 🙂") == 2
+    assert code_signs("WWW.EXAMPLE.COM and ```x```") == 3
+    with pytest.raises(TypeError):
+        code_signs(b"x")  # type: ignore[arg-type]
+
+
+@compiled
+@settings(max_examples=1000)
+@given(st.text(alphabet=ALPHABET, max_size=40), st.data())
+def test_token_positions_are_the_python_ones(text: str, data: st.DataObject) -> None:
+    """The compiled pass finds each wanted token where the tokenizer's tokens hold it,
+    building no other (and gives way, as ``tokens`` does, on U+03A3)."""
+    from smista.core._speedups import token_positions
+    from smista.core.conditions.view import token_positions as pure
+
+    tokens = tokenize(text)
+    pool = sorted({*tokens, "zz", "é", "修正"})
+    wanted = set(data.draw(st.lists(st.sampled_from(pool), max_size=6)))
+    got = token_positions(text, wanted)
+    if got is None:
+        assert "\u03a3" in text
+    else:
+        assert got == pure(tokens, wanted)
+        assert got == token_positions(text, dict.fromkeys(wanted))
+
+
+@compiled
+def test_token_positions_basics() -> None:
+    from smista.core._speedups import token_positions
+
+    text = "Fix the commit message, then COMMIT again: Straße 修正 commit"
+    assert token_positions(text, {"commit", "message", "straße", "修正", "zzz"}) == {
+        "commit": [2, 5, 9],
+        "message": [3],
+        "straße": [7],
+        "修正": [8],
+    }
+    assert token_positions(text, {"commit"}) == {"commit": [2, 5, 9]}
+    assert token_positions(text, set()) == {}
+    assert token_positions(text, {""}) == {}
+    assert token_positions("ΣΑΣ commit", {"commit"}) is None
+    with pytest.raises(TypeError, match="a str and a dict or set"):
+        token_positions(text, ["commit"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="must be str"):
+        token_positions(text, {1})  # type: ignore[arg-type]
+
+
+_KEY_WORDS = st.sampled_from(["commit", "message", "git", "push", "修正", "é", "x"])
+
+
+@compiled
+@settings(max_examples=800)
+@given(
+    st.sets(_KEY_WORDS),
+    st.lists(st.lists(_KEY_WORDS, min_size=1, max_size=3), max_size=8),
+    st.booleans(),
+)
+def test_covered_keys_are_the_python_ones(
+    present: set[str], phrases: list[list[str]], frozen: bool
+) -> None:
+    """The compiled phrases gate finds the keys the pure one finds, whichever side it
+    iterates (a prompt's few present words, or a plan smaller than them)."""
+    from smista.core._speedups import covered_keys
+    from smista.core.conditions.phrases import covered_keys as pure
+
+    plan = keys_by_word(frozenset(" ".join(words) for words in phrases), first=False)
+    words: set[str] | frozenset[str] = frozenset(present) if frozen else present
+    assert covered_keys(words, plan) == pure(words, plan)
+    assert type(covered_keys(words, plan)) is frozenset
+
+
+@compiled
+def test_covered_keys_basics() -> None:
+    from smista.core._speedups import covered_keys
+
+    plan = keys_by_word(frozenset({"commit message", "git commit", "push"}), first=False)
+    assert covered_keys(set(), plan) == frozenset()
+    assert covered_keys({"commit"}, plan) == frozenset()
+    assert covered_keys({"git", "commit", "message", "x"}, plan) == {"git commit", "commit message"}
+    assert covered_keys(frozenset({"push"}), plan) == {"push"}
+    with pytest.raises(TypeError, match="a set and a dict"):
+        covered_keys(["push"], plan)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="plan values"):
+        covered_keys({"push"}, {"push": ["push"]})  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match="plan values"):
+        covered_keys({"push"}, {"push": (("push", ["push"]),)})  # type: ignore[dict-item]
 
 
 # --- the sentence readings (MarkerTable) ------------------------------------------------

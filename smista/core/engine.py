@@ -295,6 +295,7 @@ class CompiledRules:
         "_bands",
         "_by_code",
         "_by_gate",
+        "_checks",
         "_codes",
         "_exact",
         "_fast",
@@ -441,6 +442,7 @@ class CompiledRules:
         elif typo_index is None:
             self._typo = self._build_typo_index()
         self._gates: tuple[tuple[Any, object, dict[str, tuple[int, ...]]], ...] | None = None
+        self._checks: tuple[tuple[tuple[Any, Condition], ...], ...] | None = None
         self._fast = self._scan = None
         if compiled and self._union is not None:  # one scan for keywords, words and stems
             self._scan = self._verifying_table(self._union)
@@ -976,9 +978,17 @@ class CompiledRules:
                 live.extend(by_key[key])
         every = self._plan
         plan = [every[at] for at in sorted(set(live))]
+        checks = self._checks
+        if checks is None:  # each rule's conditions with their kinds' matchers, bound once
+            checks = self._checks = tuple(
+                tuple((BY_KEY[c.kind].match, c) for c in conditions)
+                for conditions in self.conditions
+            )
+        contexts_of = self.contexts
+        n_hits, n_plan = len(hits), len(plan)
         h = p = 0
-        while h < len(hits) or p < len(plan):
-            if p >= len(plan) or (h < len(hits) and hits[h][0] < plan[p][0]):
+        while h < n_hits or p < n_plan:
+            if p >= n_plan or (h < n_hits and hits[h][0] < plan[p][0]):
                 hit: _Entry | None = hits[h]
                 index = hits[h][3]
                 h += 1
@@ -987,23 +997,24 @@ class CompiledRules:
                 index = plan[p][1]
                 p += 1
             context: str | None = None
-            wanted = self.contexts[index]
+            wanted = contexts_of[index]
             if wanted:
                 context = next((c for c in wanted if c in contexts), None)
                 if context is None:
                     continue
             extra: tuple[Evidence, ...] = ()
-            conditions = self.conditions[index]
-            if conditions:
+            check = checks[index]
+            if check:
                 found: list[Evidence] = []
-                for condition in conditions:
-                    evidence = BY_KEY[condition.kind].match(condition, view)
+                for match, condition in check:
+                    evidence = match(condition, view)
                     if evidence is None:
                         break
                     found.append(evidence)
-                if len(found) < len(conditions):
+                else:
+                    extra = tuple(found)
+                if not extra:
                     continue
-                extra = tuple(found)
             if hit is None:
                 return RuleMatch(index, self.labels[index], None, False, context, extra)
             keyword = self.keywords[index][hit[2]]

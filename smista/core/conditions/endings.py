@@ -40,6 +40,7 @@ MIN_STEM = 3
 """Characters the first content word must have before its ending (so "и", "мой" never hold)."""
 
 _EXCEPT = "!"
+_NONE: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=4096)
@@ -139,8 +140,8 @@ class LeadEndingsKind(ConditionKind):
         if not head:
             return frozenset()
         word = head[0]
-        group = plan.get(word[-1], ())
-        return frozenset(e for e in group if word.endswith(e))
+        group = plan.get(word[-1])
+        return _NONE if group is None else frozenset(filter(word.endswith, group))
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts

@@ -166,8 +166,11 @@ class LeadingKind(ConditionKind):
         if not lead:
             return frozenset()
         found: list[str] = []
-        for word in plan.keys() & lead:  # (iterates the few lead words, not the plan)
-            for key, words in plan[word]:
+        for word in lead:  # (the few lead words, not the plan)
+            group = plan.get(word)
+            if group is None:
+                continue
+            for key, words in group:
                 if len(words) == 1:
                     found.append(key)
                     continue

@@ -15,6 +15,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
+import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
 from smista.core.conditions._lists import (
     best_entry,
     best_found,
@@ -31,6 +32,7 @@ from smista.core.conditions.base import (
     per_condition,
     rule_key,
 )
+from smista.core.conditions.signals import Words
 from smista.core.conditions.view import PromptView, is_hangul_or_han
 from smista.core.conditions.words import word_match
 from smista.core.tokenizer import tokenize
@@ -42,6 +44,7 @@ __all__ = [
     "PHRASES",
     "KeyPlan",
     "PhrasesKind",
+    "covered_keys",
     "entries_starting",
     "find_in_view",
     "find_sequence",
@@ -65,6 +68,24 @@ def phrase_keys(condition: Condition) -> frozenset[str]:
 
 KeyPlan = dict[str, tuple[tuple[str, tuple[str, ...]], ...]]
 """Gate keys grouped by one of their words, each with its words."""
+
+
+def covered_keys(present: Words, plan: KeyPlan) -> frozenset[str]:
+    """The keys of ``plan`` filed under a word of ``present`` whose words are all in
+    ``present`` (the phrases gate; the C extension's ``covered_keys`` is the same,
+    tests compare them)."""
+    return frozenset(
+        key
+        for word in plan.keys() & present
+        for key, words in plan[word]
+        if present.issuperset(words)
+    )
+
+
+try:  # the same keys in one compiled loop over the present words
+    from smista.core._speedups import covered_keys as _covered_keys
+except ImportError:  # pragma: no cover - exercised on machines without a C compiler
+    _covered_keys = covered_keys
 
 
 def keys_by_word(keys: frozenset[str], *, first: bool) -> KeyPlan:
@@ -221,13 +242,7 @@ class PhrasesKind(ConditionKind):
     def present(self, view: PromptView, plan: KeyPlan) -> frozenset[str]:
         # A phrase holds only if every one of its words is hit by some token (the
         # index path of match checks the same): a key is present when all are.
-        present = view.present_words
-        return frozenset(
-            key
-            for word in plan.keys() & present
-            for key, words in plan[word]
-            if present.issuperset(words)
-        )
+        return _covered_keys(view.present_words, plan)
 
     def words(self, condition: Condition) -> tuple[str, ...]:
         return tuple(w for phrase in condition.values for w in phrase_tokens(phrase))

@@ -132,12 +132,6 @@ def _blank_code_spans(text: str) -> str:
     return "".join(pieces)
 
 
-try:  # the same text, found and built in one compiled pass
-    from smista.core._speedups import blank_code_spans as _blank_spans
-except ImportError:  # pragma: no cover - exercised on machines without a C compiler
-    _blank_spans = _blank_code_spans
-
-
 def _blank_code_blocks(text: str) -> str:
     """``_inline().sub(" ", _fenced().sub(" ", text))``, found with ``str.find``.
 
@@ -176,13 +170,51 @@ def _blank_code_blocks(text: str) -> str:
     return "".join(out)
 
 
+def _code_signs(text: str) -> int:
+    """Bit 1: ``text`` may hold code blocks (a backtick or ``~~~``); bit 2: URLs. The C
+    extension's ``code_signs`` finds the same in one pass (tests compare them)."""
+    blocks = "`" in text or "~~~" in text
+    urls = "://" in text or "www." in text or "WWW." in text
+    return blocks | urls << 1
+
+
+try:  # the same signs in one compiled pass, and code spans blanked in another
+    from smista.core._speedups import blank_code_spans as _blank_spans
+    from smista.core._speedups import code_signs as _signs_of
+except ImportError:  # pragma: no cover - exercised on machines without a C compiler
+    _blank_spans = _blank_code_spans
+    _signs_of = _code_signs
+
+
 def visible_text(text: str) -> str:
     """``text`` with code, URLs, paths and identifiers blanked out (each by one space)."""
-    if "`" in text or "~~~" in text:
+    signs = _signs_of(text)
+    if signs & 1:
         text = _blank_code_blocks(text)
-    if "://" in text or "www." in text or "WWW." in text:
+    if signs & 2 and ("://" in text or "www." in text or "WWW." in text):
         text = _url().sub(" ", text)
     return _blank_spans(text)
+
+
+def token_positions(tokens: Iterable[str], wanted: Collection[str]) -> dict[str, list[int]]:
+    """Where each of ``wanted`` occurs in ``tokens`` (positions in order; absent when it
+    does not): the reference of the C extension's ``token_positions``, which reads a
+    text's tokens without building the others (tests compare them)."""
+    found: dict[str, list[int]] = {}
+    for at, token in enumerate(tokens):
+        if token in wanted:
+            found.setdefault(token, []).append(at)
+    return found
+
+
+def _pure_positions(text: str, wanted: Collection[str]) -> dict[str, list[int]] | None:
+    return token_positions(tokenize(text), wanted)
+
+
+try:  # the positions in one compiled pass building only the wanted tokens
+    from smista.core._speedups import token_positions as _positions_of
+except ImportError:  # pragma: no cover - exercised on machines without a C compiler
+    _positions_of = _pure_positions
 
 
 def is_hangul_or_han(word: str) -> bool:
@@ -215,6 +247,7 @@ class PromptView:
         "_holders",
         "_lead",
         "_lowered",
+        "_positions",
         "_prefixes",
         "_present",
         "_question",
@@ -223,6 +256,7 @@ class PromptView:
         "_signals",
         "_sorted",
         "_starts",
+        "_token_at",
         "_tokens",
         "contexts",
         "options",
@@ -273,6 +307,8 @@ class PromptView:
         self._sorted: list[str] | None = None
         self._starts: dict[str, list[tuple[int, bool]]] | None = None
         self._holders: dict[str, list[tuple[str, bool]]] | None = None
+        self._positions: dict[str, list[int]] | None = None
+        self._token_at: dict[int, str] | None = None
         self._lead: frozenset[str] | None = None
 
     @property
@@ -366,6 +402,23 @@ class PromptView:
         assert self._hitting is not None
         return self._hitting
 
+    def _hitting_positions(self) -> tuple[dict[str, list[int]], dict[int, str]]:
+        """Where the tokens that hit a looked-up word occur (token positions), and the
+        hitting token at each such position: one compiled pass over the visible text
+        builds only those tokens (a long prompt's hundreds of others never become
+        strings), unless the view holds its tokens already."""
+        if self._positions is None:
+            hitting = self._hitting_tokens()
+            found: dict[str, list[int]] | None = {}
+            if hitting and self._tokens is None:
+                found = _positions_of(self.visible, hitting)
+            if found is None or (hitting and self._tokens is not None):
+                found = token_positions(self.tokens, hitting)
+            self._positions = found
+            self._token_at = {at: token for token, ats in found.items() for at in ats}
+        assert self._token_at is not None
+        return self._positions, self._token_at
+
     def word_starts(self, word: str) -> list[tuple[int, bool]]:
         """Positions where a token equals or is a typo of looked-up ``word``, in order."""
         if self._starts is None:
@@ -377,30 +430,24 @@ class PromptView:
             self._starts = {}
         found = self._starts.get(word)
         if found is None:
-            # Only the few tokens that hit ``word`` are looked for, each with one
-            # compiled scan of the token tuple per occurrence (a long prompt's
-            # hundreds of other tokens are never visited in Python).
+            # Only the few tokens that hit ``word`` are looked for.
             assert self._holders is not None
-            found = []
-            tokens = self.tokens
-            for token, fuzzy in self._holders.get(word, ()):
-                at = -1
-                try:
-                    while True:
-                        at = tokens.index(token, at + 1)
-                        found.append((at, fuzzy))
-                except ValueError:
-                    pass
+            holders_of = self._holders.get(word, ())
+            positions = self._hitting_positions()[0] if holders_of else {}
+            found = [(at, fuzzy) for token, fuzzy in holders_of for at in positions.get(token, ())]
             found.sort()
             self._starts[word] = found
         return found
 
     def word_at(self, word: str, pos: int) -> bool | None:
-        """``False``/``True`` if the token at ``pos`` is ``word`` exactly/by typo, else None."""
-        tokens = self.tokens
-        if not 0 <= pos < len(tokens):
+        """``False``/``True`` if the token at ``pos`` is ``word`` exactly/by typo, else None.
+
+        Only a token that hits a looked-up word can be one, so only their positions
+        are looked at."""
+        token = self._hitting_positions()[1].get(pos)
+        if token is None:
             return None
-        for held, fuzzy in self._hitting_tokens().get(tokens[pos], ()):
+        for held, fuzzy in self._hitting_tokens().get(token, ()):
             if held == word:
                 return fuzzy
         return None
