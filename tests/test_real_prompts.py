@@ -157,6 +157,14 @@ _LATER_SETS = {
         "f10",
         ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9"),
     ),
+    "fresh11": (
+        267,
+        "f11",
+        (
+            *("fresh", "fresh2", "fresh3", "fresh4", "fresh5"),
+            *("fresh6", "fresh7", "fresh8", "fresh9", "fresh10"),
+        ),
+    ),
 }
 
 

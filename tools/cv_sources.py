@@ -23,7 +23,7 @@ limitation: the estimate is optimistic for them).
     git show adcc67e:rules/default.toml > /tmp/v1.toml   # pack v1, before any real prompt
     python tools/cv_sources.py --known /tmp/v1.toml
     python tools/cv_sources.py --all --known /tmp/v1.toml   # all 894 real prompts
-    python tools/cv_sources.py --with-fresh --known /tmp/v1.toml  # all 3,814 (pack v14)
+    python tools/cv_sources.py --with-fresh --known /tmp/v1.toml  # all 3,959 (from v15)
 
 ``--known FILE`` exempts from ablation every word that FILE's rules already
 give the same intent (pack v1 was written before anyone saw a real prompt, so
@@ -58,7 +58,8 @@ EVERY = (
 # The fresh sets, each spent as one pack's measurement: the first (v4's) is tuned on
 # since v5, the second (v5's) since v6, the third (v6's) since v7, the fourth (v7's) since v8,
 # the fifth and sixth (v7's and v8's) since v9, the seventh (v9's) since v10, the eighth
-# (v11's and v12's) since v13, the ninth (v12's and v13's) since v14.
+# (v11's and v12's) since v13, the ninth (v12's and v13's) since v14, the tenth (v14's)
+# from v15 on.
 WITH_FRESH = (
     *EVERY,
     REAL.with_name("real-prompts-fresh.jsonl"),
@@ -70,6 +71,7 @@ WITH_FRESH = (
     REAL.with_name("real-prompts-fresh7.jsonl"),
     REAL.with_name("real-prompts-fresh8.jsonl"),
     REAL.with_name("real-prompts-fresh9.jsonl"),
+    REAL.with_name("real-prompts-fresh10.jsonl"),
 )
 # The kinds whose entries each decide a rule on their own (a veto or a context does not).
 FIELDS = tuple(
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--with-fresh",
         action="store_true",
-        help="the nine spent fresh sets too (all 3,814 prompts, what pack v14 is tuned on)",
+        help="the ten spent fresh sets too (all 3,959 prompts: what v14 is tuned on, and fresh10)",
     )
     args = parser.parse_args(argv)
     config = default_config() if args.rules is None else load_config(args.rules)
