@@ -794,47 +794,6 @@ def test_code_signs_basics() -> None:
         code_signs(b"x")  # type: ignore[arg-type]
 
 
-@compiled
-@settings(max_examples=1000)
-@given(st.text(alphabet=ALPHABET, max_size=40), st.data())
-def test_token_positions_are_the_python_ones(text: str, data: st.DataObject) -> None:
-    """The compiled pass finds each wanted token where the tokenizer's tokens hold it,
-    building no other (and gives way, as ``tokens`` does, on U+03A3)."""
-    from smista.core._speedups import token_positions
-    from smista.core.conditions.view import token_positions as pure
-
-    tokens = tokenize(text)
-    pool = sorted({*tokens, "zz", "é", "修正"})
-    wanted = set(data.draw(st.lists(st.sampled_from(pool), max_size=6)))
-    got = token_positions(text, wanted)
-    if got is None:
-        assert "\u03a3" in text
-    else:
-        assert got == pure(tokens, wanted)
-        assert got == token_positions(text, dict.fromkeys(wanted))
-
-
-@compiled
-def test_token_positions_basics() -> None:
-    from smista.core._speedups import token_positions
-
-    text = "Fix the commit message, then COMMIT again: Straße 修正 commit"
-    assert token_positions(text, {"commit", "message", "straße", "修正", "zzz"}) == {
-        "commit": [2, 5, 9],
-        "message": [3],
-        "straße": [7],
-        "修正": [8],
-    }
-    assert token_positions(text, {"commit"}) == {"commit": [2, 5, 9]}
-    assert token_positions(text, set()) == {}
-    assert token_positions(text, {""}) == {}
-    assert token_positions("ΣΑΣ commit", {"commit"}) is None
-    with pytest.raises(TypeError, match="a str and a dict or set"):
-        token_positions(text, ["commit"])  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="must be str"):
-        token_positions(text, {1})  # type: ignore[arg-type]
-
-
 _KEY_WORDS = st.sampled_from(["commit", "message", "git", "push", "修正", "é", "x"])
 
 

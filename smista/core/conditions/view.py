@@ -196,27 +196,6 @@ def visible_text(text: str) -> str:
     return _blank_spans(text)
 
 
-def token_positions(tokens: Iterable[str], wanted: Collection[str]) -> dict[str, list[int]]:
-    """Where each of ``wanted`` occurs in ``tokens`` (positions in order; absent when it
-    does not): the reference of the C extension's ``token_positions``, which reads a
-    text's tokens without building the others (tests compare them)."""
-    found: dict[str, list[int]] = {}
-    for at, token in enumerate(tokens):
-        if token in wanted:
-            found.setdefault(token, []).append(at)
-    return found
-
-
-def _pure_positions(text: str, wanted: Collection[str]) -> dict[str, list[int]] | None:
-    return token_positions(tokenize(text), wanted)
-
-
-try:  # the positions in one compiled pass building only the wanted tokens
-    from smista.core._speedups import token_positions as _positions_of
-except ImportError:  # pragma: no cover - exercised on machines without a C compiler
-    _positions_of = _pure_positions
-
-
 def is_hangul_or_han(word: str) -> bool:
     """Whether ``word`` has a Hangul or Han character (one syllable is one code point)."""
     if word.isascii():
@@ -247,7 +226,6 @@ class PromptView:
         "_holders",
         "_lead",
         "_lowered",
-        "_positions",
         "_prefixes",
         "_present",
         "_question",
@@ -256,7 +234,6 @@ class PromptView:
         "_signals",
         "_sorted",
         "_starts",
-        "_token_at",
         "_tokens",
         "contexts",
         "options",
@@ -307,8 +284,6 @@ class PromptView:
         self._sorted: list[str] | None = None
         self._starts: dict[str, list[tuple[int, bool]]] | None = None
         self._holders: dict[str, list[tuple[str, bool]]] | None = None
-        self._positions: dict[str, list[int]] | None = None
-        self._token_at: dict[int, str] | None = None
         self._lead: frozenset[str] | None = None
 
     @property
@@ -402,23 +377,6 @@ class PromptView:
         assert self._hitting is not None
         return self._hitting
 
-    def _hitting_positions(self) -> tuple[dict[str, list[int]], dict[int, str]]:
-        """Where the tokens that hit a looked-up word occur (token positions), and the
-        hitting token at each such position: one compiled pass over the visible text
-        builds only those tokens (a long prompt's hundreds of others never become
-        strings), unless the view holds its tokens already."""
-        if self._positions is None:
-            hitting = self._hitting_tokens()
-            found: dict[str, list[int]] | None = {}
-            if hitting and self._tokens is None:
-                found = _positions_of(self.visible, hitting)
-            if found is None or (hitting and self._tokens is not None):
-                found = token_positions(self.tokens, hitting)
-            self._positions = found
-            self._token_at = {at: token for token, ats in found.items() for at in ats}
-        assert self._token_at is not None
-        return self._positions, self._token_at
-
     def word_starts(self, word: str) -> list[tuple[int, bool]]:
         """Positions where a token equals or is a typo of looked-up ``word``, in order."""
         if self._starts is None:
@@ -430,24 +388,30 @@ class PromptView:
             self._starts = {}
         found = self._starts.get(word)
         if found is None:
-            # Only the few tokens that hit ``word`` are looked for.
+            # Only the few tokens that hit ``word`` are looked for, each with one
+            # compiled scan of the token tuple per occurrence (a long prompt's
+            # hundreds of other tokens are never visited in Python).
             assert self._holders is not None
-            holders_of = self._holders.get(word, ())
-            positions = self._hitting_positions()[0] if holders_of else {}
-            found = [(at, fuzzy) for token, fuzzy in holders_of for at in positions.get(token, ())]
+            found = []
+            tokens = self.tokens
+            for token, fuzzy in self._holders.get(word, ()):
+                at = -1
+                try:
+                    while True:
+                        at = tokens.index(token, at + 1)
+                        found.append((at, fuzzy))
+                except ValueError:
+                    pass
             found.sort()
             self._starts[word] = found
         return found
 
     def word_at(self, word: str, pos: int) -> bool | None:
-        """``False``/``True`` if the token at ``pos`` is ``word`` exactly/by typo, else None.
-
-        Only a token that hits a looked-up word can be one, so only their positions
-        are looked at."""
-        token = self._hitting_positions()[1].get(pos)
-        if token is None:
+        """``False``/``True`` if the token at ``pos`` is ``word`` exactly/by typo, else None."""
+        tokens = self.tokens
+        if not 0 <= pos < len(tokens):
             return None
-        for held, fuzzy in self._hitting_tokens().get(token, ()):
+        for held, fuzzy in self._hitting_tokens().get(tokens[pos], ()):
             if held == word:
                 return fuzzy
         return None
