@@ -191,7 +191,8 @@ def visible_text(text: str) -> str:
     signs = _signs_of(text)
     if signs & 1:
         text = _blank_code_blocks(text)
-    if signs & 2 and ("://" in text or "www." in text or "WWW." in text):
+        signs = _signs_of(text)  # (a URL may have been inside a code block)
+    if signs & 2:
         text = _url().sub(" ", text)
     return _blank_spans(text)
 
