@@ -362,6 +362,35 @@ def test_v15_readings(text: str, intent: TaskIntent) -> None:
     assert Classifier(default_config()).classify(text).intent is intent
 
 
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        # carrying out a numbered step of a plan is an edit, whatever else it names
+        ("Review the models. Then, execute ONLY Step 3 from docs/plan.md", TaskIntent.EDIT),
+        ("Executa o Passo 4: cria o serviço de pagamentos", TaskIntent.EDIT),
+        ("Ejecuta el paso 2 del plan: agrega la tabla de usuarios", TaskIntent.EDIT),
+        # the session's prompts gathered into a file are a log, not a prompt to write
+        ("Crea un registro de los prompts en prompts.md", TaskIntent.EDIT),
+        # the Copilot instructions file followed, not written
+        ("Please follow copilot-instructions.md and add a dark mode toggle", TaskIntent.EDIT),
+        # Spanish and Portuguese git loan verbs
+        ("commitea los cambios", TaskIntent.SKILL),
+        ("pushea la rama a main", TaskIntent.SKILL),
+        # a look that leads into changes (Turkish) asks for the changes
+        ("ödeme sistemini incele ve eksik alanları ekle", TaskIntent.EDIT),
+        ("ödeme sistemini incele", TaskIntent.REVIEW),
+        # Chinese questions asked without a question mark
+        ("这个接口返回的数据是什么格式", TaskIntent.CHAT),
+        ("这两个版本有哪些区别", TaskIntent.CHAT),
+        ("帮我把这两个版本有哪些区别写进文档", TaskIntent.EDIT),
+        # a run forbidden is no run asked for
+        ("说明每个目录的作用，不要执行命令", TaskIntent.CHAT),
+    ],
+)
+def test_v16_readings(text: str, intent: TaskIntent) -> None:
+    assert Classifier(default_config()).classify(text).intent is intent
+
+
 def test_the_catch_all_edit_is_low_confidence_and_says_why() -> None:
     result = Classifier(default_config()).classify(
         "the ones that currently use create_pipe_input()"
