@@ -4,16 +4,16 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set** (tests/data/real-prompts-fresh11.jsonl): gathered after pack
-  v14 shipped, by people who never tuned the pack and never ran it on them; nobody
+* the **held-out set** (tests/data/real-prompts-fresh12.jsonl): gathered while pack
+  v16 was tuned, by people who never tuned the pack and never ran it on them; nobody
   tuning has read it. It is the figure that estimates accuracy on new prompts, scored
   once per pack;
 * the sets the pack was **tuned on**: the dev set (tests/data/real-prompts-dev.jsonl,
   294), the second sets (tests/data/real-prompts-extra-*.jsonl, 600), and the first
-  ten fresh sets (tests/data/real-prompts-fresh.jsonl, 314; -fresh2, 301; -fresh3,
+  eleven fresh sets (tests/data/real-prompts-fresh.jsonl, 314; -fresh2, 301; -fresh3,
   301; -fresh4, 291; -fresh5, 300; -fresh6, 275; -fresh7, 531; -fresh8, 296; -fresh9,
-  311; -fresh10, 145), the held-out sets of packs v4 to v14, each tuned on from the next
-  pack after it was scored;
+  311; -fresh10, 145; -fresh11, 267), the held-out sets of packs v4 to v15, each tuned
+  on from the next pack after it was scored;
 * with ``--v3-parts``, pack v3's protocol: the dev set's held-out third
   (tests/data/real-prompts-split.json) and the second sets' held-out halves
   (tests/data/real-prompts-extra-split.json), which v3 was not tuned on;
@@ -57,7 +57,8 @@ FRESH7 = DATA / "real-prompts-fresh7.jsonl"
 FRESH8 = DATA / "real-prompts-fresh8.jsonl"
 FRESH9 = DATA / "real-prompts-fresh9.jsonl"
 FRESH10 = DATA / "real-prompts-fresh10.jsonl"
-HELD_OUT = DATA / "real-prompts-fresh11.jsonl"
+FRESH11 = DATA / "real-prompts-fresh11.jsonl"
+HELD_OUT = DATA / "real-prompts-fresh12.jsonl"
 SPLIT = DATA / "real-prompts-split.json"
 EXTRA_SPLIT = DATA / "real-prompts-extra-split.json"
 OTHER_SETS = (
@@ -114,7 +115,7 @@ def second_sets() -> list[AnnotatedCase]:
 
 
 def held_out_prompts() -> list[AnnotatedCase]:
-    """The held-out set (tests/data/real-prompts-fresh11.jsonl), never tuned on."""
+    """The held-out set (tests/data/real-prompts-fresh12.jsonl), never tuned on."""
     return _read(HELD_OUT)
 
 
@@ -182,11 +183,12 @@ def main(argv: list[str] | None = None) -> int:
     fresh7 = _read(FRESH7)  # v9's held-out set (scored once by v8 and v9); tuned on since v10
     fresh8 = _read(FRESH8)  # v10-v12's held-out set (scored once by v9-v12); tuned on since v13
     fresh9 = _read(FRESH9)  # v12-v13's held-out set (scored once by each); tuned on since v14
-    fresh10 = _read(FRESH10)  # v14's held-out set (scored once by v13 and v14); tuning data
+    fresh10 = _read(FRESH10)  # v14's held-out set (scored once by v13 and v14); tuned on since v15
+    fresh11 = _read(FRESH11)  # v15's held-out set (scored once by v13-v15); tuned on since v16
     results: dict[str, Evaluation] = {}
     if not (args.tuning_only or args.misses):
         held = held_out_prompts()
-        results["real prompts, held out: fresh11 set"] = evaluate_cases(classifier, held)
+        results["real prompts, held out: fresh12 set"] = evaluate_cases(classifier, held)
     tuned = {
         "dev set": dev,
         "second sets": second,
@@ -200,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         "eighth fresh set": fresh8,
         "ninth fresh set": fresh9,
         "tenth fresh set": fresh10,
+        "eleventh fresh set": fresh11,
     }
     for name, cases in tuned.items():
         results[f"real prompts, tuned on: {name}"] = evaluate_cases(classifier, cases)

@@ -165,6 +165,14 @@ _LATER_SETS = {
             *("fresh6", "fresh7", "fresh8", "fresh9", "fresh10"),
         ),
     ),
+    "fresh12": (
+        232,
+        "f12",
+        (
+            *("fresh", "fresh2", "fresh3", "fresh4", "fresh5"),
+            *("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11"),
+        ),
+    ),
 }
 
 

@@ -23,7 +23,7 @@ limitation: the estimate is optimistic for them).
     git show adcc67e:rules/default.toml > /tmp/v1.toml   # pack v1, before any real prompt
     python tools/cv_sources.py --known /tmp/v1.toml
     python tools/cv_sources.py --all --known /tmp/v1.toml   # all 894 real prompts
-    python tools/cv_sources.py --with-fresh --known /tmp/v1.toml  # all 3,959 (from v15)
+    python tools/cv_sources.py --with-fresh --known /tmp/v1.toml  # all 4,226 (from v16)
 
 ``--known FILE`` exempts from ablation every word that FILE's rules already
 give the same intent (pack v1 was written before anyone saw a real prompt, so
@@ -59,7 +59,7 @@ EVERY = (
 # since v5, the second (v5's) since v6, the third (v6's) since v7, the fourth (v7's) since v8,
 # the fifth and sixth (v7's and v8's) since v9, the seventh (v9's) since v10, the eighth
 # (v11's and v12's) since v13, the ninth (v12's and v13's) since v14, the tenth (v14's)
-# from v15 on.
+# since v15, the eleventh (v15's) from v16 on.
 WITH_FRESH = (
     *EVERY,
     REAL.with_name("real-prompts-fresh.jsonl"),
@@ -72,6 +72,7 @@ WITH_FRESH = (
     REAL.with_name("real-prompts-fresh8.jsonl"),
     REAL.with_name("real-prompts-fresh9.jsonl"),
     REAL.with_name("real-prompts-fresh10.jsonl"),
+    REAL.with_name("real-prompts-fresh11.jsonl"),
 )
 # The kinds whose entries each decide a rule on their own (a veto or a context does not).
 FIELDS = tuple(
@@ -181,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--with-fresh",
         action="store_true",
-        help="the ten spent fresh sets too (all 3,959 prompts: what v14 is tuned on, and fresh10)",
+        help="the eleven spent fresh sets too (all 4,226 prompts: what v16 is tuned on)",
     )
     args = parser.parse_args(argv)
     config = default_config() if args.rules is None else load_config(args.rules)
