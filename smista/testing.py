@@ -17,6 +17,7 @@ from smista.authoring.testing import (
     one_edit_typos,
     prompts_with,
     rules,
+    text_models,
     typo_of,
     workspaces,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "one_edit_typos",
     "prompts_with",
     "rules",
+    "text_models",
     "typo_of",
     "workspaces",
 ]

@@ -156,8 +156,48 @@ def _first_of(entries: list[str], result: Any) -> tuple[str, bool] | None:
     return None
 
 
-def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> dict[str, Any]:
-    """The wire JSON for a config that may use every smista extension kind.
+def model_answer(
+    weights: dict[str, Any], tokens: list[str], corrected: set[str]
+) -> tuple[str, float]:
+    """The text model's label and probability, restated from docs/rules.md with floats:
+    features are the first 400 tokens, the corrected keywords, and the pairs of
+    neighbouring characters (after '#') inside tokens of scripts written without spaces;
+    scores are bias + the known features' weights summed / (scale * sqrt(known)); softmax."""
+    import math
+
+    words = set(tokens[:400]) | corrected
+    feats = set(words)
+    for w in words:
+        if any(
+            ord(c) >= 0x2E80
+            or 0x0E00 <= ord(c) <= 0x0EFF
+            or 0x1000 <= ord(c) <= 0x109F
+            or 0x1780 <= ord(c) <= 0x17FF
+            for c in w
+        ):
+            feats.update("#" + w[i : i + 2] for i in range(len(w) - 1))
+    rows = weights["weights"]
+    known = [f for f in feats if f in rows]
+    labels = weights["labels"]
+    scores = list(weights["bias"])
+    for k in range(len(labels)):
+        if known:
+            total = sum(rows[f][k] for f in known)
+            scores[k] += total / (weights["scale"] * math.sqrt(len(known)))
+    top = max(scores)
+    exps = [math.exp(x - top) for x in scores]
+    best = max(range(len(labels)), key=lambda k: exps[k])
+    return labels[best], exps[best] / math.fsum(exps)
+
+
+def classify_extended(
+    text: str,
+    config: dict[str, Any],
+    contexts: set[str],
+    model: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The wire JSON for a config that may use every smista extension kind (``model``:
+    the text model's data, ``TextModel.to_data()``, when the config names one).
 
     Which condition holds, and with what, is decided here from the spec; how
     each kind words its part of the reason and whether it counts towards the
@@ -180,6 +220,19 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
     tokens = tokenize(visible)
     rules = config.get("rules", [])
     order = sorted(range(len(rules)), key=lambda i: (rules[i].get("priority", 1000), i))
+    answer: tuple[str, float] | None = None
+    if model is not None:
+        corrected = set()
+        for rule in rules:
+            if not rule.get("typo", True):
+                continue
+            for k in rule.get("keywords", []):
+                needle = rust_lower(k)
+                if not han_typos and hangul_or_han(needle):
+                    continue
+                if any(word_result(needle, t, True) == "fuzzy" for t in tokens):
+                    corrected.add(needle)
+        answer = model_answer(model, tokens, corrected)
     for i in order:
         rule = rules[i]
         typo = rule.get("typo", True)
@@ -278,6 +331,12 @@ def classify_extended(text: str, config: dict[str, Any], contexts: set[str]) -> 
         excluded_strings = [s.lower() for s in rule.get("exclude_substrings", []) if s]
         if any(s in text.lower() for s in excluded_strings):
             continue
+        predicted = [p.strip().lower() for p in rule.get("predicted", [])]
+        if predicted:
+            minimum = config.get("model", {}).get("min_probability", 0.6)
+            if answer is None or answer[0] not in predicted or answer[1] < minimum:
+                continue
+            found.append(Evidence("predicted", f"{answer[0]} {answer[1]:.2f}"))
         wanted = rule.get("requires_any_context", [])
         if wanted:
             present = [c for c in wanted if c in contexts]

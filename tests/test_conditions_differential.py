@@ -85,7 +85,9 @@ def test_mixed_kinds_match_both_references(
         got = classifier.classify(text, contexts=contexts).model_dump(
             mode="json", exclude_none=True
         )
-        assert got == reference.classify_extended(text, plain, set(contexts))
+        model = None if config.model is None or config.model.weights is None else config.model
+        weights = None if model is None else model.weights.to_data()  # type: ignore[union-attr]
+        assert got == reference.classify_extended(text, plain, set(contexts), weights)
         if not contexts:
             assert classifier.classify(text) == classifier.classify(text, contexts=contexts)
 

@@ -173,6 +173,14 @@ _LATER_SETS = {
             *("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11"),
         ),
     ),
+    "fresh13": (
+        205,
+        "f13",
+        (
+            *("fresh", "fresh2", "fresh3", "fresh4", "fresh5"),
+            *("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12"),
+        ),
+    ),
 }
 
 

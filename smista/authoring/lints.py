@@ -140,6 +140,8 @@ def _tie_lints(config: ClassificationConfig, unreachable: Collection[int]) -> It
                 continue
             if not can_match(first):
                 continue
+            if any(kind.exclusive(kind.read(first), kind.read(rule)) for kind in KINDS):
+                continue
             msg = (
                 f"rule {index} ({rule.intent.value}) and rule {earlier} "
                 f"({first.intent.value}) share priority {rule.priority} and can match "

@@ -31,11 +31,18 @@ from hypothesis.strategies import SearchStrategy
 from smista.authoring.golden import GoldenCase, LabelledCase
 from smista.authoring.lints import evaluation_order, unreachable_rules
 from smista.core.classifier import Classifier
+from smista.core.conditions.compile import plan_options
 from smista.core.conditions.registry import KINDS
-from smista.core.conditions.view import is_hangul_or_han
+from smista.core.conditions.view import PlanOptions, is_hangul_or_han
 from smista.core.fuzzy import fuzzy_cap, osa_distance, token_match
 from smista.core.intent import IntentSource, TaskIntent
-from smista.core.rules import ClassificationConfig, ClassificationOptions, ClassificationRule
+from smista.core.rules import (
+    ClassificationConfig,
+    ClassificationOptions,
+    ClassificationRule,
+    ModelTable,
+)
+from smista.core.textmodel import TextModel
 from smista.core.tokenizer import rust_lower, tokenize
 from smista.core.workspace import WORKSPACE_CONTEXT_KINDS, Workspace
 
@@ -50,6 +57,7 @@ __all__ = [
     "one_edit_typos",
     "prompts_with",
     "rules",
+    "text_models",
     "typo_of",
     "workspaces",
 ]
@@ -186,12 +194,45 @@ def configs(
                 ClassificationOptions, ignore_code=st.booleans(), hangul_han_typos=st.booleans()
             ),
         )
-    return st.builds(
+    built = st.builds(
         ClassificationConfig,
         default_intent=intents(),
         rules=st.lists(rule, max_size=max_rules).map(tuple),
         options=options,
     )
+    return built.flatmap(_with_text_model) if extensions else built
+
+
+def text_models(words: SearchStrategy[str] | None = None) -> SearchStrategy[TextModel]:
+    """Text models over the seven intents: integer weights for features drawn from
+    ``words`` (single tokens, and character pairs of them), biases and a scale."""
+    word = words if words is not None else keywords()
+    feature = st.one_of(word, word.filter(lambda w: len(w) > 1).map(lambda w: "#" + w[:2]))
+    labels = tuple(i.value for i in TaskIntent)
+    row = st.lists(st.integers(-30000, 30000), min_size=len(labels), max_size=len(labels))
+    return st.builds(
+        TextModel,
+        st.just(labels),
+        st.lists(st.floats(-2, 2, allow_nan=False), min_size=len(labels), max_size=len(labels)),
+        st.sampled_from([1024.0, 4096.0]),
+        st.dictionaries(feature, row, max_size=12),
+    )
+
+
+def _with_text_model(config: ClassificationConfig) -> SearchStrategy[ClassificationConfig]:
+    """``config`` with a generated text model when a rule reads one (else as it is)."""
+    if not any(rule.predicted for rule in config.rules):
+        return st.just(config)
+    words = sorted({k for r in config.rules for k in r.keywords if tokenize(k) == [rust_lower(k)]})
+    vocabulary = st.sampled_from(words) if words else keywords()
+    tables = st.builds(
+        lambda model, minimum: ModelTable(
+            file="generated.model.json", min_probability=minimum
+        ).with_weights(model, "generated.model.json", ""),
+        text_models(vocabulary),
+        st.sampled_from([0.3, 0.5, 0.7]),
+    )
+    return tables.map(lambda table: config.model_copy(update={"model": table}))
 
 
 def _paths() -> SearchStrategy[str]:
@@ -469,7 +510,7 @@ def check_typo_stability(
 _MAX_WITNESSES = 64
 
 
-def _witness_prompts(rule: ClassificationRule) -> list[str]:
+def _witness_prompts(rule: ClassificationRule, options: PlanOptions | None = None) -> list[str]:
     """Prompts made of one witness per condition kind (each kind's own examples)."""
     kinds = sorted(
         (k for k in KINDS if not k.indexed or k.key == "keywords"), key=lambda k: k.place
@@ -479,7 +520,7 @@ def _witness_prompts(rule: ClassificationRule) -> list[str]:
         value = kind.read(rule)
         if not kind.is_set(value):
             continue
-        pieces = kind.witnesses(value)
+        pieces = kind.witnesses_in(value, options or PlanOptions())
         prompts = [
             f"{p} {w}".strip() if w not in ("?", ".") else p + w for p in prompts for w in pieces
         ][:_MAX_WITNESSES]
@@ -492,11 +533,23 @@ def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> Non
     A rule is tried with each of its keywords alone as the prompt (and each of
     its contexts, or none); adding words or contexts can only let earlier
     rules match, so a rule that wins none of these is never chosen for a
-    prompt that uses its keywords as written.
+    prompt that uses its keywords as written. Earlier rules with a condition that
+    is not monotone (``predicted``: more words can make a text model less sure)
+    are left out of that reasoning: a longer prompt may pass them by.
     """
     classifier = _as_classifier(rules_)
     config = classifier.config
+    options = plan_options(config)
     shadowed = unreachable_rules(config)
+    non_monotone = {
+        i
+        for i, rule in enumerate(config.rules)
+        if any(not k.monotone and k.is_set(k.read(rule)) for k in KINDS)
+    }
+    if non_monotone:
+        kept = tuple(r for i, r in enumerate(config.rules) if i not in non_monotone)
+        monotone_only = Classifier(config.model_copy(update={"rules": kept}))
+        renumber = [i for i in range(len(config.rules)) if i not in non_monotone]
     problems = [
         f"rule {index} is shadowed by rule {earlier}, tried first"
         for index, earlier in sorted(shadowed.items())
@@ -505,12 +558,13 @@ def check_no_unreachable_rules(rules_: ClassificationConfig | Classifier) -> Non
         if index in shadowed:
             continue
         rule = config.rules[index]
-        prompts = _witness_prompts(rule)
+        prompts = _witness_prompts(rule, options)
         contexts: list[tuple[str, ...]] = [(c,) for c in rule.requires_any_context] or [()]
+        judge, wanted = classifier, index
+        if non_monotone and index not in non_monotone:
+            judge, wanted = monotone_only, renumber.index(index)
         if not any(
-            classifier.classify(p, contexts=c).matched_rule == index
-            for p in prompts
-            for c in contexts
+            judge.classify(p, contexts=c).matched_rule == wanted for p in prompts for c in contexts
         ):
             problems.append(
                 f"rule {index} ({rule.intent.value}) wins on none of its own words: "

@@ -27,7 +27,9 @@ from typing import IO
 __all__ = [
     "CASES_LIMIT",
     "CONFIG_LIMIT",
+    "MODEL_LIMIT",
     "InputFileError",
+    "model_path",
     "open_regular",
     "read_bounded",
     "read_text",
@@ -39,6 +41,17 @@ CONFIG_LIMIT = 8 << 20
 
 CASES_LIMIT = 64 << 20
 """Largest case, golden or request file read (64 MiB)."""
+
+MODEL_LIMIT = 16 << 20
+"""Largest text model file (``[classification.model] file``) read, in bytes."""
+
+
+def model_path(file: str, source: str | None) -> str:
+    """Where ``[classification.model] file`` points: relative to the rules file's folder
+    (to the working directory for a document not read from a file)."""
+    if os.path.isabs(file) or source is None:
+        return file
+    return os.path.join(os.path.dirname(source), file)
 
 
 class InputFileError(OSError):

@@ -17,7 +17,14 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from smista.config._files import CONFIG_LIMIT, InputFileError, read_bounded, unreadable
+from smista.config._files import (
+    CONFIG_LIMIT,
+    MODEL_LIMIT,
+    InputFileError,
+    model_path,
+    read_bounded,
+    unreadable,
+)
 from smista.config._toml import InvalidToml, parse_toml
 from smista.core.errors import ConfigError
 from smista.core.rules import ClassificationConfig
@@ -140,7 +147,57 @@ def _classification(data: Mapping[str, Any], source: str | None) -> Classificati
             [("", "expected a [classification] table (with [[classification.rules]])")],
             source,
         )
-    return validate_section(ClassificationConfig, data["classification"], "classification", source)
+    config = validate_section(
+        ClassificationConfig, data["classification"], "classification", source
+    )
+    return _with_model(config, source)
+
+
+def _with_model(config: ClassificationConfig, source: str | None) -> ClassificationConfig:
+    """Read ``[classification.model]``'s file; check every ``predicted`` label against it."""
+    from smista.config.rulecache import digest
+    from smista.core.textmodel import TextModel
+
+    table = config.model
+    users = [i for i, rule in enumerate(config.rules) if rule.predicted]
+    if table is None:
+        if users:
+            at = f"classification.rules[{users[0]}].predicted"
+            raise ConfigError(
+                [(at, "needs a [classification.model] table naming a model file")], source
+            )
+        return config
+    path = model_path(table.file, source)
+    where = "classification.model.file"
+    try:
+        raw = read_bounded(path, MODEL_LIMIT)
+    except IsADirectoryError:
+        raise ConfigError(
+            [(where, f"{path} is a directory, expected a model file")], source
+        ) from None
+    except InputFileError as exc:
+        raise ConfigError(
+            [(where, f"{path}: {exc.strerror}, expected a model file")], source
+        ) from None
+    except OSError as exc:
+        raise ConfigError([(where, f"{path}: {unreadable(exc)}")], source) from None
+    import json
+
+    try:
+        model = TextModel.from_data(json.loads(raw.decode("utf-8")))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ConfigError([(where, f"{path}: not a JSON model file ({exc})")], source) from None
+    except ValueError as exc:
+        raise ConfigError([(where, f"{path}: {exc}")], source) from None
+    for i in users:
+        for j, label in enumerate(config.rules[i].predicted):
+            if label.strip().lower() not in model.labels:
+                labels = ", ".join(model.labels)
+                at = f"classification.rules[{i}].predicted[{j}]"
+                raise ConfigError(
+                    [(at, f"unknown label {label!r}; the model gives {labels}")], source
+                )
+    return config.model_copy(update={"model": table.with_weights(model, table.file, digest(raw))})
 
 
 # ---------------------------------------------------------------------------

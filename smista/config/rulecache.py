@@ -57,7 +57,7 @@ from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from smista import __version__
-from smista.config._files import CONFIG_LIMIT, read_bounded
+from smista.config._files import CONFIG_LIMIT, MODEL_LIMIT, model_path, read_bounded
 from smista.config._shipped import shipped_rules_file, shipped_rules_path
 from smista.core.engine import FORMAT, CompiledRules
 from smista.core.intent import TaskIntent
@@ -139,18 +139,32 @@ def load_rules(path: str | Path | None) -> CompiledRules:
     except OSError:
         return _validated(source, None)  # raises the loader's own ConfigError
     shipped = _shipped(content)
-    if shipped is not None:
+    if shipped is not None and _model_unchanged(shipped, source):
         return shipped
     directory = cache_dir()
     key = cache_key(content)
     if directory is not None and _private(directory, create=False):
         cached = _read_entry(directory / _entry_name(key), key)
-        if cached is not None:
+        if cached is not None and _model_unchanged(cached, source):
             return cached
     rules = _validated(source, content)
     if directory is not None:
         _write_entry(directory, key, rules)
     return rules
+
+
+def _model_unchanged(rules: CompiledRules, source: str | Path) -> bool:
+    """Whether the text model file compiled ``rules`` read (if any) still has its bytes:
+    the rules file's digest does not cover it, so a changed model is a miss."""
+    model_source = rules.options.model_source
+    if not model_source:
+        return True
+    file, recorded = model_source
+    try:
+        raw = read_bounded(model_path(file, str(source)), MODEL_LIMIT)
+    except OSError:
+        return False
+    return digest(raw) == recorded
 
 
 def _entry_name(key: str) -> str:

@@ -67,6 +67,7 @@ from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_ha
 from smista.core.osa import OSA_CHECK as _OSA
 from smista.core.osa import cap as _cap
 from smista.core.osa import osa_within
+from smista.core.textmodel import TextModel
 from smista.core.tokenizer import ASCII_TABLE, pieces, rust_lower, tokenize
 from smista.core.wire import classification as _wire_classification
 
@@ -939,6 +940,9 @@ class CompiledRules:
         signal_hits: SignalHits | None = None
         scan = self._scan
         best: dict[int, _Entry] = {}
+        # A text model reads keywords matched by typo as the keywords (PromptView):
+        # gathered from the entries on the way, as corrections() states them.
+        corrected: set[str] | None = None if self.options.model is None else set()
         if scan is not None:
             # One C pass (piece by piece past LARGE_TEXT: memory stays bounded by a
             # piece, the rules and the tokens that hit something) gives the tokens
@@ -948,14 +952,21 @@ class CompiledRules:
             folded: _Found = ([], set(), set(), {})
             for piece in pieces(visible, LARGE_TEXT) if len(visible) > LARGE_TEXT else (visible,):
                 self._scan_piece(piece, scan, folded)
+                if corrected is not None:
+                    self._gather_typos(corrected, folded[0])
                 _fold(best, folded[0])
                 folded[0].clear()
             signal_hits = folded[1:]  # (the view reads the sets, never changes them)
         elif len(visible) > LARGE_TEXT:
             _fold(best, [self._large_entries(visible)])
+            if corrected is not None:
+                corrected.update(self.corrections(tokenize(visible)))
         else:
             tokens = tokenize(visible)
-            _fold(best, self._learn(set(tokens).difference(self._state[0])))
+            learned = self._learn(set(tokens).difference(self._state[0]))
+            if corrected is not None:
+                self._gather_typos(corrected, learned)
+            _fold(best, learned)
         view = PromptView(
             text,
             contexts,
@@ -964,6 +975,7 @@ class CompiledRules:
             signals=self._signals,
             visible=visible,
             signal_hits=signal_hits,
+            corrected=corrected,
         )
         hits = sorted(best.values())
         live = list(self._ungated)
@@ -1205,6 +1217,27 @@ class CompiledRules:
             out.append((rank, fuzzy, pos, index, self._free_match(index, pos, fuzzy)))
         return tuple(out)
 
+    def _gather_typos(self, into: set[str], entry_lists: Iterable[tuple[_Entry, ...]]) -> None:
+        """Add to ``into`` the keywords the entries matched by typo (see :meth:`corrections`)."""
+        keywords = self.keywords
+        for entries in entry_lists:
+            for entry in entries:
+                if entry[1]:
+                    keyword = keywords[entry[3]][entry[2]]
+                    into.add(keyword.lower() if keyword.isascii() else rust_lower(keyword))
+
+    def corrections(self, tokens: Iterable[str]) -> frozenset[str]:
+        """The keywords (lowercased) some of ``tokens`` matches by typo, in a rule whose typo
+        switch is on: what a text model reads besides the tokens (PromptView.prediction).
+        The statement the scan's gathering (:meth:`_gather_typos`) must agree with."""
+        places = self._typo_places
+        return frozenset(
+            keyword
+            for token in set(tokens)
+            for keyword, fuzzy in self.keyword_hits(token)
+            if fuzzy and keyword in places
+        )
+
     def keyword_hits(self, token: str) -> list[tuple[str, bool]]:
         """Every lowercased keyword ``token`` satisfies for some rule, and whether by typo.
 
@@ -1272,18 +1305,25 @@ def _fold(best: dict[int, _Entry], entry_lists: Iterable[tuple[_Entry, ...]]) ->
 
 
 def options_to_data(options: PlanOptions) -> tuple[object, ...]:
-    """Plain data for :class:`PlanOptions` (markers as sorted string tuples)."""
+    """Plain data for :class:`PlanOptions` (markers as sorted string tuples; a text model,
+    its threshold and its source after them, only when there is one)."""
     markers = tuple(
         (name, _plain(getattr(options.markers, name))) for name in options.markers._fields
     )
-    return (options.ignore_code, options.hangul_han_typos, markers)
+    base = (options.ignore_code, options.hangul_han_typos, markers)
+    model = options.model
+    if model is None:
+        return base
+    rows = tuple((feature, row) for feature, row in sorted(model.weights.items()))
+    plain = (model.labels, model.bias, model.scale, rows)
+    return (*base, plain, options.model_min, options.model_source)
 
 
 def options_from_data(data: object) -> PlanOptions:
     """:func:`options_to_data` reversed; ``ValueError`` if its shape is wrong."""
-    if not (type(data) is tuple and len(data) == 3 and type(data[2]) is tuple):
+    if not (type(data) is tuple and len(data) in (3, 6) and type(data[2]) is tuple):
         raise ValueError("bad options")
-    ignore_code, han_typos, raw_markers = data
+    ignore_code, han_typos, raw_markers = data[:3]
     if type(ignore_code) is not bool or type(han_typos) is not bool:
         raise ValueError("bad options")
     defaults = DEFAULT_MARKERS
@@ -1295,7 +1335,25 @@ def options_from_data(data: object) -> PlanOptions:
         if not hasattr(defaults, name):
             raise ValueError("bad markers")
         values[name] = _unplain(getattr(defaults, name), value)
-    return PlanOptions(ignore_code, han_typos, defaults._replace(**values))  # type: ignore[arg-type]
+    markers = defaults._replace(**values)  # type: ignore[arg-type]
+    if len(data) == 3:
+        return PlanOptions(ignore_code, han_typos, markers)
+    raw_model, model_min, source = data[3:]
+    if not (type(raw_model) is tuple and len(raw_model) == 4 and type(raw_model[3]) is tuple):
+        raise ValueError("bad model")
+    if type(model_min) is not float or not (type(source) is tuple and _str_tuple(source)):
+        raise ValueError("bad model")
+    labels, bias, scale, rows = raw_model
+    weights: dict[str, tuple[int, ...]] = {}
+    for row in rows:
+        if not (type(row) is tuple and len(row) == 2 and type(row[0]) is str):
+            raise ValueError("bad model")
+        weights[row[0]] = row[1]
+    try:
+        model = TextModel(labels, bias, scale, weights)
+    except (TypeError, ValueError):
+        raise ValueError("bad model") from None
+    return PlanOptions(ignore_code, han_typos, markers, model, model_min, source)
 
 
 def _plain(value: object) -> object:

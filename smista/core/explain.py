@@ -194,6 +194,7 @@ def explain_rules(
         contexts,
         rules.options,
         tokens=list(tokens),
+        corrected=None if rules.options.model is None else rules.corrections(tokens),
     )
     traces: list[RuleTrace] = []
     winner: int | None = None

@@ -15,8 +15,10 @@ from collections.abc import Collection, Sequence
 
 from smista.core.conditions.base import Condition, Evidence
 from smista.core.conditions.registry import BY_KEY, ORDER
-from smista.core.conditions.view import PlanOptions, PromptView
+from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_han
 from smista.core.engine import RuleMatch, RuleSpec
+from smista.core.fuzzy import fuzzy_cap, is_typo
+from smista.core.tokenizer import rust_lower
 
 __all__ = ["match_rules"]
 
@@ -29,6 +31,27 @@ def _conditions(spec: RuleSpec) -> list[Condition]:
     if spec.contexts:
         found.append(Condition("requires_any_context", spec.contexts))
     return sorted(found, key=lambda c: ORDER[c.kind])
+
+
+def corrections(
+    specs: Sequence[RuleSpec], tokens: Sequence[str], options: PlanOptions
+) -> frozenset[str]:
+    """The keywords (lowercased) some token matches by typo, in a rule whose typo switch is
+    on (never a Hangul or Han keyword with ``hangul_han_typos`` off): what a text model
+    reads besides the tokens. Keyword by keyword, with :func:`smista.core.fuzzy.is_typo`."""
+    distinct = set(tokens)
+    found: set[str] = set()
+    for spec in specs:
+        if not spec.typo:
+            continue
+        for keyword in spec.keywords:
+            lowered = rust_lower(keyword)
+            if not options.hangul_han_typos and is_hangul_or_han(lowered):
+                continue
+            cap = fuzzy_cap(len(lowered))
+            if cap and any(is_typo(lowered, token, cap) for token in distinct):
+                found.add(lowered)
+    return frozenset(found)
 
 
 def match_rules(
@@ -47,8 +70,15 @@ def match_rules(
     stand in); ``tokens`` must be its tokens (of its visible text when
     ``options.ignore_code`` is on).
     """
+    corrected = None
+    if options is not None and options.model is not None:
+        corrected = corrections(specs, tokens, options)
     view = PromptView(
-        text if text is not None else " ".join(tokens), contexts, options, tokens=list(tokens)
+        text if text is not None else " ".join(tokens),
+        contexts,
+        options,
+        tokens=list(tokens),
+        corrected=corrected,
     )
     order = sorted(range(len(specs)), key=lambda i: (specs[i].priority, i))
     for index in order:

@@ -23,6 +23,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SerializerFunctionWrapHandler,
     StrictBool,
     StrictInt,
@@ -34,6 +35,7 @@ from pydantic import (
 from smista.core.conditions.markers import MARKER_KEYS
 from smista.core.conditions.registry import KINDS
 from smista.core.intent import TaskIntent
+from smista.core.textmodel import TextModel
 from smista.core.turnrules import TurnSettings
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "ClassificationOptions",
     "ClassificationRule",
     "MarkersTable",
+    "ModelTable",
 ]
 
 DEFAULT_PRIORITY = 1000
@@ -110,6 +113,7 @@ class _RuleBase(_Frozen):
         question: bool | None = None
         exclude: tuple[str, ...] = ()
         exclude_substrings: tuple[str, ...] = ()
+        predicted: tuple[str, ...] = ()
         requires_any_context: tuple[str, ...] = ()
         typo: bool = True
 
@@ -150,6 +154,62 @@ class ClassificationOptions(_Frozen):
     )
 
 
+class ModelTable(_Frozen):
+    """``[classification.model]`` (smista extension): the text model ``predicted`` reads.
+
+    ``file`` names a model file (JSON, see :mod:`smista.core.textmodel`), relative to the
+    rules file; the config layer reads it and hands the loaded model over with
+    :meth:`with_weights`. The core never opens it.
+    """
+
+    file: StrictStr = Field(
+        description="Path of the text model file (JSON), relative to this rules file."
+    )
+    min_probability: float = Field(
+        default=0.6,
+        strict=True,
+        gt=0,
+        le=1,
+        description="The probability a predicted label needs for a 'predicted' condition.",
+    )
+    _weights: TextModel | None = PrivateAttr(default=None)
+    _digest: str = PrivateAttr(default="")
+    _path: str = PrivateAttr(default="")
+
+    @property
+    def weights(self) -> TextModel | None:
+        """The loaded model (``None`` until the config layer has read ``file``)."""
+        return self._weights
+
+    @property
+    def digest(self) -> str:
+        """The digest of the model file's bytes it was loaded from ("" before)."""
+        return self._digest
+
+    @property
+    def path(self) -> str:
+        """The model file it was loaded from, as written in ``file`` ("" before)."""
+        return self._path
+
+    def __eq__(self, other: object) -> bool:
+        # The table as written (the wire shape carries no weights): two tables naming
+        # the same file and threshold are the same table.
+        if not isinstance(other, ModelTable):
+            return NotImplemented
+        return (self.file, self.min_probability) == (other.file, other.min_probability)
+
+    def __hash__(self) -> int:
+        return hash((self.file, self.min_probability))
+
+    def with_weights(self, weights: TextModel, path: str, digest: str) -> ModelTable:
+        """A copy carrying the loaded model, the file it came from and its digest."""
+        table = self.model_copy()
+        table._weights = weights
+        table._path = path
+        table._digest = digest
+        return table
+
+
 class _MarkersBase(_Frozen):
     """``[classification.markers]`` (smista extension): data for ``question`` and ``leading``.
 
@@ -174,17 +234,21 @@ else:
 class ClassificationConfig(_Frozen):
     """Ordered classification rules and the intent used when none matches.
 
-    ``options`` and ``markers`` are smista extensions, left out of dumps while unset.
+    ``options``, ``markers`` and ``model`` are smista extensions, left out of dumps while
+    unset.
     """
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _drop_unset_extensions(handler(self), {"options": None, "markers": None})
+        return _drop_unset_extensions(
+            handler(self), {"options": None, "markers": None, "model": None}
+        )
 
     default_intent: TaskIntent = TaskIntent.CHAT
     rules: tuple[ClassificationRule, ...] = ()
     options: ClassificationOptions | None = None
     markers: MarkersTable | None = None
+    model: ModelTable | None = None
     turns: TurnSettings | None = Field(default=None, exclude=True)
     """``[classification.turns]`` (smista extension, see docs/turns.md): how whole turns
     are read; ``None`` means the built-ins. Never changes bare-prompt classification.

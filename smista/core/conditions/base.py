@@ -226,8 +226,19 @@ class ConditionKind:
         del value
         return ("",)
 
+    def witnesses_in(self, value: Any, options: Any) -> tuple[str, ...]:
+        """:meth:`witnesses` in a rule set whose file-level ``options`` (a
+        :class:`~smista.core.conditions.view.PlanOptions`) a kind may need to read."""
+        del options
+        return self.witnesses(value)
+
     place: ClassVar[int] = 50
     """Where a witness goes in a composed prompt (lower first)."""
+
+    monotone: ClassVar[bool] = True
+    """Whether a prompt that satisfies this condition still does with more words added
+    (every kind but ``predicted``: more words can make a text model less sure).
+    :func:`smista.authoring.testing.check_no_unreachable_rules` relies on it."""
 
     def counts(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` is a confidence signal (see ``engine.confidence_of``)."""
@@ -240,6 +251,11 @@ class ConditionKind:
             return "does not hold"
         part = self.describe(found)
         return f"holds: {part}" if part else "holds"
+
+    def exclusive(self, one: Any, other: Any) -> bool:
+        """Whether a prompt can never satisfy both values' conditions (conservative: no)."""
+        del one, other
+        return False
 
     def covers(self, earlier: Any, later: Any) -> bool:
         """Whether ``earlier``'s condition holds whenever ``later``'s does (conservative)."""

@@ -47,11 +47,15 @@ def plan_options(config: Any) -> PlanOptions:
     """The file-level options of a validated ``[classification]`` (defaults when absent)."""
     options = getattr(config, "options", None)
     markers = getattr(config, "markers", None)
-    if options is None and markers is None:
+    model = getattr(config, "model", None)
+    if options is None and markers is None and model is None:
         return PlanOptions()
     table = None if markers is None else markers.model_dump(exclude_none=True)
     return PlanOptions(
         ignore_code=False if options is None else options.ignore_code,
         hangul_han_typos=True if options is None else options.hangul_han_typos,
         markers=markers_from(table),
+        model=None if model is None else model.weights,
+        model_min=0.6 if model is None else model.min_probability,
+        model_source=() if model is None else (model.path, model.digest),
     )

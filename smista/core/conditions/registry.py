@@ -18,6 +18,7 @@ from smista.core.conditions.exclude_substrings import EXCLUDE_SUBSTRINGS
 from smista.core.conditions.keywords import KEYWORDS
 from smista.core.conditions.leading import LEADING
 from smista.core.conditions.phrases import PHRASES
+from smista.core.conditions.predicted import PREDICTED
 from smista.core.conditions.question import QUESTION
 from smista.core.conditions.stems import STEMS
 from smista.core.conditions.substrings import SUBSTRINGS
@@ -35,6 +36,7 @@ KINDS: tuple[ConditionKind, ...] = (
     QUESTION,
     EXCLUDE,
     EXCLUDE_SUBSTRINGS,
+    PREDICTED,
     CONTEXTS,
 )
 """Every condition kind, in reason order (contexts last, as in the original)."""

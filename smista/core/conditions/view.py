@@ -25,6 +25,7 @@ from smista.core.conditions.markers import (
     slash_command,
 )
 from smista.core.conditions.signals import SignalHits, SignalReader, TokenSignals, Words
+from smista.core.textmodel import Prediction, TextModel
 from smista.core.tokenizer import pieces, tokenize
 
 __all__ = ["PlanOptions", "PromptView", "SignalHits", "is_hangul_or_han", "visible_text"]
@@ -40,6 +41,13 @@ class PlanOptions(NamedTuple):
     ignore_code: bool = False
     hangul_han_typos: bool = True
     markers: Markers = DEFAULT_MARKERS
+    model: TextModel | None = None
+    """The text model the ``predicted`` kind reads (``[classification.model]``)."""
+    model_min: float = 0.6
+    """The probability a ``predicted`` label needs (``min_probability``)."""
+    model_source: tuple[str, ...] = ()
+    """Where the model was read from, as ``(file as written, digest)``: the rules cache
+    checks the file is unchanged before reusing compiled rules; empty without a model."""
 
 
 @cache
@@ -223,10 +231,12 @@ class PromptView:
         "_command",
         "_content",
         "_content_limit",
+        "_corrected",
         "_hitting",
         "_holders",
         "_lead",
         "_lowered",
+        "_prediction",
         "_prefixes",
         "_present",
         "_question",
@@ -253,6 +263,7 @@ class PromptView:
         visible: str | None = None,
         signal_tokens: Iterable[str] | None = None,
         signal_hits: SignalHits | None = None,
+        corrected: Collection[str] | None = None,
     ) -> None:
         """``tokens``, when given, must be ``tokenize(visible text)`` (the engine has them);
         ``signals``, when given, must hold the words phrases and leading words look up and
@@ -261,7 +272,9 @@ class PromptView:
         that hits one of those words or stems (the engine's scan finds them);
         ``signal_hits``, when given, must be what the view would find from them: the words
         some token hits, the stems some token starts with, and each hitting token's
-        words (the engine's scan reads them on its way)."""
+        words (the engine's scan reads them on its way); ``corrected``, the rule set's
+        keywords some token matches by typo (``CompiledRules.corrections``), which a text
+        model reads as well."""
         self.text = text
         self.options = options if options is not None else PlanOptions()
         if visible is None:
@@ -275,6 +288,8 @@ class PromptView:
         self._content_limit = 0
         self._question: bool | None = None
         self._lowered: str | None = None
+        self._prediction: Prediction | bool | None = False  # False: not computed yet
+        self._corrected = corrected
         self._signals = signals
         self._signal_tokens = signal_tokens
         self._prefixes: Words | None = None
@@ -300,6 +315,22 @@ class PromptView:
         if self._set is None:
             self._set = frozenset(self.tokens)
         return self._set
+
+    @property
+    def corrected(self) -> frozenset[str]:
+        """The rule set's keywords some token matches by typo, as given (empty if none)."""
+        return frozenset(self._corrected or ())
+
+    @property
+    def prediction(self) -> Prediction | None:
+        """The text model's answer for the visible tokens and the keywords some token
+        matches by typo (``None`` without a model)."""
+        if self._prediction is False:
+            model = self.options.model
+            self._prediction = (
+                None if model is None else model.predict(self.tokens, self._corrected or ())
+            )
+        return self._prediction  # type: ignore[return-value]
 
     @property
     def lowered(self) -> str:

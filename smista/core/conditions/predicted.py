@@ -1,0 +1,123 @@
+"""The ``predicted`` kind (smista extension): the rule set's text model gives one of these labels.
+
+Pure. ``predicted = ["edit"]`` holds when the text model named by the rules file
+(``[classification.model]``, a :class:`~smista.core.textmodel.TextModel` of fixed
+integer weights) gives ``edit`` as its most probable label for the prompt's visible
+tokens, with a probability of at least ``min_probability`` (file-level, default 0.6).
+The model is read, never trained or asked anything outside the process: the same
+prompt always gives the same answer. It counts as one confidence signal; the reason
+part names the label and its probability (``text model 'edit' at 0.83``), and
+``explain`` adds the features that weighed most. A rule set without a model cannot
+use this key (a config error). Must never perform I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from smista.core.conditions._lists import list_lints, string_list
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
+from smista.core.conditions.view import PromptView
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+__all__ = ["PREDICTED", "PredictedKind"]
+
+
+def _label(value: str) -> str:
+    return value.strip().lower()
+
+
+class PredictedKind(ConditionKind):
+    """``predicted = ["edit"]``."""
+
+    key = "predicted"
+    default = ()
+    label = "text model"
+    summary = "the rule set's text model gives one of these labels, confidently enough"
+
+    def annotation(self) -> Any:
+        return string_list(
+            "smista extension: holds when the text model of [classification.model] gives one "
+            "of these labels as its most probable one, with at least its min_probability."
+        )
+
+    place = 95
+    monotone = False
+
+    def witnesses_in(self, value: Any, options: Any) -> tuple[str, ...]:
+        # Up to three words the model weighs most for each label (and for it, not against
+        # it): a prompt it reads as that label.
+        model = getattr(options, "model", None)
+        if model is None:
+            return ("",)
+        out: list[str] = []
+        for label in (_label(v) for v in value):
+            if label not in model.labels:
+                continue
+            lane = model.labels.index(label)
+            words = [
+                f for f in model.weights if not f.startswith("#") and model.weights[f][lane] > 0
+            ]
+            words.sort(key=lambda f: (-model.weights[f][lane], f))
+            if words:
+                out.append(" ".join(words[:3]))
+        return tuple(out) or ("",)
+
+    def compile(self, value: Any, *, typo: bool) -> Condition:
+        del typo
+        return Condition(self.key, tuple(_label(v) for v in value))
+
+    def match(self, condition: Condition, view: PromptView) -> Evidence | None:
+        prediction = view.prediction
+        if prediction is None or prediction.label not in condition.values:
+            return None
+        if prediction.probability < view.options.model_min:
+            return None
+        return Evidence(self.key, f"{prediction.label} {prediction.probability:.2f}")
+
+    def describe(self, evidence: Evidence) -> str | None:
+        label, probability = str(evidence.shown).rsplit(" ", 1)
+        return f"{self.label} '{label}' at {probability}"
+
+    def trace(self, condition: Condition, view: PromptView) -> str:
+        prediction = view.prediction
+        if prediction is None:
+            return "does not hold: the rule set has no text model"
+        model = view.options.model
+        assert model is not None  # a prediction needs a model
+        support = ", ".join(
+            repr(f) for f in model.support(view.tokens, prediction.label, view.corrected)
+        )
+        read = f"the model reads {prediction.label!r} at {prediction.probability:.2f}"
+        if support:
+            read += f" (most for it: {support})"
+        found = self.match(condition, view)
+        if found is None:
+            wanted = "/".join(condition.values)
+            return f"does not hold: {read}; wanted {wanted} at {view.options.model_min:.2f} or more"
+        return f"holds: {read}"
+
+    def exclusive(self, one: Any, other: Any) -> bool:
+        # One prompt has one most probable label: disjoint label lists never both hold.
+        if not self.is_set(one) or not self.is_set(other):
+            return False
+        return not {_label(v) for v in one} & {_label(v) for v in other}
+
+    def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
+        del known_contexts
+        yield from list_lints(self.key, "label", rules, _label)
+
+    def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
+        from hypothesis import strategies as st
+
+        from smista.core.intent import TaskIntent
+
+        del words  # (the words go into the model: smista.authoring.testing.configs)
+        labels = st.sampled_from([i.value for i in TaskIntent])
+        return st.lists(labels, min_size=1, max_size=2, unique=True).map(tuple)
+
+
+PREDICTED = PredictedKind()

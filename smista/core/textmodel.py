@@ -1,0 +1,228 @@
+"""A rule set's linear text model: fixed weights over a prompt's words, read alike every time.
+
+Pure; standard library only; never performs I/O, never trains, never asks anything
+outside the process. A :class:`TextModel` is data a rules file points to
+(``[classification.model]``, a smista extension): for each of a few thousand
+*features* of a prompt, one integer weight per label, and a bias per label. The
+``predicted`` condition kind (:mod:`smista.core.conditions.predicted`) reads its
+answer. The same tokens always give the same probabilities: weights are integers
+summed exactly, then scaled once.
+
+Features of a token sequence (:func:`features`), each counted once however often it
+occurs:
+
+- every token (``fix``);
+- inside a token written in a script without spaces (Han, kana, Hangul, Thai, Lao,
+  Khmer, Myanmar), every pair of neighbouring characters, after a ``#`` (``#修改``),
+  since a whole clause is one token there.
+
+Only the first :data:`MAX_TOKENS` tokens are read. With ``F`` the features the model
+knows, the score of label ``c`` is ``bias[c] + sum(weight[f][c] for f in F) /
+(scale * sqrt(len(F)))`` (a binary bag of features, L2-normalised), and the
+probabilities are the softmax of the scores; no known feature leaves the biases.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+__all__ = ["MAX_TOKENS", "Prediction", "TextModel", "features", "spaceless"]
+
+MAX_TOKENS = 400
+"""Tokens of a prompt the model reads (the rest adds nothing)."""
+
+_LANE = 32
+"""Bits per label in a packed weight: one integer addition per feature sums every label."""
+_BIAS = 1 << 15
+"""Offset keeping each label's lane non-negative (weights lie in ``[-2**15, 2**15)``)."""
+_MASK = (1 << _LANE) - 1
+
+
+def spaceless(token: str) -> bool:
+    """Whether ``token`` has a character of a script written without spaces between words."""
+    if token.isascii():
+        return False
+    for ch in token:
+        o = ord(ch)
+        if o >= 0x2E80 or 0x0E00 <= o <= 0x0EFF or 0x1000 <= o <= 0x109F or 0x1780 <= o <= 0x17FF:
+            return True
+    return False
+
+
+def features(tokens: Sequence[str], corrected: Iterable[str] = ()) -> set[str]:
+    """The distinct features of ``tokens`` (lowercased tokenizer output) and of the
+    ``corrected`` words (the rule set's keywords some token matches by typo: a misspelt
+    keyword reads as the keyword), as the model reads them."""
+    words = set(tokens[:MAX_TOKENS])
+    words.update(corrected)
+    found = set(words)
+    for token in words:
+        if len(token) > 1 and spaceless(token):
+            found.update("#" + token[i : i + 2] for i in range(len(token) - 1))
+    return found
+
+
+class Prediction(NamedTuple):
+    """The model's answer: the most probable label and its probability, with the features
+    that pushed it up most (for ``explain``)."""
+
+    label: str
+    probability: float
+    support: tuple[str, ...] = ()
+
+
+class TextModel:
+    """Immutable label weights over prompt features; see the module docstring."""
+
+    __slots__ = ("_keys", "_packed", "_pairs", "bias", "labels", "scale", "weights")
+
+    def __init__(
+        self,
+        labels: Sequence[str],
+        bias: Sequence[float],
+        scale: float,
+        weights: Mapping[str, Sequence[int]],
+    ) -> None:
+        """``weights`` maps a feature to one integer per label (in ``labels`` order), each in
+        ``[-32768, 32767]``; ``bias`` is one float per label; ``scale`` divides the summed
+        weights. ``ValueError`` names what is wrong."""
+        labels = tuple(labels)
+        if not labels or len(set(labels)) != len(labels) or not all(labels):
+            raise ValueError("labels must be distinct, non-empty strings")
+        if len(bias) != len(labels) or not all(math.isfinite(b) for b in bias):
+            raise ValueError(f"bias must hold {len(labels)} finite numbers")
+        if not (math.isfinite(scale) and scale > 0):
+            raise ValueError("scale must be a positive number")
+        packed: dict[str, int] = {}
+        for feature, row in weights.items():
+            if not feature or len(row) != len(labels):
+                raise ValueError(f"feature {feature!r} needs {len(labels)} weights")
+            value = 0
+            for lane, weight in enumerate(row):
+                if type(weight) is not int or not -_BIAS <= weight < _BIAS:
+                    raise ValueError(
+                        f"feature {feature!r}: weights must be integers in [-32768, 32767]"
+                    )
+                value |= (weight + _BIAS) << (_LANE * lane)
+            packed[feature] = value
+        self.labels: tuple[str, ...] = labels
+        self.bias: tuple[float, ...] = tuple(float(b) for b in bias)
+        self.scale = float(scale)
+        self.weights: dict[str, tuple[int, ...]] = {f: tuple(r) for f, r in weights.items()}
+        self._packed = packed
+        self._keys = frozenset(packed)
+        # The character pairs it knows, without their "#" (so a token's pairs are looked up
+        # as plain slices); empty when it knows none (then :meth:`known` builds none).
+        self._pairs = frozenset(f[1:] for f in packed if f.startswith("#") and len(f) == 3)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TextModel):
+            return NotImplemented
+        return (self.labels, self.bias, self.scale, self.weights) == (
+            other.labels,
+            other.bias,
+            other.scale,
+            other.weights,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.labels, self.bias, self.scale, len(self.weights)))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (TextModel, (self.labels, self.bias, self.scale, self.weights))
+
+    def known(self, tokens: Sequence[str], corrected: Iterable[str] = ()) -> set[str]:
+        """``features(tokens, corrected)`` the model knows, building character pairs only
+        when it knows some (equal to ``self._keys & features(tokens, corrected)``; tests
+        hold the two together)."""
+        keys = self._keys
+        words = set(tokens[:MAX_TOKENS])
+        words.update(corrected)
+        found = set(keys.intersection(words))
+        pairs = self._pairs
+        if pairs and not "".join(words).isascii():
+            for token in words:
+                if len(token) > 1 and not token.isascii() and spaceless(token):
+                    hits = pairs.intersection([token[i : i + 2] for i in range(len(token) - 1)])
+                    found.update("#" + pair for pair in hits)
+        return found
+
+    def probabilities(
+        self, tokens: Sequence[str], corrected: Iterable[str] = ()
+    ) -> tuple[float, ...]:
+        """One probability per label (in :attr:`labels` order) for ``tokens`` (and the
+        ``corrected`` words, see :func:`features`)."""
+        known = self.known(tokens, corrected)
+        scores = list(self.bias)
+        if known:
+            total = sum(map(self._packed.__getitem__, known))
+            offset = _BIAS * len(known)
+            norm = self.scale * math.sqrt(len(known))
+            for lane in range(len(scores)):
+                scores[lane] += ((total & _MASK) - offset) / norm
+                total >>= _LANE
+        top = max(scores)
+        exps = [math.exp(s - top) for s in scores]
+        whole = math.fsum(exps)
+        return tuple(e / whole for e in exps)
+
+    def predict(self, tokens: Sequence[str], corrected: Iterable[str] = ()) -> Prediction:
+        """The most probable label (the first in :attr:`labels` order on a tie)."""
+        probs = self.probabilities(tokens, corrected)
+        best = max(range(len(probs)), key=probs.__getitem__)
+        return Prediction(self.labels[best], probs[best])
+
+    def support(
+        self, tokens: Sequence[str], label: str, corrected: Iterable[str] = (), limit: int = 5
+    ) -> tuple[str, ...]:
+        """The known features weighing most for ``label`` (for ``explain``)."""
+        lane = self.labels.index(label)
+        known = self.known(tokens, corrected)
+        ranked = sorted(known, key=lambda f: (-self.weights[f][lane], f))
+        return tuple(f for f in ranked[:limit] if self.weights[f][lane] > 0)
+
+    # -- plain data (the rules cache, the shipped pack, the model file) ----------------
+
+    def to_data(self) -> dict[str, object]:
+        """The model as JSON-ready data: :meth:`from_data` reads it back."""
+        return {
+            "format": "smista-text-model-1",
+            "labels": list(self.labels),
+            "bias": list(self.bias),
+            "scale": self.scale,
+            "weights": {f: list(r) for f, r in sorted(self.weights.items())},
+        }
+
+    @classmethod
+    def from_data(cls, data: object) -> TextModel:
+        """A model from :meth:`to_data`'s shape; ``ValueError`` says what is wrong."""
+        if not isinstance(data, Mapping):
+            raise ValueError("expected a table with format, labels, bias, scale and weights")
+        expected = {"format", "labels", "bias", "scale", "weights"}
+        if set(data) != expected:
+            extra = sorted(set(map(str, data)) - expected)
+            missing = sorted(expected - set(map(str, data)))
+            raise ValueError(f"unexpected keys {extra}, missing keys {missing}")
+        if data["format"] != "smista-text-model-1":
+            raise ValueError(f"unknown format {data['format']!r}; expected 'smista-text-model-1'")
+        labels, bias, scale, weights = data["labels"], data["bias"], data["scale"], data["weights"]
+        if not (isinstance(labels, list) and all(isinstance(x, str) for x in labels)):
+            raise ValueError("labels must be a list of strings")
+        if not (isinstance(bias, list) and all(_number(x) for x in bias)):
+            raise ValueError("bias must be a list of numbers")
+        if not _number(scale):
+            raise ValueError("scale must be a number")
+        if not (isinstance(weights, Mapping) and all(isinstance(k, str) for k in weights)):
+            raise ValueError("weights must map features to lists of integers")
+        rows: dict[str, Sequence[int]] = {}
+        for feature, row in weights.items():
+            if not isinstance(row, list | tuple):
+                raise ValueError(f"feature {feature!r}: weights must be a list of integers")
+            rows[feature] = row
+        return cls(labels, bias, float(scale), rows)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,0 +1,378 @@
+"""The text model (smista.core.textmodel), the ``predicted`` kind and ``[classification.model]``.
+
+Example tests for each rule of the model's semantics, property tests of the fast
+paths against their plain statements, and the config and cache edges.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from smista.authoring.testing import check_no_unreachable_rules, text_models
+from smista.config.load import load_config
+from smista.config.rulecache import load_rules
+from smista.core.classifier import Classifier, compile_rules
+from smista.core.conditions.base import Condition
+from smista.core.conditions.predicted import PREDICTED
+from smista.core.conditions.view import PlanOptions, PromptView
+from smista.core.engine import CompiledRules, options_from_data, options_to_data
+from smista.core.errors import ConfigError
+from smista.core.reference import corrections as plain_corrections
+from smista.core.textmodel import MAX_TOKENS, TextModel, features, spaceless
+from smista.core.tokenizer import tokenize
+from tests import reference
+
+LABELS = ("chat", "plan", "edit", "review", "summarize", "prompt", "skill")
+
+
+def _model(weights: dict[str, list[int]], bias: tuple[float, ...] = (0.0,) * 7) -> TextModel:
+    return TextModel(LABELS, bias, 1024.0, weights)
+
+
+def _row(**by_label: int) -> list[int]:
+    return [by_label.get(label, 0) for label in LABELS]
+
+
+MODEL = _model(
+    {
+        "fix": _row(edit=8000),
+        "why": _row(chat=8000),
+        "plan": _row(plan=9000),
+        "review": _row(review=9000),
+        "#修改": _row(edit=9000),
+        "#计划": _row(plan=9000),
+    }
+)
+
+
+# -- features ------------------------------------------------------------------
+
+
+def test_features_are_tokens_corrections_and_character_pairs_of_spaceless_tokens() -> None:
+    assert features(["fix", "the", "fix"]) == {"fix", "the"}
+    assert features(["fix"], ["refactor"]) == {"fix", "refactor"}
+    assert features(["修改代码"]) == {"修改代码", "#修改", "#改代", "#代码"}
+    assert features(["ทดสอบ"]) >= {"#ทด", "#ดส"}
+    assert features(["café"]) == {"café"}  # Latin with an accent is written with spaces
+
+
+def test_features_read_the_first_tokens_only() -> None:
+    tokens = ["w"] * MAX_TOKENS + ["late"]
+    assert "late" not in features(tokens)
+
+
+def test_spaceless_scripts() -> None:
+    assert not spaceless("fix")
+    assert not spaceless("привет")
+    for word in ("修改", "テスト", "수정", "ทดสอบ", "ພາສາ", "မြန်", "ខ្មែរ"):
+        assert spaceless(word), word
+
+
+# -- scores --------------------------------------------------------------------
+
+
+def test_no_known_feature_leaves_the_biases() -> None:
+    model = _model({"fix": _row(edit=1)}, bias=(2.0, 0, 0, 0, 0, 0, 0))
+    probs = model.probabilities(["unknown"])
+    expected = [math.exp(b - 2.0) for b in model.bias]
+    assert probs == pytest.approx([e / sum(expected) for e in expected])
+    assert model.predict(["unknown"]).label == "chat"
+
+
+def test_scores_are_summed_weights_over_scale_and_root_of_known_count() -> None:
+    probs = MODEL.probabilities(["fix", "why", "unknown"])
+    edit = 8000 / (1024 * math.sqrt(2))
+    assert probs[LABELS.index("edit")] == pytest.approx(math.exp(edit) / (2 * math.exp(edit) + 5))
+
+
+def test_prediction_of_a_script_without_spaces_reads_its_character_pairs() -> None:
+    assert MODEL.predict(tokenize("请修改这个函数")).label == "edit"
+    assert MODEL.predict(tokenize("做一个计划")).label == "plan"
+
+
+def test_a_tie_goes_to_the_first_label() -> None:
+    assert _model({}).predict(["x"]).label == "chat"
+
+
+def test_support_names_the_features_weighing_most_for_a_label() -> None:
+    assert MODEL.support(["fix", "review", "why"], "edit") == ("fix",)
+    assert MODEL.support(["why"], "edit") == ()
+    assert MODEL.support(["revew"], "review", ["review"]) == ("review",)
+
+
+@settings(max_examples=200, deadline=None)
+@given(model=text_models(), data=st.data())
+def test_the_packed_sums_give_the_plain_probabilities(
+    model: TextModel, data: st.DataObject
+) -> None:
+    vocabulary = sorted(f for f in model.weights if not f.startswith("#"))
+    words = st.sampled_from(vocabulary) if vocabulary else st.just("x")
+    tokens = data.draw(st.lists(st.one_of(words, st.sampled_from(["修改", "计划", "zz"]))))
+    corrected = set(data.draw(st.lists(words, max_size=2)))
+    assert model.known(tokens, corrected) == (
+        frozenset(model.weights) & features(tokens, corrected)
+    )
+    label, probability = reference.model_answer(model.to_data(), tokens, corrected)
+    got = model.predict(tokens, corrected)
+    assert got.label == label
+    assert got.probability == pytest.approx(probability, rel=1e-12)
+
+
+# -- the model's data ----------------------------------------------------------
+
+
+def test_to_data_and_back_and_value_semantics() -> None:
+    again = TextModel.from_data(json.loads(json.dumps(MODEL.to_data())))
+    assert again == MODEL
+    assert hash(again) == hash(MODEL)
+    unpickled = pickle.loads(pickle.dumps(MODEL))
+    assert unpickled == MODEL
+    assert MODEL.__eq__("a model") is NotImplemented
+    assert _model({"fix": _row(edit=1)}) != MODEL
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (((), (), 1.0, {}), "labels must be distinct"),
+        ((("a", "a"), (0, 0), 1.0, {}), "labels must be distinct"),
+        ((("a",), (0, 0), 1.0, {}), "bias must hold 1"),
+        ((("a",), (math.nan,), 1.0, {}), "bias must hold 1"),
+        ((("a",), (0,), 0.0, {}), "scale must be a positive"),
+        ((("a",), (0,), 1.0, {"": [1]}), "needs 1 weights"),
+        ((("a",), (0,), 1.0, {"x": [1, 2]}), "needs 1 weights"),
+        ((("a",), (0,), 1.0, {"x": [40000]}), "integers in"),
+        ((("a",), (0,), 1.0, {"x": [1.5]}), "integers in"),
+    ],
+)
+def test_a_malformed_model_is_refused(args: tuple[object, ...], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        TextModel(*args)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], "expected a table"),
+        ({"labels": []}, "unexpected keys"),
+        ({**MODEL.to_data(), "format": "other"}, "unknown format"),
+        ({**MODEL.to_data(), "labels": [1]}, "labels must be a list of strings"),
+        ({**MODEL.to_data(), "bias": ["x"]}, "bias must be a list of numbers"),
+        ({**MODEL.to_data(), "scale": "1"}, "scale must be a number"),
+        ({**MODEL.to_data(), "weights": []}, "weights must map features"),
+        ({**MODEL.to_data(), "weights": {"x": 3}}, "must be a list of integers"),
+    ],
+)
+def test_malformed_model_data_is_refused(data: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        TextModel.from_data(data)
+
+
+def test_plan_options_carry_the_model_through_plain_data() -> None:
+    options = PlanOptions(model=MODEL, model_min=0.7, model_source=("m.json", "abc"))
+    assert options_from_data(options_to_data(options)) == options
+    assert options_from_data(options_to_data(PlanOptions())) == PlanOptions()
+
+
+@pytest.mark.parametrize(
+    "model_part",
+    [
+        "nope",
+        (LABELS, (0.0,) * 7, 1.0),
+        (LABELS, (0.0,) * 7, 1.0, (("x",),)),
+        (LABELS, (0.0,) * 7, 1.0, ((1, (0,) * 7),)),
+        (LABELS, (0.0,) * 7, -1.0, ()),
+    ],
+)
+def test_bad_model_data_in_compiled_options_is_refused(model_part: object) -> None:
+    base = options_to_data(PlanOptions())
+    with pytest.raises(ValueError, match="bad model"):
+        options_from_data((*base, model_part, 0.7, ("m", "d")))
+    with pytest.raises(ValueError, match="bad model"):
+        options_from_data((*base, (LABELS, (0.0,) * 7, 1.0, ()), "0.7", ("m", "d")))
+
+
+# -- the predicted kind ----------------------------------------------------------
+
+
+def _view(text: str, model: TextModel | None = MODEL, minimum: float = 0.6) -> PromptView:
+    return PromptView(text, options=PlanOptions(model=model, model_min=minimum))
+
+
+def test_predicted_holds_on_a_confident_label_it_lists() -> None:
+    condition = PREDICTED.compile([" Edit "], typo=True)
+    assert condition == Condition("predicted", ("edit",))
+    found = PREDICTED.match(condition, _view("fix fix fix"))
+    assert found is not None
+    assert found.shown is not None
+    assert PREDICTED.describe(found) == f"text model 'edit' at {found.shown.split()[1]}"
+    assert PREDICTED.counts(found)
+    assert PREDICTED.trace(condition, _view("fix")).startswith("holds: the model reads 'edit'")
+
+
+def test_predicted_does_not_hold_on_another_label_a_weak_one_or_without_a_model() -> None:
+    condition = PREDICTED.compile(["plan"], typo=True)
+    assert PREDICTED.match(condition, _view("fix")) is None
+    assert (
+        PREDICTED.match(PREDICTED.compile(["edit"], typo=True), _view("fix", minimum=1.0)) is None
+    )
+    assert PREDICTED.match(condition, _view("plan", model=None)) is None
+    assert "no text model" in PREDICTED.trace(condition, _view("plan", model=None))
+    trace = PREDICTED.trace(condition, _view("fix"))
+    assert trace.startswith("does not hold: the model reads 'edit'")
+    assert "wanted plan" in trace
+    assert "most for it: 'fix'" in trace
+
+
+def test_predicted_conditions_with_disjoint_labels_exclude_each_other() -> None:
+    assert PREDICTED.exclusive(("edit",), ("plan",))
+    assert not PREDICTED.exclusive(("edit",), ("Edit", "plan"))
+    assert not PREDICTED.exclusive((), ("plan",))
+
+
+def test_predicted_witnesses_are_the_words_the_model_weighs_most() -> None:
+    options = PlanOptions(model=MODEL)
+    assert PREDICTED.witnesses_in(("edit", "nope"), options) == ("fix",)
+    assert PREDICTED.witnesses_in(("edit",), PlanOptions()) == ("",)
+    assert PREDICTED.witnesses_in(("nope",), options) == ("",)
+
+
+def test_a_label_listed_twice_is_linted(tmp_path: Path) -> None:
+    toml = TOML_RULES.replace('predicted = ["edit"]', 'predicted = ["edit", "EDIT"]')
+    config = load_config(_write(tmp_path, toml))
+    lints = list(PREDICTED.lints(config.rules, frozenset()))
+    assert [lint.key for lint in lints] == ["classification.rules[0].predicted[1]"]
+
+
+# -- [classification.model] --------------------------------------------------------
+
+TOML_RULES = """
+[classification]
+default_intent = "chat"
+
+[classification.model]
+file = "m.json"
+min_probability = 0.6
+
+[[classification.rules]]
+intent = "edit"
+priority = 5
+predicted = ["edit"]
+
+[[classification.rules]]
+intent = "plan"
+priority = 6
+predicted = ["plan"]
+
+[[classification.rules]]
+intent = "review"
+keywords = ["review"]
+"""
+
+
+def _write(tmp_path: Path, toml: str = TOML_RULES, model: TextModel = MODEL) -> Path:
+    (tmp_path / "m.json").write_text(json.dumps(model.to_data()), encoding="utf-8")
+    path = tmp_path / "rules.toml"
+    path.write_text(toml, encoding="utf-8")
+    return path
+
+
+def test_a_rules_file_reads_its_model_next_to_it(tmp_path: Path) -> None:
+    config = load_config(_write(tmp_path))
+    assert config.model is not None
+    assert config.model.weights == MODEL
+    classifier = Classifier(config)
+    assert classifier.classify("fix it").reason == "text model 'edit' at 1.00 matched rule 0"
+    assert classifier.classify("please review").intent.value == "review"
+    assert classifier.classify("hello").reason == "no rule matched; default intent 'chat'"
+    assert config.model_dump(mode="json")["model"] == {"file": "m.json", "min_probability": 0.6}
+    explanation = classifier.explain("fix it")
+    assert "the model reads 'edit'" in json.dumps(explanation.model_dump(mode="json"))
+
+
+def test_the_model_reads_a_misspelt_keyword_as_the_keyword(tmp_path: Path) -> None:
+    toml = TOML_RULES.replace('keywords = ["review"]', 'keywords = ["review", "fixing"]')
+    config = load_config(_write(tmp_path, toml))
+    rules = compile_rules(config)
+    assert rules.corrections(["reveiw", "fix"]) == {"review"}
+    assert plain_corrections(rules.specs, ["reveiw", "fix"], rules.options) == {"review"}
+    # 'revew' reads as 'review' for the model too: the plan rule does not take it
+    assert Classifier(config).classify("revew").intent.value == "review"
+
+
+def test_an_untyped_rule_or_a_han_keyword_gives_no_correction(tmp_path: Path) -> None:
+    toml = (
+        TOML_RULES.replace(
+            'keywords = ["review"]', 'keywords = ["review", "修改代码"]\ntypo = false'
+        )
+        + "\n[classification.options]\nhangul_han_typos = false\n"
+    )
+    rules = compile_rules(load_config(_write(tmp_path, toml)))
+    assert plain_corrections(rules.specs, ["reveiw", "修改代吗"], rules.options) == frozenset()
+    toml = toml.replace("typo = false", "typo = true")
+    rules = compile_rules(load_config(_write(tmp_path, toml)))
+    assert plain_corrections(rules.specs, ["reveiw", "修改代吗"], rules.options) == {"review"}
+
+
+def test_the_shipped_kind_of_check_passes_with_a_model(tmp_path: Path) -> None:
+    check_no_unreachable_rules(load_config(_write(tmp_path)))
+
+
+@pytest.mark.parametrize(
+    ("toml", "model_text", "message"),
+    [
+        (TOML_RULES.replace('file = "m.json"', 'file = "missing.json"'), None, "no such file"),
+        (TOML_RULES.replace('file = "m.json"', 'file = "."'), None, "is a directory"),
+        (TOML_RULES, "{not json", "not a JSON model file"),
+        (TOML_RULES, '{"format": "x"}', "unexpected keys"),
+        (TOML_RULES.replace('["plan"]', '["deploy"]'), None, "unknown label 'deploy'"),
+        (TOML_RULES.replace("min_probability = 0.6", "min_probability = 0"), None, "number > 0"),
+        (TOML_RULES.replace("min_probability = 0.6", 'min_probability = "0.6"'), None, "number"),
+        (
+            TOML_RULES.split("[classification.model]")[0]
+            + TOML_RULES.split("min_probability = 0.6")[1],
+            None,
+            "classification.rules[0].predicted: needs a [classification.model]",
+        ),
+    ],
+)
+def test_a_bad_model_table_is_a_config_error_naming_the_key(
+    tmp_path: Path, toml: str, model_text: str | None, message: str
+) -> None:
+    path = _write(tmp_path, toml)
+    if model_text is not None:
+        (tmp_path / "m.json").write_text(model_text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[")) as caught:
+        load_config(path)
+    assert str(path) in str(caught.value)
+
+
+def test_a_changed_model_file_is_a_cache_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SMISTA_CACHE_DIR", str(tmp_path / "cache"))
+    path = _write(tmp_path)
+    first = load_rules(path)
+    assert load_rules(path) == first  # a hit
+    other = _model({"fix": _row(plan=9000)})
+    (tmp_path / "m.json").write_text(json.dumps(other.to_data()), encoding="utf-8")
+    again = load_rules(path)
+    assert again.options.model == other
+    (tmp_path / "m.json").unlink()
+    with pytest.raises(ConfigError, match="no such file"):
+        load_rules(path)
+
+
+def test_a_large_text_reads_its_corrections_on_the_pure_path(tmp_path: Path) -> None:
+    config = load_config(_write(tmp_path, TOML_RULES.replace('["review"]', '["review", "fixing"]')))
+    rules = compile_rules(config)
+    pure = CompiledRules(rules.specs, rules.default_label, accelerated=False, options=rules.options)
+    text = "reveiw " + "x " * (1 << 20)
+    assert pure.match_text(text).label == rules.match_text(text).label == "review"
