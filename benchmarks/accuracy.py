@@ -6,8 +6,8 @@ per intent and per language:
 
 * the **held-out set** (tests/data/real-prompts-fresh13.jsonl): gathered while pack
   v17 and its text model were built, by people who never tuned the pack and never ran
-  it on them; nobody tuning has read it. It is the figure that estimates accuracy on new prompts, scored
-  once per pack;
+  it on them; nobody tuning has read it. It is the figure that estimates accuracy on
+  new prompts, scored once per pack;
 * the sets the pack was **tuned on**: the dev set (tests/data/real-prompts-dev.jsonl,
   294), the second sets (tests/data/real-prompts-extra-*.jsonl, 600), and the first
   eleven fresh sets (tests/data/real-prompts-fresh.jsonl, 314; -fresh2, 301; -fresh3,
