@@ -25,6 +25,7 @@ from smista.core.conditions.view import PlanOptions, PromptView
 from smista.core.engine import CompiledRules, options_from_data, options_to_data
 from smista.core.errors import ConfigError
 from smista.core.reference import corrections as plain_corrections
+from smista.core.rules import ModelTable
 from smista.core.textmodel import MAX_TOKENS, TextModel, features, spaceless
 from smista.core.tokenizer import tokenize
 from tests import reference
@@ -376,3 +377,24 @@ def test_a_large_text_reads_its_corrections_on_the_pure_path(tmp_path: Path) -> 
     pure = CompiledRules(rules.specs, rules.default_label, accelerated=False, options=rules.options)
     text = "reveiw " + "x " * (1 << 20)
     assert pure.match_text(text).label == rules.match_text(text).label == "review"
+
+
+def test_a_model_table_is_equal_by_what_is_written() -> None:
+    table = ModelTable(file="m.json", min_probability=0.7)
+    loaded = table.with_weights(MODEL, "m.json", "digest")
+    assert loaded == table
+    assert hash(loaded) == hash(table)
+    assert loaded.path == "m.json"
+    assert loaded.digest == "digest"
+    assert table.__eq__("m.json") is NotImplemented
+    assert ModelTable(file="m.json") != table
+
+
+def test_the_predicted_gate_names_the_one_confident_label() -> None:
+    condition = PREDICTED.compile(["edit", "plan"], typo=True)
+    assert PREDICTED.gate(condition) == {"edit", "plan"}
+    plan = frozenset({"edit", "plan"})
+    assert PREDICTED.present(_view("fix"), plan) == {"edit"}
+    assert PREDICTED.present(_view("fix"), frozenset({"plan"})) == frozenset()
+    assert PREDICTED.present(_view("fix", minimum=1.0), plan) == frozenset()
+    assert PREDICTED.present(_view("fix", model=None), plan) == frozenset()

@@ -25,6 +25,7 @@ probabilities are the softmax of the scores; no known feature leaves the biases.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -76,7 +77,17 @@ class Prediction(NamedTuple):
 class TextModel:
     """Immutable label weights over prompt features; see the module docstring."""
 
-    __slots__ = ("_keys", "_packed", "_pairs", "bias", "labels", "scale", "weights")
+    __slots__ = (
+        "_keys",
+        "_packed",
+        "_pairs",
+        "_unpack",
+        "_width",
+        "bias",
+        "labels",
+        "scale",
+        "weights",
+    )
 
     def __init__(
         self,
@@ -116,6 +127,9 @@ class TextModel:
         # The character pairs it knows, without their "#" (so a token's pairs are looked up
         # as plain slices); empty when it knows none (then :meth:`known` builds none).
         self._pairs = frozenset(f[1:] for f in packed if f.startswith("#") and len(f) == 3)
+        # The summed lanes read back in one call: little-endian 32-bit words.
+        self._width = _LANE // 8 * len(labels)
+        self._unpack = struct.Struct(f"<{len(labels)}I").unpack
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TextModel):
@@ -133,20 +147,25 @@ class TextModel:
     def __reduce__(self) -> tuple[object, ...]:
         return (TextModel, (self.labels, self.bias, self.scale, self.weights))
 
-    def known(self, tokens: Sequence[str], corrected: Iterable[str] = ()) -> set[str]:
+    def known(self, tokens: Sequence[str], corrected: Iterable[str] = ()) -> frozenset[str]:
         """``features(tokens, corrected)`` the model knows, building character pairs only
         when it knows some (equal to ``self._keys & features(tokens, corrected)``; tests
         hold the two together)."""
         keys = self._keys
-        words = set(tokens[:MAX_TOKENS])
-        words.update(corrected)
-        found = set(keys.intersection(words))
+        head = tokens if len(tokens) <= MAX_TOKENS else tokens[:MAX_TOKENS]
+        found = keys.intersection(head)
+        if corrected:
+            found = found.union(keys.intersection(corrected))
         pairs = self._pairs
-        if pairs and not "".join(words).isascii():
-            for token in words:
+        if pairs and not "".join(head).isascii():
+            hits: set[str] = set()
+            for token in set(head):
                 if len(token) > 1 and not token.isascii() and spaceless(token):
-                    hits = pairs.intersection([token[i : i + 2] for i in range(len(token) - 1)])
-                    found.update("#" + pair for pair in hits)
+                    hits.update(
+                        pairs.intersection([token[i : i + 2] for i in range(len(token) - 1)])
+                    )
+            if hits:
+                found = found.union("#" + pair for pair in hits)
         return found
 
     def probabilities(
@@ -155,14 +174,15 @@ class TextModel:
         """One probability per label (in :attr:`labels` order) for ``tokens`` (and the
         ``corrected`` words, see :func:`features`)."""
         known = self.known(tokens, corrected)
-        scores = list(self.bias)
+        bias = self.bias
         if known:
             total = sum(map(self._packed.__getitem__, known))
+            lanes = self._unpack(total.to_bytes(self._width, "little"))
             offset = _BIAS * len(known)
             norm = self.scale * math.sqrt(len(known))
-            for lane in range(len(scores)):
-                scores[lane] += ((total & _MASK) - offset) / norm
-                total >>= _LANE
+            scores = [b + (lane - offset) / norm for b, lane in zip(bias, lanes, strict=True)]
+        else:
+            scores = list(bias)
         top = max(scores)
         exps = [math.exp(s - top) for s in scores]
         whole = math.fsum(exps)
@@ -171,8 +191,8 @@ class TextModel:
     def predict(self, tokens: Sequence[str], corrected: Iterable[str] = ()) -> Prediction:
         """The most probable label (the first in :attr:`labels` order on a tie)."""
         probs = self.probabilities(tokens, corrected)
-        best = max(range(len(probs)), key=probs.__getitem__)
-        return Prediction(self.labels[best], probs[best])
+        top = max(probs)
+        return Prediction(self.labels[probs.index(top)], top)
 
     def support(
         self, tokens: Sequence[str], label: str, corrected: Iterable[str] = (), limit: int = 5

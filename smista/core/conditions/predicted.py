@@ -100,6 +100,17 @@ class PredictedKind(ConditionKind):
             return f"does not hold: {read}; wanted {wanted} at {view.options.model_min:.2f} or more"
         return f"holds: {read}"
 
+    def gate(self, condition: Condition) -> frozenset[str] | None:
+        return frozenset(condition.values)
+
+    def present(self, view: PromptView, plan: frozenset[str]) -> frozenset[str]:
+        # The one label the model gives confidently enough, if it is a gate key: only
+        # the rules listing it are looked at.
+        prediction = view.prediction
+        if prediction is None or prediction.probability < view.options.model_min:
+            return frozenset()
+        return frozenset((prediction.label,)) & plan
+
     def exclusive(self, one: Any, other: Any) -> bool:
         # One prompt has one most probable label: disjoint label lists never both hold.
         if not self.is_set(one) or not self.is_set(other):
