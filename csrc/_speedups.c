@@ -93,6 +93,9 @@
 /* Lowercased byte for an ASCII letter or digit, 0 for a separator (every
  * other ASCII byte, like smista.core.tokenizer.ASCII_TABLE's spaces). */
 static unsigned char LOWER[128];
+/* str.lower() of each code point below U+0100 (one such code point each: A-Z and
+ * U+00C0-U+00DE but U+00D7 move up by 32; tests check all 256 against Python). */
+static unsigned char LOWER1[256];
 /* One bit per BMP code point: whether it is a token character. */
 static uint8_t BMP_ALNUM[0x10000 / 8];
 
@@ -108,6 +111,10 @@ init_tables(void)
             LOWER[c] = (unsigned char)c;
         else
             LOWER[c] = 0;
+    }
+    for (int c = 0; c < 256; c++) {
+        const int up = (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7);
+        LOWER1[c] = (unsigned char)(up ? c + 32 : c);
     }
     memset(BMP_ALNUM, 0, sizeof(BMP_ALNUM));
     for (int c = 0; c < 128; c++) {
@@ -3345,6 +3352,8 @@ typedef struct {
     Py_ssize_t count;
     uint64_t one[SUB_SIZE / 64];  /* bitmap: hash of a one-character entry */
     uint64_t two[SUB_SIZE / 64];  /* bitmap: hash of a longer entry's first two */
+    uint64_t narrow[SUB_SIZE / 64]; /* bitmap: first two (a << 8 | b) of a longer entry
+                                     * below U+0100 throughout (a 1-byte text can hold no other) */
     uint32_t *starts;      /* CSR by hash of the first two: entry ids in ids[starts[h]..starts[h+1]] */
     uint32_t *ids;
     uint32_t *singles;     /* ids of the one-character entries */
@@ -3443,6 +3452,11 @@ SubstringSet_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             const uint32_t h = sub_hash2(cp[0], cp[1]);
             BIT_SET(self->two, h);
             self->starts[h + 1]++;
+            int narrow = 1;
+            for (Py_ssize_t i = 0; i < m; i++)
+                narrow &= cp[i] < 0x100;
+            if (narrow)
+                BIT_SET(self->narrow, cp[0] << 8 | cp[1]);
         }
     }
     for (uint32_t h = 0; h < SUB_SIZE; h++)
@@ -3463,17 +3477,19 @@ SubstringSet_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-/* Whether entry `k` occurs in the text at position `i` (its first two already hashed alike). */
+/* Whether entry `k` occurs in the text at position `i` (its first two already hashed alike);
+ * `lower`: the text's characters are compared lowercased (a 1-byte text only). */
 static inline int
 sub_at(const SubstringSet *self, Py_ssize_t k, int kind, const void *data, Py_ssize_t n,
-       Py_ssize_t i)
+       Py_ssize_t i, int lower)
 {
     const Py_ssize_t m = self->lengths[k];
     if (i + m > n)
         return 0;
     const uint32_t *cp = self->points[k];
     for (Py_ssize_t j = 0; j < m; j++) {
-        if (PyUnicode_READ(kind, data, i + j) != cp[j])
+        const uint32_t ch = PyUnicode_READ(kind, data, i + j);
+        if ((lower ? LOWER1[ch] : ch) != cp[j])
             return 0;
     }
     return 1;
@@ -3484,10 +3500,12 @@ PyDoc_STRVAR(SubstringSet_find_doc,
 "The entries ``text`` contains (compared as given: lowercase the text first\n"
 "for entries given lowercased), each once, in the order given.");
 
-/* find()'s pass over a text of one kind (inlined per kind). */
+/* find()'s pass over a text of one kind (inlined per kind); `lower` (a 1-byte text
+ * only): the text is read lowercased. A 1-byte text is filtered by the first two
+ * characters themselves (the `narrow` bitmap), others by their hash. */
 static inline Py_ssize_t
 sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
-         unsigned char *seen, uint32_t *found)
+         unsigned char *seen, uint32_t *found, int lower)
 {
     Py_ssize_t left = self->count;
     Py_ssize_t got = 0;
@@ -3497,6 +3515,8 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
     if (n == 0)
         return 0;
     uint32_t a = PyUnicode_READ(kind, data, 0);
+    if (lower)
+        a = LOWER1[a];
     for (Py_ssize_t i = 0; i < n && left > 0; i++) {
         if (singles && BIT_HAS(self->one, sub_hash1(a))) {
             for (Py_ssize_t s = 0; s < self->single_count; s++) {
@@ -3510,14 +3530,17 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
         }
         if (i + 1 >= n)
             break;
-        const uint32_t b = PyUnicode_READ(kind, data, i + 1);
+        uint32_t b = PyUnicode_READ(kind, data, i + 1);
+        if (lower)
+            b = LOWER1[b];
+        const uint32_t pair = a << 8 | b;
         const uint32_t h = sub_hash2(a, b);
         a = b;
-        if (!BIT_HAS(self->two, h))
+        if (kind == PyUnicode_1BYTE_KIND ? !BIT_HAS(self->narrow, pair) : !BIT_HAS(self->two, h))
             continue;
         for (uint32_t at = self->starts[h]; at < self->starts[h + 1]; at++) {
             const uint32_t k = self->ids[at];
-            if (!seen[k] && sub_at(self, k, kind, data, n, i)) {
+            if (!seen[k] && sub_at(self, k, kind, data, n, i, lower)) {
                 seen[k] = 1;
                 found[got++] = k;
                 left--;
@@ -3527,13 +3550,10 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
     return got;
 }
 
+/* find() (`lower` 0) and find_lower() of a 1-byte text (`lower` 1). */
 static PyObject *
-SubstringSet_find(SubstringSet *self, PyObject *text)
+sub_find(SubstringSet *self, PyObject *text, int lower)
 {
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "find() text must be str");
-        return NULL;
-    }
     const void *data = PyUnicode_DATA(text);
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     /* per entry: whether found; and the ids found, in the order found */
@@ -3555,13 +3575,14 @@ SubstringSet_find(SubstringSet *self, PyObject *text)
     Py_ssize_t got;
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
-        got = sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found);
+        got = lower ? sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found, 1)
+                    : sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found, 0);
         break;
     case PyUnicode_2BYTE_KIND:
-        got = sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found);
+        got = sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found, 0);
         break;
     default:
-        got = sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found);
+        got = sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found, 0);
         break;
     }
     /* the order given: an insertion sort of the (few) ids found */
@@ -3587,6 +3608,33 @@ SubstringSet_find(SubstringSet *self, PyObject *text)
     return out;
 }
 
+static PyObject *
+SubstringSet_find(SubstringSet *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "find() text must be str");
+        return NULL;
+    }
+    return sub_find(self, text, 0);
+}
+
+PyDoc_STRVAR(SubstringSet_find_lower_doc,
+"find_lower(text, /) -> list[str] | None\n--\n\n"
+"``find(text.lower())`` for a text whose characters are all below U+0100 (read\n"
+"lowercased as it goes, no lowered copy made); None for any other text.");
+
+static PyObject *
+SubstringSet_find_lower(SubstringSet *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "find_lower() text must be str");
+        return NULL;
+    }
+    if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND)
+        Py_RETURN_NONE;
+    return sub_find(self, text, 1);
+}
+
 static Py_ssize_t
 SubstringSet_len(SubstringSet *self)
 {
@@ -3595,6 +3643,7 @@ SubstringSet_len(SubstringSet *self)
 
 static PyMethodDef SubstringSet_methods[] = {
     {"find", (PyCFunction)SubstringSet_find, METH_O, SubstringSet_find_doc},
+    {"find_lower", (PyCFunction)SubstringSet_find_lower, METH_O, SubstringSet_find_lower_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1205,6 +1205,47 @@ def test_substring_set_finds_what_in_finds(entries: list[str], text: str) -> Non
     assert SubstringSet(entries).find(text) == [e for e in entries if e in text]
 
 
+LATIN1_ALPHABET = st.sampled_from(list("abAB.c ÀàÉéÞþßÿ×÷µ修İ"))
+
+
+@compiled
+@settings(max_examples=800)
+@given(
+    st.lists(st.text(alphabet=LATIN1_ALPHABET, min_size=1, max_size=4), max_size=8),
+    st.text(alphabet=LATIN1_ALPHABET, max_size=40),
+)
+def test_substring_set_find_lower_is_find_of_lowered(entries: list[str], text: str) -> None:
+    """find_lower reads a 1-byte text lowercased as it goes: exactly find(text.lower());
+    it declines (None) every other text. find on 1-byte texts filters by the first two
+    characters themselves: still exactly ``entry in text``."""
+    from smista.core._speedups import SubstringSet
+
+    found = SubstringSet(entries)
+    assert found.find(text) == [e for e in entries if e in text]
+    lowered = found.find_lower(text)
+    if all(ord(ch) < 0x100 for ch in text):
+        assert lowered == [e for e in entries if e in text.lower()]
+    else:
+        assert lowered is None
+
+
+@compiled
+def test_substring_set_find_lower_lowers_every_latin1_character() -> None:
+    """Each code point below U+0100, upper or not, at a text's start and end and as a
+    one-character entry: lowered as str.lower() does."""
+    from smista.core._speedups import SubstringSet
+
+    for code in range(0x100):
+        ch = chr(code)
+        low = ch.lower()
+        entries = [low, low + "z", "z" + low, ch, ch + "z"]
+        for text in (ch, ch + "z", "z" + ch, "Z" + ch + "Z"):
+            expected = [e for e in entries if e in text.lower()]
+            assert SubstringSet(entries).find_lower(text) == expected, (code, text)
+    with pytest.raises(TypeError):
+        SubstringSet(["a"]).find_lower(b"a")  # type: ignore[arg-type]
+
+
 @compiled
 def test_substring_set_checks_its_entries() -> None:
     from smista.core._speedups import SubstringSet
@@ -1232,3 +1273,20 @@ def test_substrings_gate_is_the_pure_one(text: str) -> None:
     plan = substrings._plan(keys)
     view = PromptView(text)
     assert substrings.SUBSTRINGS.present(view, plan) == substrings._present(view.lowered, plan)
+
+
+@compiled
+@settings(max_examples=300)
+@given(
+    st.text(alphabet=st.sampled_from(list("claude.mdCLAUDE.MD GITSTUSÉéÀà修正读İ")), max_size=60)
+)
+def test_substrings_gate_reads_upper_case_text_lowered(text: str) -> None:
+    """The substrings gate finds the keys of the pure plan walk on the lowered text
+    whether the compiled set lowers a 1-byte text itself or is handed text.lower()."""
+    from smista.core.conditions import substrings
+    from smista.core.conditions.view import PromptView
+
+    keys = frozenset({"claude.md", "git status", "修正", "读", "é", "àa", "a.c", "İ"})
+    plan = substrings._plan(keys)
+    view = PromptView(text)
+    assert substrings.SUBSTRINGS.present(view, plan) == substrings._present(text.lower(), plan)
