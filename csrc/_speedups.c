@@ -3354,6 +3354,7 @@ typedef struct {
     uint64_t two[SUB_SIZE / 64];  /* bitmap: hash of a longer entry's first two */
     uint64_t narrow[SUB_SIZE / 64]; /* bitmap: first two (a << 8 | b) of a longer entry
                                      * below U+0100 throughout (a 1-byte text can hold no other) */
+    unsigned char narrow_first[256]; /* whether such an entry starts with this character */
     uint32_t *starts;      /* CSR by hash of the first two: entry ids in ids[starts[h]..starts[h+1]] */
     uint32_t *ids;
     uint32_t *singles;     /* ids of the one-character entries */
@@ -3455,8 +3456,10 @@ SubstringSet_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             int narrow = 1;
             for (Py_ssize_t i = 0; i < m; i++)
                 narrow &= cp[i] < 0x100;
-            if (narrow)
+            if (narrow) {
                 BIT_SET(self->narrow, cp[0] << 8 | cp[1]);
+                self->narrow_first[cp[0]] = 1;
+            }
         }
     }
     for (uint32_t h = 0; h < SUB_SIZE; h++)
@@ -3514,6 +3517,29 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
                                                      : self->single_count > 0;
     if (n == 0)
         return 0;
+    if (kind == PyUnicode_1BYTE_KIND && !singles) {
+        /* No one-character entry can occur: only positions where an entry that can
+         * occur starts (its first character, then its first two) are looked at. */
+        const Py_UCS1 *d = (const Py_UCS1 *)data;
+        for (Py_ssize_t i = 0; i + 1 < n && left > 0; i++) {
+            const uint32_t c = lower ? LOWER1[d[i]] : d[i];
+            if (!self->narrow_first[c])
+                continue;
+            const uint32_t e = lower ? LOWER1[d[i + 1]] : d[i + 1];
+            if (!BIT_HAS(self->narrow, c << 8 | e))
+                continue;
+            const uint32_t h = sub_hash2(c, e);
+            for (uint32_t at = self->starts[h]; at < self->starts[h + 1]; at++) {
+                const uint32_t k = self->ids[at];
+                if (!seen[k] && sub_at(self, k, kind, data, n, i, lower)) {
+                    seen[k] = 1;
+                    found[got++] = k;
+                    left--;
+                }
+            }
+        }
+        return got;
+    }
     uint32_t a = PyUnicode_READ(kind, data, 0);
     if (lower)
         a = LOWER1[a];
