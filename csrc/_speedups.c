@@ -781,8 +781,16 @@ typedef struct {
     unsigned char key[BATCH_KEY];
 } Pending;
 
+#define FOLD_SEEN 64 /* ASCII hitting tokens a fold() call remembers having put in `hitting` */
+
 typedef struct {
     PyObject *entries, *words, *prefixes, *hitting; /* fold()'s accumulators */
+    /* The first FOLD_SEEN distinct ASCII tokens put in `hitting` by this call (held
+     * until it returns) and their scan hashes: a token's later occurrences map to the
+     * same payload, so they put nothing new (no str made, none hashed). */
+    int seen_count;
+    uint32_t seen_hash[FOLD_SEEN];
+    PyObject *seen[FOLD_SEEN];
 } FoldState;
 
 typedef struct {
@@ -980,18 +988,38 @@ fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned 
     FoldState *f = st->fold;
     if (PyTuple_GET_SIZE(hit) > 0) {
         PyObject *token = PyTuple_GET_ITEM(payload, 4);
-        if (token == Py_None) {
-            token = token_object(text, t, key);
-            if (token == NULL)
+        int put = 1;
+        if (token == Py_None && t->ascii) {
+            for (int k = 0; k < f->seen_count; k++) {
+                if (f->seen_hash[k] == t->hash &&
+                    PyUnicode_GET_LENGTH(f->seen[k]) == (Py_ssize_t)t->len &&
+                    memcmp(PyUnicode_1BYTE_DATA(f->seen[k]), key, t->len) == 0) {
+                    put = 0; /* already in `hitting`, mapped to this payload's hit */
+                    break;
+                }
+            }
+        }
+        if (put) {
+            int fresh = token == Py_None;
+            if (fresh) {
+                token = token_object(text, t, key);
+                if (token == NULL)
+                    return -1;
+            }
+            else {
+                Py_INCREF(token);
+            }
+            int rc = PyDict_SetItem(f->hitting, token, hit);
+            if (rc == 0 && fresh && t->ascii && f->seen_count < FOLD_SEEN) {
+                f->seen_hash[f->seen_count] = t->hash;
+                f->seen[f->seen_count++] = token; /* (our reference, dropped by fold()) */
+            }
+            else {
+                Py_DECREF(token);
+            }
+            if (rc < 0)
                 return -1;
         }
-        else {
-            Py_INCREF(token);
-        }
-        int rc = PyDict_SetItem(f->hitting, token, hit);
-        Py_DECREF(token);
-        if (rc < 0)
-            return -1;
     }
     if (self->stamps[code] == self->epoch)
         return 0;
@@ -1299,9 +1327,12 @@ TokenCodes_fold_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs
             memset(self->stamps, 0, (size_t)self->payload_cap * sizeof(uint32_t));
         self->epoch = 1;
     }
-    FoldState fold = {args[1], args[2], args[3], args[4]};
+    FoldState fold = {args[1], args[2], args[3], args[4], 0, {0}, {NULL}};
     ScanState st = {0, NULL, NULL, &fold};
-    if (scan_any(self, args[0], &st) < 0) {
+    const int failed = scan_any(self, args[0], &st) < 0;
+    for (int k = 0; k < fold.seen_count; k++)
+        Py_DECREF(fold.seen[k]);
+    if (failed) {
         Py_XDECREF(st.unknown);
         return NULL;
     }

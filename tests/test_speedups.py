@@ -1139,6 +1139,37 @@ def test_fold_folds_each_kept_payload_once_and_hands_back_the_rest() -> None:
     assert again == [entry]  # once per call, in every call
 
 
+FOLD_WORDS = [f"w{i}" for i in range(80)] + ["x" * 20, "y" * 70, "shared", "shaerd"]
+
+
+@compiled
+@settings(max_examples=200)
+@given(
+    st.lists(st.sampled_from([*FOLD_WORDS, "zz", "unknownword"]), max_size=200),
+    st.dictionaries(st.sampled_from(FOLD_WORDS), st.just((("held", True),)), max_size=4),
+)
+def test_fold_puts_every_hitting_token_in_hitting_however_often_it_occurs(
+    words: list[str], held: dict[str, object]
+) -> None:
+    """Each hitting token is in ``hitting`` with its payload's hit, whether it occurs once
+    or many times, among more distinct hitting tokens than fold() remembers putting (64),
+    long or short, sharing a payload or not, in a dict that already held some (an earlier
+    piece's): the same dict as one put per occurrence."""
+    table = TokenCodes(1 << 10)
+    for word in FOLD_WORDS:
+        assert table.keep(word, _payload("shared" if word.startswith("sha") else word))
+    assert table.keep("zz", None)
+    hitting: dict[str, object] = dict(held)
+    expected: dict[str, object] = dict(held)
+    for word in words:
+        if word in FOLD_WORDS:
+            expected[word] = ((("shared" if word.startswith("sha") else word), False),)
+    unknown = table.fold(" ".join(words).upper(), [], set(), set(), hitting)
+    assert unknown == [w for w in words if w == "unknownword"]
+    assert hitting == expected
+    assert all(type(k) is str and k.isascii() for k in hitting)
+
+
 @compiled
 def test_keep_stops_at_its_payload_limit_and_checks_payloads() -> None:
     """Past 32,768 distinct payloads keep() stores nothing (the token stays unknown);
