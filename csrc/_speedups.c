@@ -3511,8 +3511,14 @@ SubstringSet_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
+/* A text character as str.lower() gives it, for find_lower(): Latin-1 from the table;
+ * a wider one by its simple lowercase mapping, which is str.lower()'s (one character)
+ * for every character but U+0130 and U+03A3, whose texts find_lower() declines. */
+#define SUB_LOWER(kind, ch)                                                          \
+    ((kind) == PyUnicode_1BYTE_KIND ? (uint32_t)LOWER1[(ch)] : (uint32_t)Py_UNICODE_TOLOWER(ch))
+
 /* Whether entry `k` occurs in the text at position `i` (its first two already hashed alike);
- * `lower`: the text's characters are compared lowercased (a 1-byte text only). */
+ * `lower`: the text's characters are compared lowercased (SUB_LOWER). */
 static inline int
 sub_at(const SubstringSet *self, Py_ssize_t k, int kind, const void *data, Py_ssize_t n,
        Py_ssize_t i, int lower)
@@ -3523,7 +3529,7 @@ sub_at(const SubstringSet *self, Py_ssize_t k, int kind, const void *data, Py_ss
     const uint32_t *cp = self->points[k];
     for (Py_ssize_t j = 0; j < m; j++) {
         const uint32_t ch = PyUnicode_READ(kind, data, i + j);
-        if ((lower ? LOWER1[ch] : ch) != cp[j])
+        if ((lower ? SUB_LOWER(kind, ch) : ch) != cp[j])
             return 0;
     }
     return 1;
@@ -3534,9 +3540,9 @@ PyDoc_STRVAR(SubstringSet_find_doc,
 "The entries ``text`` contains (compared as given: lowercase the text first\n"
 "for entries given lowercased), each once, in the order given.");
 
-/* find()'s pass over a text of one kind (inlined per kind); `lower` (a 1-byte text
- * only): the text is read lowercased. A 1-byte text is filtered by the first two
- * characters themselves (the `narrow` bitmap), others by their hash. */
+/* find()'s pass over a text of one kind (inlined per kind); `lower`: the text is read
+ * lowercased (SUB_LOWER). A 1-byte text is filtered by the first two characters
+ * themselves (the `narrow` bitmap), others by their hash. */
 static inline Py_ssize_t
 sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
          unsigned char *seen, uint32_t *found, int lower)
@@ -3573,7 +3579,7 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
     }
     uint32_t a = PyUnicode_READ(kind, data, 0);
     if (lower)
-        a = LOWER1[a];
+        a = SUB_LOWER(kind, a);
     for (Py_ssize_t i = 0; i < n && left > 0; i++) {
         if (singles && BIT_HAS(self->one, sub_hash1(a))) {
             for (Py_ssize_t s = 0; s < self->single_count; s++) {
@@ -3589,7 +3595,7 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
             break;
         uint32_t b = PyUnicode_READ(kind, data, i + 1);
         if (lower)
-            b = LOWER1[b];
+            b = SUB_LOWER(kind, b);
         const uint32_t pair = a << 8 | b;
         const uint32_t h = sub_hash2(a, b);
         a = b;
@@ -3607,7 +3613,7 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
     return got;
 }
 
-/* find() (`lower` 0) and find_lower() of a 1-byte text (`lower` 1). */
+/* find() (`lower` 0) and find_lower() (`lower` 1). */
 static PyObject *
 sub_find(SubstringSet *self, PyObject *text, int lower)
 {
@@ -3636,10 +3642,12 @@ sub_find(SubstringSet *self, PyObject *text, int lower)
                     : sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found, 0);
         break;
     case PyUnicode_2BYTE_KIND:
-        got = sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found, 0);
+        got = lower ? sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found, 1)
+                    : sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found, 0);
         break;
     default:
-        got = sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found, 0);
+        got = lower ? sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found, 1)
+                    : sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found, 0);
         break;
     }
     /* the order given: an insertion sort of the (few) ids found */
@@ -3677,8 +3685,9 @@ SubstringSet_find(SubstringSet *self, PyObject *text)
 
 PyDoc_STRVAR(SubstringSet_find_lower_doc,
 "find_lower(text, /) -> list[str] | None\n--\n\n"
-"``find(text.lower())`` for a text whose characters are all below U+0100 (read\n"
-"lowercased as it goes, no lowered copy made); None for any other text.");
+"``find(text.lower())``, the text read lowercased as it goes (no lowered copy\n"
+"made); None for a text holding U+0130 or U+03A3 (lowercased to two characters,\n"
+"or by their neighbours).");
 
 static PyObject *
 SubstringSet_find_lower(SubstringSet *self, PyObject *text)
@@ -3687,8 +3696,17 @@ SubstringSet_find_lower(SubstringSet *self, PyObject *text)
         PyErr_SetString(PyExc_TypeError, "find_lower() text must be str");
         return NULL;
     }
-    if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND)
-        Py_RETURN_NONE;
+    const int kind = PyUnicode_KIND(text);
+    if (kind != PyUnicode_1BYTE_KIND) {
+        /* U+0130 lowercases to two characters, U+03A3 by its neighbours */
+        const void *data = PyUnicode_DATA(text);
+        const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+            if (ch == 0x130 || ch == 0x3A3)
+                Py_RETURN_NONE;
+        }
+    }
     return sub_find(self, text, 1);
 }
 

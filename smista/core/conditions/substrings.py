@@ -145,7 +145,7 @@ class SubstringsKind(ConditionKind):
 
     def present(self, view: PromptView, plan: _Plan) -> frozenset[str]:
         if _SubstringSet is not None:  # one compiled pass finds every entry
-            found = _c_set(plan).find_lower(view.text)  # (a 1-byte text, lowered as read)
+            found = _c_set(plan).find_lower(view.text)  # (lowered as it is read)
             return frozenset(found if found is not None else _c_set(plan).find(view.lowered))
         return _present(view.lowered, plan)
 
