@@ -93,6 +93,9 @@
 /* Lowercased byte for an ASCII letter or digit, 0 for a separator (every
  * other ASCII byte, like smista.core.tokenizer.ASCII_TABLE's spaces). */
 static unsigned char LOWER[128];
+/* str.lower() of each code point below U+0100 (one such code point each: A-Z and
+ * U+00C0-U+00DE but U+00D7 move up by 32; tests check all 256 against Python). */
+static unsigned char LOWER1[256];
 /* One bit per BMP code point: whether it is a token character. */
 static uint8_t BMP_ALNUM[0x10000 / 8];
 
@@ -108,6 +111,10 @@ init_tables(void)
             LOWER[c] = (unsigned char)c;
         else
             LOWER[c] = 0;
+    }
+    for (int c = 0; c < 256; c++) {
+        const int up = (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7);
+        LOWER1[c] = (unsigned char)(up ? c + 32 : c);
     }
     memset(BMP_ALNUM, 0, sizeof(BMP_ALNUM));
     for (int c = 0; c < 128; c++) {
@@ -774,8 +781,16 @@ typedef struct {
     unsigned char key[BATCH_KEY];
 } Pending;
 
+#define FOLD_SEEN 64 /* ASCII hitting tokens a fold() call remembers having put in `hitting` */
+
 typedef struct {
     PyObject *entries, *words, *prefixes, *hitting; /* fold()'s accumulators */
+    /* The first FOLD_SEEN distinct ASCII tokens put in `hitting` by this call (held
+     * until it returns) and their scan hashes: a token's later occurrences map to the
+     * same payload, so they put nothing new (no str made, none hashed). */
+    int seen_count;
+    uint32_t seen_hash[FOLD_SEEN];
+    PyObject *seen[FOLD_SEEN];
 } FoldState;
 
 typedef struct {
@@ -973,18 +988,38 @@ fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned 
     FoldState *f = st->fold;
     if (PyTuple_GET_SIZE(hit) > 0) {
         PyObject *token = PyTuple_GET_ITEM(payload, 4);
-        if (token == Py_None) {
-            token = token_object(text, t, key);
-            if (token == NULL)
+        int put = 1;
+        if (token == Py_None && t->ascii) {
+            for (int k = 0; k < f->seen_count; k++) {
+                if (f->seen_hash[k] == t->hash &&
+                    PyUnicode_GET_LENGTH(f->seen[k]) == (Py_ssize_t)t->len &&
+                    memcmp(PyUnicode_1BYTE_DATA(f->seen[k]), key, t->len) == 0) {
+                    put = 0; /* already in `hitting`, mapped to this payload's hit */
+                    break;
+                }
+            }
+        }
+        if (put) {
+            int fresh = token == Py_None;
+            if (fresh) {
+                token = token_object(text, t, key);
+                if (token == NULL)
+                    return -1;
+            }
+            else {
+                Py_INCREF(token);
+            }
+            int rc = PyDict_SetItem(f->hitting, token, hit);
+            if (rc == 0 && fresh && t->ascii && f->seen_count < FOLD_SEEN) {
+                f->seen_hash[f->seen_count] = t->hash;
+                f->seen[f->seen_count++] = token; /* (our reference, dropped by fold()) */
+            }
+            else {
+                Py_DECREF(token);
+            }
+            if (rc < 0)
                 return -1;
         }
-        else {
-            Py_INCREF(token);
-        }
-        int rc = PyDict_SetItem(f->hitting, token, hit);
-        Py_DECREF(token);
-        if (rc < 0)
-            return -1;
     }
     if (self->stamps[code] == self->epoch)
         return 0;
@@ -1292,9 +1327,12 @@ TokenCodes_fold_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs
             memset(self->stamps, 0, (size_t)self->payload_cap * sizeof(uint32_t));
         self->epoch = 1;
     }
-    FoldState fold = {args[1], args[2], args[3], args[4]};
+    FoldState fold = {args[1], args[2], args[3], args[4], 0, {0}, {NULL}};
     ScanState st = {0, NULL, NULL, &fold};
-    if (scan_any(self, args[0], &st) < 0) {
+    const int failed = scan_any(self, args[0], &st) < 0;
+    for (int k = 0; k < fold.seen_count; k++)
+        Py_DECREF(fold.seen[k]);
+    if (failed) {
         Py_XDECREF(st.unknown);
         return NULL;
     }
@@ -3345,6 +3383,9 @@ typedef struct {
     Py_ssize_t count;
     uint64_t one[SUB_SIZE / 64];  /* bitmap: hash of a one-character entry */
     uint64_t two[SUB_SIZE / 64];  /* bitmap: hash of a longer entry's first two */
+    uint64_t narrow[SUB_SIZE / 64]; /* bitmap: first two (a << 8 | b) of a longer entry
+                                     * below U+0100 throughout (a 1-byte text can hold no other) */
+    unsigned char narrow_first[256]; /* whether such an entry starts with this character */
     uint32_t *starts;      /* CSR by hash of the first two: entry ids in ids[starts[h]..starts[h+1]] */
     uint32_t *ids;
     uint32_t *singles;     /* ids of the one-character entries */
@@ -3443,6 +3484,13 @@ SubstringSet_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             const uint32_t h = sub_hash2(cp[0], cp[1]);
             BIT_SET(self->two, h);
             self->starts[h + 1]++;
+            int narrow = 1;
+            for (Py_ssize_t i = 0; i < m; i++)
+                narrow &= cp[i] < 0x100;
+            if (narrow) {
+                BIT_SET(self->narrow, cp[0] << 8 | cp[1]);
+                self->narrow_first[cp[0]] = 1;
+            }
         }
     }
     for (uint32_t h = 0; h < SUB_SIZE; h++)
@@ -3463,17 +3511,25 @@ SubstringSet_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-/* Whether entry `k` occurs in the text at position `i` (its first two already hashed alike). */
+/* A text character as str.lower() gives it, for find_lower(): Latin-1 from the table;
+ * a wider one by its simple lowercase mapping, which is str.lower()'s (one character)
+ * for every character but U+0130 and U+03A3, whose texts find_lower() declines. */
+#define SUB_LOWER(kind, ch)                                                          \
+    ((kind) == PyUnicode_1BYTE_KIND ? (uint32_t)LOWER1[(ch)] : (uint32_t)Py_UNICODE_TOLOWER(ch))
+
+/* Whether entry `k` occurs in the text at position `i` (its first two already hashed alike);
+ * `lower`: the text's characters are compared lowercased (SUB_LOWER). */
 static inline int
 sub_at(const SubstringSet *self, Py_ssize_t k, int kind, const void *data, Py_ssize_t n,
-       Py_ssize_t i)
+       Py_ssize_t i, int lower)
 {
     const Py_ssize_t m = self->lengths[k];
     if (i + m > n)
         return 0;
     const uint32_t *cp = self->points[k];
     for (Py_ssize_t j = 0; j < m; j++) {
-        if (PyUnicode_READ(kind, data, i + j) != cp[j])
+        const uint32_t ch = PyUnicode_READ(kind, data, i + j);
+        if ((lower ? SUB_LOWER(kind, ch) : ch) != cp[j])
             return 0;
     }
     return 1;
@@ -3484,10 +3540,12 @@ PyDoc_STRVAR(SubstringSet_find_doc,
 "The entries ``text`` contains (compared as given: lowercase the text first\n"
 "for entries given lowercased), each once, in the order given.");
 
-/* find()'s pass over a text of one kind (inlined per kind). */
+/* find()'s pass over a text of one kind (inlined per kind); `lower`: the text is read
+ * lowercased (SUB_LOWER). A 1-byte text is filtered by the first two characters
+ * themselves (the `narrow` bitmap), others by their hash. */
 static inline Py_ssize_t
 sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
-         unsigned char *seen, uint32_t *found)
+         unsigned char *seen, uint32_t *found, int lower)
 {
     Py_ssize_t left = self->count;
     Py_ssize_t got = 0;
@@ -3496,7 +3554,32 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
                                                      : self->single_count > 0;
     if (n == 0)
         return 0;
+    if (kind == PyUnicode_1BYTE_KIND && !singles) {
+        /* No one-character entry can occur: only positions where an entry that can
+         * occur starts (its first character, then its first two) are looked at. */
+        const Py_UCS1 *d = (const Py_UCS1 *)data;
+        for (Py_ssize_t i = 0; i + 1 < n && left > 0; i++) {
+            const uint32_t c = lower ? LOWER1[d[i]] : d[i];
+            if (!self->narrow_first[c])
+                continue;
+            const uint32_t e = lower ? LOWER1[d[i + 1]] : d[i + 1];
+            if (!BIT_HAS(self->narrow, c << 8 | e))
+                continue;
+            const uint32_t h = sub_hash2(c, e);
+            for (uint32_t at = self->starts[h]; at < self->starts[h + 1]; at++) {
+                const uint32_t k = self->ids[at];
+                if (!seen[k] && sub_at(self, k, kind, data, n, i, lower)) {
+                    seen[k] = 1;
+                    found[got++] = k;
+                    left--;
+                }
+            }
+        }
+        return got;
+    }
     uint32_t a = PyUnicode_READ(kind, data, 0);
+    if (lower)
+        a = SUB_LOWER(kind, a);
     for (Py_ssize_t i = 0; i < n && left > 0; i++) {
         if (singles && BIT_HAS(self->one, sub_hash1(a))) {
             for (Py_ssize_t s = 0; s < self->single_count; s++) {
@@ -3510,14 +3593,17 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
         }
         if (i + 1 >= n)
             break;
-        const uint32_t b = PyUnicode_READ(kind, data, i + 1);
+        uint32_t b = PyUnicode_READ(kind, data, i + 1);
+        if (lower)
+            b = SUB_LOWER(kind, b);
+        const uint32_t pair = a << 8 | b;
         const uint32_t h = sub_hash2(a, b);
         a = b;
-        if (!BIT_HAS(self->two, h))
+        if (kind == PyUnicode_1BYTE_KIND ? !BIT_HAS(self->narrow, pair) : !BIT_HAS(self->two, h))
             continue;
         for (uint32_t at = self->starts[h]; at < self->starts[h + 1]; at++) {
             const uint32_t k = self->ids[at];
-            if (!seen[k] && sub_at(self, k, kind, data, n, i)) {
+            if (!seen[k] && sub_at(self, k, kind, data, n, i, lower)) {
                 seen[k] = 1;
                 found[got++] = k;
                 left--;
@@ -3527,13 +3613,10 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
     return got;
 }
 
+/* find() (`lower` 0) and find_lower() (`lower` 1). */
 static PyObject *
-SubstringSet_find(SubstringSet *self, PyObject *text)
+sub_find(SubstringSet *self, PyObject *text, int lower)
 {
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "find() text must be str");
-        return NULL;
-    }
     const void *data = PyUnicode_DATA(text);
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     /* per entry: whether found; and the ids found, in the order found */
@@ -3555,13 +3638,16 @@ SubstringSet_find(SubstringSet *self, PyObject *text)
     Py_ssize_t got;
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
-        got = sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found);
+        got = lower ? sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found, 1)
+                    : sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found, 0);
         break;
     case PyUnicode_2BYTE_KIND:
-        got = sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found);
+        got = lower ? sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found, 1)
+                    : sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found, 0);
         break;
     default:
-        got = sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found);
+        got = lower ? sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found, 1)
+                    : sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found, 0);
         break;
     }
     /* the order given: an insertion sort of the (few) ids found */
@@ -3587,6 +3673,43 @@ SubstringSet_find(SubstringSet *self, PyObject *text)
     return out;
 }
 
+static PyObject *
+SubstringSet_find(SubstringSet *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "find() text must be str");
+        return NULL;
+    }
+    return sub_find(self, text, 0);
+}
+
+PyDoc_STRVAR(SubstringSet_find_lower_doc,
+"find_lower(text, /) -> list[str] | None\n--\n\n"
+"``find(text.lower())``, the text read lowercased as it goes (no lowered copy\n"
+"made); None for a text holding U+0130 or U+03A3 (lowercased to two characters,\n"
+"or by their neighbours).");
+
+static PyObject *
+SubstringSet_find_lower(SubstringSet *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "find_lower() text must be str");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    if (kind != PyUnicode_1BYTE_KIND) {
+        /* U+0130 lowercases to two characters, U+03A3 by its neighbours */
+        const void *data = PyUnicode_DATA(text);
+        const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+            if (ch == 0x130 || ch == 0x3A3)
+                Py_RETURN_NONE;
+        }
+    }
+    return sub_find(self, text, 1);
+}
+
 static Py_ssize_t
 SubstringSet_len(SubstringSet *self)
 {
@@ -3595,6 +3718,7 @@ SubstringSet_len(SubstringSet *self)
 
 static PyMethodDef SubstringSet_methods[] = {
     {"find", (PyCFunction)SubstringSet_find, METH_O, SubstringSet_find_doc},
+    {"find_lower", (PyCFunction)SubstringSet_find_lower, METH_O, SubstringSet_find_lower_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -197,6 +197,21 @@ def test_the_signal_memo_gives_the_plain_prefix_and_word_answers(
         assert len(shared) <= limit
 
 
+@given(
+    st.lists(st.text(alphabet="abé", min_size=1, max_size=6), max_size=8),
+    st.lists(st.text(alphabet="abé", max_size=8), max_size=6),
+)
+def test_token_signals_find_every_stem_a_token_starts_with(
+    stems: list[str], tokens: list[str]
+) -> None:
+    """The stems a token starts with, shortest first, are the stems it startswith (nested
+    stems, stems of lengths with gaps between them, tokens shorter than every stem)."""
+    signals = _signals((), tuple(stems))
+    for token in tokens:
+        expected = tuple(sorted((s for s in set(stems) if token.startswith(s)), key=len))
+        assert signals.of(token)[1] == expected
+
+
 def test_a_view_without_the_index_reads_prefixes_and_positions_plainly() -> None:
     """A plain view (no engine memo) answers stems with str.startswith and has no word
     positions, since words are only looked up through the index."""

@@ -249,3 +249,13 @@ def test_a_reply_that_is_not_text_carries_no_signal() -> None:
 def test_a_key_without_its_colon_is_malformed(text: str) -> None:
     """Go rejects an object key not followed by ':'; the reply then carries no signal."""
     assert parse_classifier_response(text) == (1.0, False)
+
+
+@pytest.mark.parametrize(
+    "text", ['{"confidence": -}', '{"confidence": -Infinity}', '{"confidence": -.5}']
+)
+def test_a_minus_sign_without_digits_is_malformed(text: str) -> None:
+    """A '-' that starts no JSON number (Go and JavaScript both reject it): the reply
+    carries no signal. (Stated here: the property test above drew such a document when
+    run alone, not in a whole-suite run, whose draws differ.)"""
+    assert parse_classifier_response(text) == (1.0, False)

@@ -1139,6 +1139,37 @@ def test_fold_folds_each_kept_payload_once_and_hands_back_the_rest() -> None:
     assert again == [entry]  # once per call, in every call
 
 
+FOLD_WORDS = [f"w{i}" for i in range(80)] + ["x" * 20, "y" * 70, "shared", "shaerd"]
+
+
+@compiled
+@settings(max_examples=200)
+@given(
+    st.lists(st.sampled_from([*FOLD_WORDS, "zz", "unknownword"]), max_size=200),
+    st.dictionaries(st.sampled_from(FOLD_WORDS), st.just((("held", True),)), max_size=4),
+)
+def test_fold_puts_every_hitting_token_in_hitting_however_often_it_occurs(
+    words: list[str], held: dict[str, object]
+) -> None:
+    """Each hitting token is in ``hitting`` with its payload's hit, whether it occurs once
+    or many times, among more distinct hitting tokens than fold() remembers putting (64),
+    long or short, sharing a payload or not, in a dict that already held some (an earlier
+    piece's): the same dict as one put per occurrence."""
+    table = TokenCodes(1 << 10)
+    for word in FOLD_WORDS:
+        assert table.keep(word, _payload("shared" if word.startswith("sha") else word))
+    assert table.keep("zz", None)
+    hitting: dict[str, object] = dict(held)
+    expected: dict[str, object] = dict(held)
+    for word in words:
+        if word in FOLD_WORDS:
+            expected[word] = ((("shared" if word.startswith("sha") else word), False),)
+    unknown = table.fold(" ".join(words).upper(), [], set(), set(), hitting)
+    assert unknown == [w for w in words if w == "unknownword"]
+    assert hitting == expected
+    assert all(type(k) is str and k.isascii() for k in hitting)
+
+
 @compiled
 def test_keep_stops_at_its_payload_limit_and_checks_payloads() -> None:
     """Past 32,768 distinct payloads keep() stores nothing (the token stays unknown);
@@ -1205,6 +1236,72 @@ def test_substring_set_finds_what_in_finds(entries: list[str], text: str) -> Non
     assert SubstringSet(entries).find(text) == [e for e in entries if e in text]
 
 
+LATIN1_ALPHABET = st.sampled_from(list("abAB.c ÀàÉéÞþßÿ×÷µ修İΣσςДд\U00010400\U00010428"))
+
+
+@compiled
+@settings(max_examples=800)
+@given(
+    st.lists(st.text(alphabet=LATIN1_ALPHABET, min_size=1, max_size=4), max_size=8),
+    st.text(alphabet=LATIN1_ALPHABET, max_size=40),
+)
+def test_substring_set_find_lower_is_find_of_lowered(entries: list[str], text: str) -> None:
+    """find_lower reads a text lowercased as it goes: exactly find(text.lower()); it
+    declines (None) a text holding U+0130 or U+03A3 (str.lower makes two characters of
+    the one, and reads the other's neighbours). find on 1-byte texts filters by the first
+    two characters themselves: still exactly ``entry in text``."""
+    from smista.core._speedups import SubstringSet
+
+    longer = [e for e in entries if len(e) > 1]  # (no one-character entry: the quick pass)
+    for listed in (entries, longer):
+        found = SubstringSet(listed)
+        assert found.find(text) == [e for e in listed if e in text]
+        lowered = found.find_lower(text)
+        if "İ" in text or "Σ" in text:
+            assert lowered is None
+        else:
+            assert lowered == [e for e in listed if e in text.lower()]
+
+
+@compiled
+def test_substring_set_find_lower_lowers_every_latin1_character() -> None:
+    """Each code point below U+0100, upper or not, at a text's start and end and as a
+    one-character entry: lowered as str.lower() does."""
+    from smista.core._speedups import SubstringSet
+
+    for code in range(0x100):
+        ch = chr(code)
+        low = ch.lower()
+        # with one-character entries, and without (the quick pass over a 1-byte text)
+        for entries in ([low, low + "z", "z" + low, ch, ch + "z"], [low + "z", "z" + low]):
+            for text in (ch, ch + "z", "z" + ch, "Z" + ch + "Z", ch + "Z"):
+                expected = [e for e in entries if e in text.lower()]
+                assert SubstringSet(entries).find_lower(text) == expected, (code, text)
+    with pytest.raises(TypeError):
+        SubstringSet(["a"]).find_lower(b"a")  # type: ignore[arg-type]
+
+
+@compiled
+def test_substring_set_find_lower_lowers_every_code_point_as_str_lower() -> None:
+    """Every code point (surrogates aside) of every string kind, upper case or not, read
+    lowercased by find_lower exactly as str.lower() gives it, in runs of 64 (the run
+    lowered is the one entry, so one character read otherwise fails it); U+0130 and
+    U+03A3 are declined."""
+    from smista.core._speedups import SubstringSet
+
+    for base in range(0, 0x110000, 64):
+        run = "".join(
+            chr(c)
+            for c in range(base, base + 64)
+            if not 0xD800 <= c <= 0xDFFF and c not in (0x130, 0x3A3)
+        )
+        if not run:
+            continue
+        assert SubstringSet([run.lower()]).find_lower(run) == [run.lower()], hex(base)
+    for declined in ("İ", "Σ", "abcΣ", "x İ y"):
+        assert SubstringSet(["a"]).find_lower(declined) is None
+
+
 @compiled
 def test_substring_set_checks_its_entries() -> None:
     from smista.core._speedups import SubstringSet
@@ -1232,3 +1329,20 @@ def test_substrings_gate_is_the_pure_one(text: str) -> None:
     plan = substrings._plan(keys)
     view = PromptView(text)
     assert substrings.SUBSTRINGS.present(view, plan) == substrings._present(view.lowered, plan)
+
+
+@compiled
+@settings(max_examples=300)
+@given(
+    st.text(alphabet=st.sampled_from(list("claude.mdCLAUDE.MD GITSTUSÉéÀà修正读İ")), max_size=60)
+)
+def test_substrings_gate_reads_upper_case_text_lowered(text: str) -> None:
+    """The substrings gate finds the keys of the pure plan walk on the lowered text
+    whether the compiled set lowers a 1-byte text itself or is handed text.lower()."""
+    from smista.core.conditions import substrings
+    from smista.core.conditions.view import PromptView
+
+    keys = frozenset({"claude.md", "git status", "修正", "读", "é", "àa", "a.c", "İ"})
+    plan = substrings._plan(keys)
+    view = PromptView(text)
+    assert substrings.SUBSTRINGS.present(view, plan) == substrings._present(text.lower(), plan)

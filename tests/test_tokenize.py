@@ -122,8 +122,8 @@ def _both_paths(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[list[str], 
     if not _TABLES:  # built once: compiling the token regex takes milliseconds
         _TABLES.extend((tokenizer._Tables(), tokenizer._Tables()))
     by_hand, by_regex = _TABLES
-    by_hand._short_left = 1 << 30
-    by_regex._short_left = 0
+    by_hand._short_left = by_hand._long_left = 1 << 30
+    by_regex._short_left = by_regex._long_left = 0
     with monkeypatch.context() as m:
         m.setattr(tokenizer, "_tables", lambda: by_hand)
         short = tokenize(text)
@@ -157,6 +157,41 @@ def test_start_up_path_equals_regex_path(text: str) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         short, regex = _both_paths(monkeypatch, text)
     assert short == regex
+
+
+@given(st.text(alphabet=st.sampled_from(SCRIPTS) | st.characters(), min_size=49, max_size=200))
+def test_long_texts_split_by_hand_equal_the_regex_path(text: str) -> None:
+    """A longer text split character by character (while the character budget lasts) and
+    lowercased token by token gives the regex path's tokens (sigma, overrides, astral
+    and combining characters)."""
+    from smista.core import tokenizer
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        short, regex = _both_paths(monkeypatch, text)
+        by_hand, by_regex = _TABLES
+        monkeypatch.setattr(tokenizer, "_tables", lambda: by_regex)
+        python_regex = tokenizer._tokenize_unicode(text)
+    assert short == regex
+    assert by_hand.tokenize_short(text) == python_regex
+
+
+def test_the_hand_split_budgets() -> None:
+    """Short texts are split by hand while their count lasts, longer ones while their
+    characters last; none once the token regex is compiled."""
+    from smista.core.tokenizer import _LONG_BUDGET, _SHORT, _Tables
+
+    tables = _Tables()
+    assert tables.short_first(_SHORT)  # a short text: counted
+    assert tables.short_first(_LONG_BUDGET - 10)  # a longer one: its characters
+    assert not tables.short_first(_SHORT + 11)  # (10 characters left)
+    assert tables.short_first(_SHORT)
+    tables._short_left = 0
+    assert not tables.short_first(1)
+    fresh = _Tables()
+    assert fresh.short_first(_SHORT + 1)
+    fresh.__dict__["token_bmp_re"] = None  # compiled: the regex splits every text
+    assert not fresh.short_first(1)
+    assert not fresh.short_first(_SHORT + 1)
 
 
 @given(st.text(alphabet=st.sampled_from(SCRIPTS) | st.characters(), max_size=48))

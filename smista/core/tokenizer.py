@@ -19,9 +19,12 @@ when no character needs Rust's own rules.
 Start-up: compiling that regex costs milliseconds, so it is built only when
 needed. The first :data:`_SHORT_BUDGET` short non-ASCII texts (up to
 :data:`_SHORT` characters: the phrases and keywords of a rule pack being
-compiled, a few short prompts) are split character by character over the same
-ranges instead, and a short text is checked for Rust's lowercasing rules with
-sets rather than regexes; both give exactly the regex paths' answers.
+compiled, a few short prompts), and longer ones until :data:`_LONG_BUDGET`
+characters of them have been read (with the C extension: the rare prompts
+holding U+03A3), are split character by character over the same ranges
+instead, and a short text is checked for Rust's lowercasing rules with sets
+rather than regexes (a longer one's tokens one by one); both give exactly the
+regex paths' answers.
 """
 
 from __future__ import annotations
@@ -50,6 +53,10 @@ _SHORT = 48
 _SHORT_BUDGET = 512
 """Short non-ASCII texts split before the token regex is compiled anyway."""
 
+_LONG_BUDGET = 1 << 14
+"""Characters of longer non-ASCII texts split by hand before the token regex is compiled
+(about what compiling it costs: a few milliseconds)."""
+
 ASCII_TABLE = bytes(
     (ord(chr(b).lower()) if chr(b).isalnum() else 0x20) if b < 128 else 0x20 for b in range(256)
 )
@@ -72,7 +79,7 @@ def tokenize(text: str) -> list[str]:
 def _tokenize_unicode(text: str) -> list[str]:
     """:func:`tokenize` of a non-ASCII text in Python (the C pass's reference)."""
     tables = _tables()
-    if len(text) <= _SHORT and tables.short_first():
+    if tables.short_first(len(text)):
         return tables.tokenize_short(text)
     astral = set(tables.astral_re.findall(text))
     pattern = tables.token_bmp_re
@@ -124,6 +131,7 @@ class _Tables:
         self.special_astral = {chr(c) for c in data.LOWER_OVERRIDES if c > _BMP_END}
         self.sigma_astral = {chr(c) for c in data.SIGMA_OVERRIDES if c > _BMP_END}
         self._short_left = _SHORT_BUDGET
+        self._long_left = _LONG_BUDGET
 
     @cached_property
     def special_re(self) -> re.Pattern[str]:
@@ -167,20 +175,29 @@ class _Tables:
     def _ends(self) -> list[int]:
         return [b for _, b in self._alnum]
 
-    def short_first(self) -> bool:
-        """Whether to split a short text by hand: the token regex is not compiled yet
-        and the budget of such texts is not spent."""
-        if "token_bmp_re" in self.__dict__ or self._short_left <= 0:
+    def short_first(self, size: int) -> bool:
+        """Whether to split a text of ``size`` characters by hand: the token regex is not
+        compiled yet and the budget of such texts (short ones), or of their characters
+        (longer ones), is not spent."""
+        if "token_bmp_re" in self.__dict__:
             return False
-        self._short_left -= 1
+        if size <= _SHORT:
+            if self._short_left <= 0:
+                return False
+            self._short_left -= 1
+            return True
+        if self._long_left < size:
+            return False
+        self._long_left -= size
         return True
 
     def tokenize_short(self, text: str) -> list[str]:
-        """:func:`tokenize` of a short non-ASCII text, character by character.
+        """:func:`tokenize` of a non-ASCII text, character by character.
 
         A token character is one in the alphanumeric ranges (BMP or astral:
         the regex path treats a non-alphanumeric astral character as a space
-        too), so the tokens are the regex path's; lowercasing is the same.
+        too), so the tokens are the regex path's; lowercasing is the same (a
+        long text's tokens are checked one by one, which needs no regex).
         """
         starts, ends = self._starts, self._ends
         tokens: list[str] = []
@@ -203,7 +220,7 @@ class _Tables:
         if not tokens:
             return tokens
         joined = " ".join(tokens)
-        if self.plain(joined):
+        if len(joined) <= _SHORT and self.plain(joined):
             return joined.lower().split(" ")
         return [tok.lower() if tok.isascii() else self.lower(tok) for tok in tokens]
 

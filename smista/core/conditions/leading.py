@@ -175,10 +175,15 @@ class LeadingKind(ConditionKind):
                     found.append(key)
                     continue
                 content = view.content_head(len(words))
-                if len(content) == len(words) and all(
-                    any(w == want for w, _ in view.hits_of(token))
-                    for want, token in zip(words[1:], content[1:], strict=True)
-                ):
+                if len(content) != len(words):
+                    continue
+                for want, token in zip(words[1:], content[1:], strict=True):
+                    for w, _ in view.hits_of(token):
+                        if w == want:
+                            break
+                    else:  # the content word at this place does not hit ``want``
+                        break
+                else:  # (plain loops: no generator frames on every prompt)
                     found.append(key)
         return frozenset(found)
 

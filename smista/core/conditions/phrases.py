@@ -124,7 +124,9 @@ def entries_starting(condition: Condition, firsts: Iterable[str]) -> list[_Entry
     one of ``firsts``, in the condition's order: through the engine's index, the only
     entries that can hold."""
     entries, by_first = _entry_plan(condition)
-    starting = [by_first[w] for w in firsts if w in by_first]
+    # (one C intersection, which walks the smaller side: a long prompt's present words
+    # are many, a condition's first words few; the order is restored below)
+    starting = [by_first[w] for w in by_first.keys() & firsts]
     if not starting:
         return []
     order = starting[0] if len(starting) == 1 else sorted(chain.from_iterable(starting))

@@ -53,6 +53,7 @@ class TokenSignals:
 
     __slots__ = (
         "_firsts",
+        "_heads",
         "_hopeless",
         "_lengths",
         "_limit",
@@ -77,6 +78,7 @@ class TokenSignals:
         self.stems = frozenset(s for s in stems if s)
         self._lengths = tuple(sorted({len(s) for s in self.stems}))
         self._firsts = frozenset(s[0] for s in self.stems)
+        self._heads: frozenset[str] | None = None  # (built on first use: see _stems_of)
         self._limit = limit
         self.memo: dict[str, Signal] = {}
         self.silent: dict[str, None] = {}
@@ -92,12 +94,7 @@ class TokenSignals:
         hopeless = self._hopeless
         matchable = lookup is not None and (hopeless is None or not hopeless(token))
         words = tuple(lookup(token)) if matchable and lookup is not None else ()
-        stems = self.stems
-        prefixes = (
-            tuple(p for n in self._lengths if n <= len(token) and (p := token[:n]) in stems)
-            if token and token[0] in self._firsts
-            else ()
-        )
+        prefixes = self._stems_of(token) if token and token[0] in self._firsts else ()
         if words or prefixes:
             found = (words, prefixes)
             self._keep(self.memo, token, found)
@@ -105,6 +102,26 @@ class TokenSignals:
         if matchable:  # a word-like token hitting nothing; hopeless ones are not kept
             self._keep(self.silent, token, None)
         return _NOTHING
+
+    def _stems_of(self, token: str) -> tuple[str, ...]:
+        """The stems ``token`` starts with, shortest first: its prefixes of the stems'
+        lengths that are stems, read from the shortest up and no further than some stem
+        starts with it (no longer prefix can be a stem then)."""
+        heads = self._heads
+        if heads is None:  # every prefix of every stem
+            heads = self._heads = frozenset(
+                stem[:n] for stem in self.stems for n in range(1, len(stem) + 1)
+            )
+        found: list[str] = []
+        for n in self._lengths:
+            if n > len(token):
+                break
+            head = token[:n]
+            if head not in heads:
+                break
+            if head in self.stems:
+                found.append(head)
+        return tuple(found)
 
     def _keep(self, memo: dict[str, Any], token: str, value: Any) -> None:
         if len(self.memo) + len(self.silent) >= self._limit:

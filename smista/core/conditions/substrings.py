@@ -144,10 +144,10 @@ class SubstringsKind(ConditionKind):
         return _plan(keys)
 
     def present(self, view: PromptView, plan: _Plan) -> frozenset[str]:
-        text = view.lowered
         if _SubstringSet is not None:  # one compiled pass finds every entry
-            return frozenset(_c_set(plan).find(text))
-        return _present(text, plan)
+            found = _c_set(plan).find_lower(view.text)  # (lowered as it is read)
+            return frozenset(found if found is not None else _c_set(plan).find(view.lowered))
+        return _present(view.lowered, plan)
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts

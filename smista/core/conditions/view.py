@@ -233,7 +233,6 @@ class PromptView:
         "_content_limit",
         "_corrected",
         "_hitting",
-        "_holders",
         "_lead",
         "_lowered",
         "_prediction",
@@ -299,7 +298,6 @@ class PromptView:
             self._present, self._prefixes, self._hitting = signal_hits
         self._sorted: list[str] | None = None
         self._starts: dict[str, list[tuple[int, bool]]] | None = None
-        self._holders: dict[str, list[tuple[str, bool]]] | None = None
         self._lead: frozenset[str] | None = None
 
     @property
@@ -412,21 +410,22 @@ class PromptView:
     def word_starts(self, word: str) -> list[tuple[int, bool]]:
         """Positions where a token equals or is a typo of looked-up ``word``, in order."""
         if self._starts is None:
-            holders: dict[str, list[tuple[str, bool]]] = {}
-            for token, hit in self._hitting_tokens().items():
-                for held, fuzzy in hit:
-                    holders.setdefault(held, []).append((token, fuzzy))
-            self._holders = holders
             self._starts = {}
         found = self._starts.get(word)
         if found is None:
             # Only the few tokens that hit ``word`` are looked for, each with one
             # compiled scan of the token tuple per occurrence (a long prompt's
-            # hundreds of other tokens are never visited in Python).
-            assert self._holders is not None
+            # hundreds of other tokens are never visited in Python). The hitting
+            # tokens are read for this word alone: a prompt asks about one or two.
             found = []
             tokens = self.tokens
-            for token, fuzzy in self._holders.get(word, ()):
+            holders = [
+                (token, fuzzy)
+                for token, hit in self._hitting_tokens().items()
+                for held, fuzzy in hit
+                if held == word
+            ]
+            for token, fuzzy in holders:
                 at = -1
                 try:
                     while True:
@@ -494,7 +493,6 @@ class PromptView:
         """The looked-up words the first content word hits."""
         if self._lead is None:
             content = self.content_head(1)
-            self._lead = (
-                frozenset(w for w, _ in self.hits_of(content[0])) if content else frozenset()
-            )
+            hit = self.hits_of(content[0]) if content else ()
+            self._lead = frozenset(w for w, _ in hit) if hit else frozenset()
         return self._lead
