@@ -392,7 +392,7 @@ def test_a_model_table_is_equal_by_what_is_written() -> None:
 
 def test_the_predicted_gate_names_the_one_confident_label() -> None:
     condition = PREDICTED.compile(["edit", "plan"], typo=True)
-    assert PREDICTED.gate(condition) == {"edit", "plan"}
+    assert PREDICTED.gate(condition) == frozenset({"edit", "plan"})
     plan = frozenset({"edit", "plan"})
     assert PREDICTED.present(_view("fix"), plan) == {"edit"}
     assert PREDICTED.present(_view("fix"), frozenset({"plan"})) == frozenset()
