@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'a4594f246c520b14c01217fce859ccadc80b22fb'
+DIGEST = '327579469c6a6032ff8322eaae859a5a2b91d65e'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),

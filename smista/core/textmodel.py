@@ -66,12 +66,10 @@ def features(tokens: Sequence[str], corrected: Iterable[str] = ()) -> set[str]:
 
 
 class Prediction(NamedTuple):
-    """The model's answer: the most probable label and its probability, with the features
-    that pushed it up most (for ``explain``)."""
+    """The model's answer: the most probable label and its probability."""
 
     label: str
     probability: float
-    support: tuple[str, ...] = ()
 
 
 class TextModel:
