@@ -181,6 +181,14 @@ _LATER_SETS = {
             *("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12"),
         ),
     ),
+    "fresh14": (
+        381,
+        "f14",
+        (
+            *("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"),
+            *("fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13"),
+        ),
+    ),
 }
 
 
