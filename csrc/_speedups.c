@@ -43,6 +43,13 @@
  * It never decides anything itself: every code it returns was put there by
  * the Python engine, so its answers are the engine's. No I/O.
  *
+ * FeatureTable: a text model's features and integer weights (smista.core.textmodel),
+ * and sums(), which tokenizes a prompt as smista.core.tokenizer does (its first
+ * max_tokens tokens, Rust's lowercasing; a token holding U+03A3 hands the text back
+ * to Python) and adds up the weights of the known features it holds: tokens, the '#' +
+ * character pairs of tokens of spaceless scripts, and the corrected words given, each
+ * counted once. TextModel.known() and TextModel.probabilities() state the same.
+ *
  * Also here: count_newlines, the memchr loop that bulk classification
  * (smista.scale.batch) uses to number lines without touching them in Python.
  *
@@ -55,17 +62,18 @@
  *   Re-executing the module (a re-import, another interpreter) never redraws
  *   the key, so tables built earlier keep their hashes.
  *
- *   Per module object (module state): the three heap types (TokenCodes,
- *   VariantIndex, MarkerTable). Nothing Python is held in a C global.
+ *   Per module object (module state): the heap types (TokenCodes, VariantIndex,
+ *   MarkerTable, SubstringSet, FeatureTable). Nothing Python is held in a C global.
  *
  *   Per object: a TokenCodes table is mutated by scan() (CLOCK bits, tokens
  *   settled in C), put(), remember(), attach() and clear(); every method
  *   holds the object's critical section (Py_BEGIN_CRITICAL_SECTION: a no-op
  *   under the GIL, a per-object lock on free-threaded builds), and no method
- *   keeps a pointer into the table across a call into Python. A VariantIndex
- *   and a MarkerTable are immutable once built (a MarkerTable's no_space
- *   callback into Python sees one character of the call's own token copy;
- *   the text read is an immutable str its caller holds). Hence
+ *   keeps a pointer into the table across a call into Python. A VariantIndex,
+ *   a MarkerTable, a SubstringSet and a FeatureTable are immutable once built (a
+ *   MarkerTable's no_space callback into Python sees one character of the call's
+ *   own token copy; the text read is an immutable str its caller holds; a
+ *   FeatureTable call keeps what it found in its own stack or heap buffers). Hence
  *   Py_mod_gil = Py_MOD_GIL_NOT_USED.
  */
 #define PY_SSIZE_T_CLEAN
@@ -290,6 +298,7 @@ typedef struct {
     PyTypeObject *VariantIndexType;
     PyTypeObject *MarkerTableType;
     PyTypeObject *SubstringSetType;
+    PyTypeObject *FeatureTableType;
 } SpeedupsState;
 
 static struct PyModuleDef speedups_module;
@@ -3742,6 +3751,571 @@ static PyType_Spec SubstringSet_spec = {
     .slots = SubstringSet_slots,
 };
 
+/* -- FeatureTable -------------------------------------------------------------- */
+
+/* A text model's known features with their integer weights (smista.core.textmodel),
+ * read off a prompt in one pass: the tokens of the text (split and lowercased as
+ * smista.core.tokenizer does, the first `max_tokens` of them), the '#' + pair of
+ * neighbouring characters of each token of a script written without spaces, and the
+ * corrected words given, each known feature counted once; sums() gives how many and
+ * the sum of their weights for each label. Exactly what TextModel.known() and the
+ * packed sums of TextModel.probabilities() give for tokenize(text) (tests compare
+ * them). Features are keyed by their exact code points (as UTF-8, a lone surrogate
+ * written like any other code point) under the process's keyed hash. Immutable once
+ * built; holds only a tuple of str (no GC). */
+
+typedef struct {
+    uint32_t hash; /* 0 = empty */
+    uint32_t id;
+} FeatureSlot;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *features;   /* tuple of str: the feature of each id */
+    FeatureSlot *slots;
+    size_t mask;
+    uint32_t *offsets;    /* key of id k: pool[offsets[k] .. offsets[k + 1]] */
+    unsigned char *pool;
+    int32_t *weights;     /* id k, label l: weights[k * lanes + l] */
+    Py_ssize_t count;
+    Py_ssize_t lanes;
+    Py_ssize_t max_tokens;
+    size_t max_key;       /* the longest key, in bytes (a longer token is no feature) */
+    int has_pairs;        /* some feature is '#' and two characters */
+} FeatureTable;
+
+/* UTF-8 bytes of the code point `ch` (a surrogate too: three bytes); the count. */
+static inline int
+put_utf8(unsigned char *out, uint32_t ch)
+{
+    if (ch < 0x80) {
+        out[0] = (unsigned char)ch;
+        return 1;
+    }
+    if (ch < 0x800) {
+        out[0] = (unsigned char)(0xC0 | (ch >> 6));
+        out[1] = (unsigned char)(0x80 | (ch & 0x3F));
+        return 2;
+    }
+    if (ch < 0x10000) {
+        out[0] = (unsigned char)(0xE0 | (ch >> 12));
+        out[1] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
+        out[2] = (unsigned char)(0x80 | (ch & 0x3F));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xF0 | (ch >> 18));
+    out[1] = (unsigned char)(0x80 | ((ch >> 12) & 0x3F));
+    out[2] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
+    out[3] = (unsigned char)(0x80 | (ch & 0x3F));
+    return 4;
+}
+
+/* The id of the feature whose key is `key[0..n)`, or -1. */
+static inline Py_ssize_t
+feature_id(const FeatureTable *self, const unsigned char *key, size_t n)
+{
+    const uint32_t h = key_hash(key, n);
+    size_t i = h & self->mask;
+    for (;;) {
+        const FeatureSlot *s = &self->slots[i];
+        if (s->hash == 0)
+            return -1;
+        if (s->hash == h) {
+            const uint32_t a = self->offsets[s->id], b = self->offsets[s->id + 1];
+            if (b - a == n && memcmp(self->pool + a, key, n) == 0)
+                return s->id;
+        }
+        i = (i + 1) & self->mask;
+    }
+}
+
+static void
+FeatureTable_dealloc(FeatureTable *self)
+{
+    PyMem_Free(self->slots);
+    PyMem_Free(self->offsets);
+    PyMem_Free(self->pool);
+    PyMem_Free(self->weights);
+    Py_XDECREF(self->features);
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type);
+}
+
+static PyObject *
+FeatureTable_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"weights", "lanes", "max_tokens", NULL};
+    PyObject *weights;
+    Py_ssize_t lanes, max_tokens;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nn", kwlist, &PyDict_Type, &weights, &lanes,
+                                     &max_tokens))
+        return NULL;
+    if (lanes < 1 || lanes > 1024 || max_tokens < 0) {
+        PyErr_SetString(PyExc_ValueError, "FeatureTable needs 1 to 1024 lanes, max_tokens >= 0");
+        return NULL;
+    }
+    const Py_ssize_t n = PyDict_GET_SIZE(weights);
+    if (n >= (Py_ssize_t)(UINT32_MAX / 4)) {
+        PyErr_SetString(PyExc_ValueError, "FeatureTable: too many features");
+        return NULL;
+    }
+    FeatureTable *self = (FeatureTable *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    /* tp_alloc zeroes the object: dealloc is safe at any failure below */
+    self->lanes = lanes;
+    self->max_tokens = max_tokens;
+    size_t size = 8;
+    while (size < (size_t)n * 2)
+        size <<= 1;
+    self->mask = size - 1;
+    self->features = PyTuple_New(n);
+    self->slots = PyMem_Calloc(size, sizeof(FeatureSlot));
+    self->offsets = PyMem_Calloc((size_t)n + 1, sizeof(uint32_t));
+    self->weights = PyMem_Calloc((size_t)n * (size_t)lanes + 1, sizeof(int32_t));
+    if (self->features == NULL || self->slots == NULL || self->offsets == NULL ||
+        self->weights == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    size_t pool_cap = 64, pool_len = 0;
+    self->pool = PyMem_Malloc(pool_cap);
+    if (self->pool == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    PyObject *feature, *row;
+    Py_ssize_t pos = 0, k = 0;
+    while (PyDict_Next(weights, &pos, &feature, &row)) {
+        if (k >= n) {
+            PyErr_SetString(PyExc_RuntimeError, "FeatureTable weights changed size");
+            goto fail;
+        }
+        if (!PyUnicode_Check(feature)) {
+            PyErr_SetString(PyExc_TypeError, "FeatureTable features must be str");
+            goto fail;
+        }
+        PyObject *seq = PySequence_Fast(row, "FeatureTable weights must be sequences of int");
+        if (seq == NULL)
+            goto fail;
+        if (PySequence_Fast_GET_SIZE(seq) != lanes) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "feature %R needs %zd weights", feature, lanes);
+            goto fail;
+        }
+        for (Py_ssize_t l = 0; l < lanes; l++) {
+            long w = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, l));
+            if (w == -1 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                goto fail;
+            }
+            if (w < -32768 || w > 32767) {
+                Py_DECREF(seq);
+                PyErr_Format(PyExc_ValueError, "feature %R: weights must lie in [-32768, 32767]",
+                             feature);
+                goto fail;
+            }
+            self->weights[k * lanes + l] = (int32_t)w;
+        }
+        Py_DECREF(seq);
+        const Py_ssize_t m = PyUnicode_GET_LENGTH(feature);
+        if (pool_len + (size_t)m * 4 > pool_cap) {
+            while (pool_len + (size_t)m * 4 > pool_cap)
+                pool_cap *= 2;
+            unsigned char *bigger = PyMem_Realloc(self->pool, pool_cap);
+            if (bigger == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            self->pool = bigger;
+        }
+        const int kind = PyUnicode_KIND(feature);
+        const void *data = PyUnicode_DATA(feature);
+        const size_t start = pool_len;
+        for (Py_ssize_t i = 0; i < m; i++)
+            pool_len += (size_t)put_utf8(self->pool + pool_len, PyUnicode_READ(kind, data, i));
+        if (pool_len > UINT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "FeatureTable: features too long");
+            goto fail;
+        }
+        if (pool_len - start > self->max_key)
+            self->max_key = pool_len - start;
+        if (m == 3 && PyUnicode_READ(kind, data, 0) == '#')
+            self->has_pairs = 1;
+        /* a dict's keys are distinct strings, so distinct keys: no lookup first */
+        const uint32_t h = key_hash(self->pool + start, pool_len - start);
+        size_t i = h & self->mask;
+        while (self->slots[i].hash != 0)
+            i = (i + 1) & self->mask;
+        self->slots[i].hash = h;
+        self->slots[i].id = (uint32_t)k;
+        self->offsets[k + 1] = (uint32_t)pool_len;
+        Py_INCREF(feature);
+        PyTuple_SET_ITEM(self->features, k, feature);
+        self->count = ++k;
+    }
+    if (k != n) {
+        PyErr_SetString(PyExc_RuntimeError, "FeatureTable weights changed size");
+        goto fail;
+    }
+    return (PyObject *)self;
+fail:
+    Py_DECREF(self);
+    return NULL;
+}
+
+/* Whether the (lowercased) token `cp[0..n)` has a character of a script written without
+ * spaces: smista.core.textmodel.spaceless. */
+static inline int
+spaceless_cps(const uint32_t *cp, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const uint32_t o = cp[i];
+        if (o >= 0x2E80 || (o >= 0x0E00 && o <= 0x0EFF) || (o >= 0x1000 && o <= 0x109F) ||
+            (o >= 0x1780 && o <= 0x17FF))
+            return 1;
+    }
+    return 0;
+}
+
+/* The distinct ids found so far: a list, and a bitmap over every id saying which are in. */
+typedef struct {
+    uint32_t *ids;
+    Py_ssize_t count;
+    Py_ssize_t cap;
+    uint64_t *seen;
+    uint32_t small[64];
+    uint64_t seen_small[64]; /* room for 4,096 features */
+} IdList;
+
+static int
+ids_init(IdList *list, Py_ssize_t features)
+{
+    list->ids = list->small;
+    list->count = 0;
+    list->cap = (Py_ssize_t)(sizeof(list->small) / sizeof(list->small[0]));
+    const size_t words = ((size_t)features + 63) / 64;
+    if (words <= sizeof(list->seen_small) / sizeof(list->seen_small[0])) {
+        list->seen = list->seen_small;
+        memset(list->seen, 0, words * sizeof(uint64_t));
+    }
+    else {
+        list->seen = PyMem_Calloc(words, sizeof(uint64_t));
+        if (list->seen == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void
+ids_free(IdList *list)
+{
+    if (list->ids != list->small)
+        PyMem_Free(list->ids);
+    if (list->seen != list->seen_small)
+        PyMem_Free(list->seen);
+}
+
+/* Add `id` unless it is in already (each known feature counts once). */
+static inline int
+ids_add(IdList *list, Py_ssize_t id)
+{
+    uint64_t *word = &list->seen[id >> 6];
+    const uint64_t bit = 1ULL << (id & 63);
+    if (*word & bit)
+        return 0;
+    *word |= bit;
+    if (list->count == list->cap) {
+        const Py_ssize_t cap = list->cap * 2;
+        uint32_t *bigger = PyMem_Malloc((size_t)cap * sizeof(uint32_t));
+        if (bigger == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(bigger, list->ids, (size_t)list->count * sizeof(uint32_t));
+        if (list->ids != list->small)
+            PyMem_Free(list->ids);
+        list->ids = bigger;
+        list->cap = cap;
+    }
+    list->ids[list->count++] = (uint32_t)id;
+    return 0;
+}
+
+/* Look up the key `key[0..n)` and add its id if it is a feature: 0, or -1 with an
+ * exception set. */
+static inline int
+add_key(const FeatureTable *self, const unsigned char *key, size_t n, IdList *found)
+{
+    const Py_ssize_t id = feature_id(self, key, n);
+    return id >= 0 ? ids_add(found, id) : 0;
+}
+
+/* The known features of `text` and `corrected` (any iterable of str) into `found`:
+ * 0, 1 when a token read holds U+03A3 (Python decides then), -1 with an exception set. */
+static int
+feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdList *found)
+{
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const size_t max_key = self->max_key;
+    /* a key is written only while it may still be a feature: max_key bytes and the
+     * last character's (up to 4) */
+    unsigned char key_small[256];
+    unsigned char *key = key_small;
+    if (max_key + 4 > sizeof(key_small)) {
+        key = PyMem_Malloc(max_key + 4);
+        if (key == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    uint32_t cp_small[128];
+    uint32_t *cp = cp_small;
+    Py_ssize_t cp_cap = (Py_ssize_t)(sizeof(cp_small) / sizeof(cp_small[0]));
+    int status = 0;
+    Py_ssize_t tokens = 0, i = 0;
+    if (PyUnicode_IS_ASCII(text)) {
+        const unsigned char *p = (const unsigned char *)data;
+        while (tokens < self->max_tokens) {
+            while (i < n && LOWER[p[i]] == 0)
+                i++;
+            if (i == n)
+                break;
+            const Py_ssize_t start = i;
+            while (i < n && LOWER[p[i]] != 0)
+                i++;
+            tokens++;
+            const size_t m = (size_t)(i - start);
+            if (m > max_key)
+                continue;
+            for (size_t j = 0; j < m; j++)
+                key[j] = LOWER[p[start + (Py_ssize_t)j]];
+            if (add_key(self, key, m, found) < 0) {
+                status = -1;
+                break;
+            }
+        }
+    }
+    else {
+        while (i < n && tokens < self->max_tokens) {
+            if (!is_token_char(PyUnicode_READ(kind, data, i))) {
+                i++;
+                continue;
+            }
+            const Py_ssize_t start = i;
+            while (i < n && is_token_char(PyUnicode_READ(kind, data, i)))
+                i++;
+            tokens++;
+            const Py_ssize_t m = i - start;
+            if (2 * m > cp_cap) { /* each character lowercases to one or two */
+                uint32_t *bigger = PyMem_Malloc((size_t)(2 * m) * sizeof(uint32_t));
+                if (bigger == NULL) {
+                    PyErr_NoMemory();
+                    status = -1;
+                    break;
+                }
+                if (cp != cp_small)
+                    PyMem_Free(cp);
+                cp = bigger;
+                cp_cap = 2 * m;
+            }
+            const Py_ssize_t k = lower_token(text, start, i, cp);
+            if (k < 0) {
+                status = 1;
+                break;
+            }
+            size_t len = 0;
+            for (Py_ssize_t j = 0; j < k && len <= max_key; j++)
+                len += (size_t)put_utf8(key + len, cp[j]);
+            if (len <= max_key && add_key(self, key, len, found) < 0) {
+                status = -1;
+                break;
+            }
+            if (self->has_pairs && k > 1 && spaceless_cps(cp, k)) {
+                unsigned char pair[9];
+                pair[0] = '#';
+                for (Py_ssize_t j = 0; j + 1 < k; j++) {
+                    size_t plen = 1;
+                    plen += (size_t)put_utf8(pair + plen, cp[j]);
+                    plen += (size_t)put_utf8(pair + plen, cp[j + 1]);
+                    if (add_key(self, pair, plen, found) < 0) {
+                        status = -1;
+                        break;
+                    }
+                }
+                if (status < 0)
+                    break;
+            }
+        }
+    }
+    if (status == 0 && !(PyAnySet_Check(corrected) && PySet_GET_SIZE(corrected) == 0) &&
+        !(PyTuple_Check(corrected) && PyTuple_GET_SIZE(corrected) == 0)) {
+        PyObject *iter = PyObject_GetIter(corrected);
+        PyObject *word;
+        if (iter == NULL)
+            status = -1;
+        while (status == 0 && (word = PyIter_Next(iter)) != NULL) {
+            if (!PyUnicode_Check(word)) {
+                PyErr_SetString(PyExc_TypeError, "corrected words must be str");
+                status = -1;
+            }
+            else {
+                const int wkind = PyUnicode_KIND(word);
+                const void *wdata = PyUnicode_DATA(word);
+                const Py_ssize_t wn = PyUnicode_GET_LENGTH(word);
+                size_t len = 0;
+                for (Py_ssize_t j = 0; j < wn && len <= max_key; j++)
+                    len += (size_t)put_utf8(key + len, PyUnicode_READ(wkind, wdata, j));
+                if (len <= max_key && add_key(self, key, len, found) < 0)
+                    status = -1;
+            }
+            Py_DECREF(word);
+        }
+        if (iter != NULL) {
+            Py_DECREF(iter);
+            if (status == 0 && PyErr_Occurred())
+                status = -1;
+        }
+    }
+    if (key != key_small)
+        PyMem_Free(key);
+    if (cp != cp_small)
+        PyMem_Free(cp);
+    return status;
+}
+
+static int
+feature_args(PyObject *const *args, Py_ssize_t nargs, const char *name)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_Format(PyExc_TypeError, "%s() takes a str and an iterable of str", name);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(FeatureTable_sums_doc,
+"sums(text, corrected, /) -> tuple[int, ...] | None\n--\n\n"
+"How many known features ``tokenize(text)`` (its first max_tokens tokens, with the\n"
+"character pairs of its tokens of scripts written without spaces) and the\n"
+"``corrected`` words hold, each counted once, then the sum of their weights for each\n"
+"label; ``None`` if a token read holds U+03A3 (Python decides then).");
+
+static PyObject *
+FeatureTable_sums(FeatureTable *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (feature_args(args, nargs, "sums") < 0)
+        return NULL;
+    IdList found;
+    if (ids_init(&found, self->count) < 0)
+        return NULL;
+    const int status = feature_ids(self, args[0], args[1], &found);
+    PyObject *out = NULL;
+    if (status == 1) {
+        out = Py_None;
+        Py_INCREF(out);
+    }
+    else if (status == 0) {
+        const Py_ssize_t lanes = self->lanes;
+        int64_t small_sums[16];
+        int64_t *sums = lanes <= 16 ? small_sums : PyMem_Calloc((size_t)lanes, sizeof(int64_t));
+        if (sums == NULL)
+            PyErr_NoMemory();
+        else {
+            memset(sums, 0, (size_t)lanes * sizeof(int64_t));
+            for (Py_ssize_t j = 0; j < found.count; j++) {
+                const int32_t *w = self->weights + (size_t)found.ids[j] * (size_t)lanes;
+                for (Py_ssize_t l = 0; l < lanes; l++)
+                    sums[l] += w[l];
+            }
+            out = PyTuple_New(lanes + 1);
+            if (out != NULL) {
+                for (Py_ssize_t l = 0; l <= lanes; l++) {
+                    PyObject *v = l == 0 ? PyLong_FromSsize_t(found.count)
+                                         : PyLong_FromLongLong(sums[l - 1]);
+                    if (v == NULL) {
+                        Py_CLEAR(out);
+                        break;
+                    }
+                    PyTuple_SET_ITEM(out, l, v);
+                }
+            }
+            if (sums != small_sums)
+                PyMem_Free(sums);
+        }
+    }
+    ids_free(&found);
+    return out;
+}
+
+PyDoc_STRVAR(FeatureTable_known_doc,
+"known(text, corrected, /) -> frozenset[str] | None\n--\n\n"
+"The known features sums() counts (``None`` when it gives ``None``).");
+
+static PyObject *
+FeatureTable_known(FeatureTable *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (feature_args(args, nargs, "known") < 0)
+        return NULL;
+    IdList found;
+    if (ids_init(&found, self->count) < 0)
+        return NULL;
+    const int status = feature_ids(self, args[0], args[1], &found);
+    PyObject *out = NULL;
+    if (status == 1) {
+        out = Py_None;
+        Py_INCREF(out);
+    }
+    else if (status == 0) {
+        out = PyFrozenSet_New(NULL);
+        for (Py_ssize_t j = 0; out != NULL && j < found.count; j++) {
+            if (PySet_Add(out, PyTuple_GET_ITEM(self->features, found.ids[j])) < 0)
+                Py_CLEAR(out);
+        }
+    }
+    ids_free(&found);
+    return out;
+}
+
+static Py_ssize_t
+FeatureTable_len(FeatureTable *self)
+{
+    return self->count;
+}
+
+static PyMethodDef FeatureTable_methods[] = {
+    {"sums", (PyCFunction)(void (*)(void))FeatureTable_sums, METH_FASTCALL, FeatureTable_sums_doc},
+    {"known", (PyCFunction)(void (*)(void))FeatureTable_known, METH_FASTCALL,
+     FeatureTable_known_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(FeatureTable_doc,
+"FeatureTable(weights, lanes, max_tokens)\n--\n\n"
+"A text model's features (``weights``: feature -> one integer per label, ``lanes``\n"
+"labels), summed over a prompt's in one pass (see sums()).");
+
+static PyType_Slot FeatureTable_slots[] = {
+    {Py_tp_dealloc, FeatureTable_dealloc},
+    {Py_sq_length, FeatureTable_len},
+    {Py_tp_doc, (void *)FeatureTable_doc},
+    {Py_tp_methods, FeatureTable_methods},
+    {Py_tp_new, FeatureTable_new},
+    {0, NULL},
+};
+
+static PyType_Spec FeatureTable_spec = {
+    .name = SMISTA_SPEEDUPS_NAME ".FeatureTable",
+    .basicsize = sizeof(FeatureTable),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = FeatureTable_slots,
+};
+
 /* -- module functions -------------------------------------------------------------- */
 
 PyDoc_STRVAR(hash_token_doc,
@@ -4401,6 +4975,12 @@ speedups_exec(PyObject *module)
         return -1;
     if (PyModule_AddType(module, state->SubstringSetType) < 0)
         return -1;
+    state->FeatureTableType =
+        (PyTypeObject *)PyType_FromModuleAndSpec(module, &FeatureTable_spec, NULL);
+    if (state->FeatureTableType == NULL)
+        return -1;
+    if (PyModule_AddType(module, state->FeatureTableType) < 0)
+        return -1;
     if (PyModule_AddStringConstant(module, "SOURCE_DIGEST", SMISTA_SOURCE_DIGEST) < 0)
         return -1;
     return 0;
@@ -4414,6 +4994,7 @@ speedups_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(state->VariantIndexType);
     Py_VISIT(state->MarkerTableType);
     Py_VISIT(state->SubstringSetType);
+    Py_VISIT(state->FeatureTableType);
     return 0;
 }
 
@@ -4425,6 +5006,7 @@ speedups_clear(PyObject *module)
     Py_CLEAR(state->VariantIndexType);
     Py_CLEAR(state->MarkerTableType);
     Py_CLEAR(state->SubstringSetType);
+    Py_CLEAR(state->FeatureTableType);
     return 0;
 }
 

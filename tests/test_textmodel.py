@@ -30,6 +30,11 @@ from smista.core.textmodel import MAX_TOKENS, TextModel, features, spaceless
 from smista.core.tokenizer import tokenize
 from tests import reference
 
+try:  # (SMISTA_IMPLEMENTATION=python hides it, as from the engine)
+    from smista.core._speedups import FeatureTable as _FeatureTable
+except ImportError:
+    _FeatureTable = None  # type: ignore[assignment,misc]
+
 LABELS = ("chat", "plan", "edit", "review", "summarize", "prompt", "skill")
 
 
@@ -398,3 +403,227 @@ def test_the_predicted_gate_names_the_one_confident_label() -> None:
     assert PREDICTED.present(_view("fix"), frozenset({"plan"})) == frozenset()
     assert PREDICTED.present(_view("fix", minimum=1.0), plan) == frozenset()
     assert PREDICTED.present(_view("fix", model=None), plan) == frozenset()
+
+
+# -- the compiled sums (C FeatureTable) against the plain statement -------------------
+
+compiled = pytest.mark.skipif(_FeatureTable is None, reason="smista.core._speedups is not built")
+
+# Words of every kind the tokenizer and the model treat apart: ASCII, accented Latin,
+# Cyrillic, final sigma, the Turkish dotted I (lowercases to two characters), Han, kana,
+# Hangul, Thai (spaceless scripts: character pairs), digits, and separators.
+TEXT_ALPHABET = st.sampled_from(
+    list("abcfixFIX019 .-_/'`\n")
+    + list("éÉçÇпРИвет")
+    + ["Σ", "σ", "ς", "İ", "K", "Ａ", "ꞵ", "Ꞵ"]
+    + list("修改代码计划テストレビュー수정ทดสอบ")
+    + ["🙂", "𝐀", "\u0301"]
+)
+PAIR_WORDS = ["修改", "改代", "代码", "计划", "テス", "スト", "수정", "ทด", "สอ", "i\u0307", "𝐀𝐀"]
+
+
+def _sample_model(data: st.DataObject, *, pairs: bool = True) -> TextModel:
+    """A model whose features are words and pairs the texts below hold, and some they don't."""
+    words = ["fix", "the", "a", "0", "19", "café", "привет", "σσ", "ς", "i\u0307", "修改代码"]
+    words += ["テスト", "ทดสอบ", "review", "k", "ａ", "ꞵ", "#ab", "x" * 300, "é" * 80]
+    chosen = data.draw(st.lists(st.sampled_from(words), unique=True, max_size=len(words)))
+    if pairs:
+        chosen += ["#" + p for p in data.draw(st.lists(st.sampled_from(PAIR_WORDS), unique=True))]
+    row = st.lists(st.integers(-32768, 32767), min_size=len(LABELS), max_size=len(LABELS))
+    weights = {f: data.draw(row) for f in chosen}
+    bias = data.draw(st.lists(st.floats(-3, 3), min_size=len(LABELS), max_size=len(LABELS)))
+    return TextModel(LABELS, bias, data.draw(st.sampled_from([1.0, 1024.0, 4096.0])), weights)
+
+
+def _plain_sums(model: TextModel, known: frozenset[str]) -> tuple[int, ...]:
+    lanes = range(len(model.labels))
+    return (len(known), *(sum(model.weights[f][lane] for f in known) for lane in lanes))
+
+
+def _agrees(model: TextModel, text: str, corrected: frozenset[str]) -> None:
+    """The compiled table and read() give what the plain path gives for tokenize(text)."""
+    tokens = tokenize(text)
+    plain = model.known(tokens, corrected)
+    assert plain == frozenset(model.weights) & (features(tokens) | corrected), (
+        "known(): the tokens' features and the corrected words"
+    )
+    expected = model.predict(tokens, corrected)
+    assert model.read(text, corrected) == expected
+    assert model.read(text, corrected, tokens) == expected
+    if _FeatureTable is None:
+        return
+    table = _FeatureTable(model.weights, len(model.labels), MAX_TOKENS)
+    known, sums = table.known(text, corrected), table.sums(text, corrected)
+    if known is None:  # a token read holds U+03A3: Python decides
+        assert sums is None
+        assert "Σ" in text
+        return
+    assert known == plain
+    assert sums == _plain_sums(model, plain)
+
+
+@settings(max_examples=500, deadline=None)
+@given(data=st.data(), text=st.text(alphabet=TEXT_ALPHABET, max_size=60))
+def test_read_gives_the_plain_prediction(data: st.DataObject, text: str) -> None:
+    model = _sample_model(data, pairs=data.draw(st.booleans()))
+    vocabulary = [*sorted(model.weights), "fix", "修改代码", "unknown"]
+    corrected = frozenset(data.draw(st.lists(st.sampled_from(vocabulary), max_size=3)))
+    _agrees(model, text, corrected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(model=text_models(), data=st.data())
+def test_read_gives_the_plain_prediction_for_generated_models(
+    model: TextModel, data: st.DataObject
+) -> None:
+    vocabulary = sorted(f.lstrip("#") for f in model.weights) or ["x"]
+    words = data.draw(st.lists(st.sampled_from([*vocabulary, "zz", "修改"]), max_size=12))
+    separators = data.draw(st.sampled_from([" ", "\n", ", ", "-"]))
+    text = separators.join(w.upper() if data.draw(st.booleans()) else w for w in words)
+    corrected = frozenset(data.draw(st.lists(st.sampled_from(vocabulary), max_size=2)))
+    _agrees(model, text, corrected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   \n\t .,;",
+        "fix FIX Fix fIx the the the",  # duplicates count once
+        "修改代码 修改代码 请修改代码",  # a spaceless token, its pairs, duplicates
+        "ทดสอบ テストレビュー 수정",  # Thai, kana, Hangul
+        "İx café ПРИВЕТ",  # İ lowercases to two characters; Cyrillic and accents are whole tokens
+        "σσ ΣΣ",  # a capital sigma: Python decides
+        "Ａ K Ꞵ",  # fullwidth, Kelvin sign, a Latin capital whose lowercase is below U+2E80
+        "x" * 300 + " " + "é" * 80 + " " + "x" * 301,  # longest features, and longer tokens
+        "a🙂b 𝐀𝐀 e\u0301",  # an emoji separates; a mathematical letter; a combining mark
+    ],
+)
+def test_read_edge_cases(text: str) -> None:
+    weights = {
+        f: _row(edit=i * 97 - 300, plan=-i * 31, chat=i)
+        for i, f in enumerate(
+            [
+                *(
+                    "fix",
+                    "the",
+                    "修改代码",
+                    "#修改",
+                    "#代码",
+                    "#请修",
+                    "ทดสอบ",
+                    "#ทด",
+                    "#テス",
+                    "#수정",
+                ),
+                *(
+                    "i\u0307x",
+                    "café",
+                    "привет",
+                    "σσ",
+                    "ａ",
+                    "k",
+                    "ꞵ",
+                    "x" * 300,
+                    "é" * 80,
+                    "a",
+                    "b",
+                ),
+                *("𝐀𝐀", "#𝐀𝐀", "e\u0301"),
+            ]
+        )
+    }
+    model = _model(weights, bias=(0.5, 0.25, 0, 0, 0, 0, -0.5))
+    for corrected in (frozenset(), frozenset({"fix", "review"}), frozenset({"修改代码"})):
+        _agrees(model, text, corrected)
+
+
+def test_read_counts_the_first_tokens_only() -> None:
+    model = _model({"late": _row(plan=30000), "w": _row(edit=1)})
+    head = " ".join(["w"] * MAX_TOKENS)
+    assert model.read(head + " late") == model.predict(["w"]) != model.predict(["w", "late"])
+    # a capital sigma past the tokens read does not matter either
+    _agrees(model, head + " late ΣΣ", frozenset())
+    _agrees(model, "late " + head, frozenset())
+    _agrees(model, head, frozenset({"late"}))  # a correction is read wherever it comes from
+
+
+def test_a_model_without_pair_features_reads_no_pairs() -> None:
+    model = _model({"修改代码": _row(edit=9000), "#修": _row(plan=9000), "##修改": _row(plan=9)})
+    assert model.read("修改代码") == model.predict(["修改代码"])
+    _agrees(model, "修改代码 #修改", frozenset())
+
+
+def test_a_model_with_no_features_or_no_known_one_leaves_the_biases() -> None:
+    for model in (_model({}), _model({"fix": _row(edit=1)}, bias=(0, 1, 0, 0, 0, 0, 0))):
+        assert model.read("nothing known here") == model.predict([])
+        _agrees(model, "", frozenset())
+
+
+def test_a_correction_that_is_a_token_or_a_pair_counts_once() -> None:
+    model = _model({"fix": _row(edit=9000), "#修改": _row(plan=9000)})
+    _agrees(model, "fix 修改", frozenset({"fix", "#修改"}))
+    assert model.known(["fix", "修改"], {"fix", "#修改"}) == {"fix", "#修改"}
+
+
+def test_lanes_that_would_carry_are_summed_one_by_one() -> None:
+    many = 1 << 16  # known features enough to carry out of a 32-bit lane
+    weights = {f"w{i}": [32767, -32768] for i in range(many)}
+    model = TextModel(("a", "b"), (0.0, 0.0), 1.0, weights)
+    corrected = frozenset(weights)
+    probs = model.probabilities([], corrected)
+    scores = (32767 * many / math.sqrt(many), -32768 * many / math.sqrt(many))
+    assert probs == (1.0, 0.0)
+    assert scores[0] > scores[1]
+    assert model.read("", corrected) == model.predict([], corrected)
+    if _FeatureTable is not None:
+        table = _FeatureTable(weights, 2, MAX_TOKENS)
+        assert table.sums("", corrected) == (many, 32767 * many, -32768 * many)
+
+
+def test_read_builds_its_table_once_and_pickles_without_it() -> None:
+    model = _model({"fix": _row(edit=8000)})
+    assert model.read("fix it").label == "edit"
+    table = model._table
+    assert model.read("fix it again").label == "edit"
+    assert model._table is table
+    assert (table is None) == (_FeatureTable is None)
+    again = pickle.loads(pickle.dumps(model))
+    assert again == model
+    assert again._table is False
+
+
+@compiled
+def test_the_feature_table_refuses_what_it_cannot_read() -> None:
+    assert _FeatureTable is not None
+    table = _FeatureTable({"fix": (1, 2)}, 2, 10)
+    assert len(table) == 1
+    assert table.sums("fix fix", ()) == (1, 1, 2)
+    assert table.sums("fix", ["fix"]) == (1, 1, 2)
+    with pytest.raises(TypeError, match="corrected words must be str"):
+        table.sums("fix", [1])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="iterable"):
+        table.sums("fix", 3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="takes a str"):
+        table.sums(b"fix", ())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="takes a str"):
+        table.known("fix")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        _FeatureTable(["fix"], 2, 10)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="features must be str"):
+        _FeatureTable({1: (1, 2)}, 2, 10)  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match="sequences of int"):
+        _FeatureTable({"fix": 1}, 2, 10)
+    with pytest.raises(ValueError, match="needs 2 weights"):
+        _FeatureTable({"fix": (1,)}, 2, 10)
+    with pytest.raises(ValueError, match=r"\[-32768, 32767\]"):
+        _FeatureTable({"fix": (1, 40000)}, 2, 10)
+    with pytest.raises(TypeError):
+        _FeatureTable({"fix": (1, "x")}, 2, 10)
+    with pytest.raises(ValueError, match="lanes"):
+        _FeatureTable({}, 0, 10)
+    with pytest.raises(ValueError, match="lanes"):
+        _FeatureTable({}, 1, -1)
+    assert _FeatureTable({"fix": (1,)}, 1, 0).sums("fix", ()) == (0, 0)
+    lone = _FeatureTable({"\ud800x": (5,), "x\udfff": (7,)}, 1, 10)
+    assert lone.sums("x", ["\ud800x", "x\udfff", "\ud800"]) == (2, 12)

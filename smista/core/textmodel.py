@@ -1,12 +1,13 @@
 """A rule set's linear text model: fixed weights over a prompt's words, read alike every time.
 
-Pure; standard library only; never performs I/O, never trains, never asks anything
-outside the process. A :class:`TextModel` is data a rules file points to
-(``[classification.model]``, a smista extension): for each of a few thousand
-*features* of a prompt, one integer weight per label, and a bias per label. The
-``predicted`` condition kind (:mod:`smista.core.conditions.predicted`) reads its
-answer. The same tokens always give the same probabilities: weights are integers
-summed exactly, then scaled once.
+Pure; standard library only (and, where it is built, the C extension's
+:class:`FeatureTable`: an optimisation of :meth:`TextModel.read`, never a different
+answer); never performs I/O, never trains, never asks anything outside the process. A
+:class:`TextModel` is data a rules file points to (``[classification.model]``, a smista
+extension): for each of a few thousand *features* of a prompt, one integer weight per
+label, and a bias per label. The ``predicted`` condition kind
+(:mod:`smista.core.conditions.predicted`) reads its answer. The same tokens always give
+the same probabilities: weights are integers summed exactly, then scaled once.
 
 Features of a token sequence (:func:`features`), each counted once however often it
 occurs:
@@ -20,6 +21,14 @@ Only the first :data:`MAX_TOKENS` tokens are read. With ``F`` the features the m
 knows, the score of label ``c`` is ``bias[c] + sum(weight[f][c] for f in F) /
 (scale * sqrt(len(F)))`` (a binary bag of features, L2-normalised), and the
 probabilities are the softmax of the scores; no known feature leaves the biases.
+
+:meth:`TextModel.known` and the packed sums of :meth:`TextModel.probabilities` state
+what a prompt's tokens are worth; :meth:`TextModel.read` (what the ``predicted`` kind
+calls) gives ``predict(tokenize(text))``, with the C extension by one compiled pass over
+the text that tokenizes as :func:`~smista.core.tokenizer.tokenize` does and finds the
+known features and their integer sums (``_speedups.FeatureTable``, built from the weights
+on first use): only the softmax, shared by both paths, runs in Python. Tests hold the two
+equal, features and sums, on generated texts and models.
 """
 
 from __future__ import annotations
@@ -27,7 +36,19 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple
+from itertools import repeat as _repeat
+from operator import add as _add
+from operator import sub as _sub
+from operator import truediv as _truediv
+from typing import Any, NamedTuple
+
+import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
+from smista.core.tokenizer import tokenize
+
+try:  # the known features' sums read off a text in one compiled pass (tests compare them)
+    from smista.core._speedups import FeatureTable as _FeatureTable
+except ImportError:
+    _FeatureTable = None  # type: ignore[assignment,misc]
 
 __all__ = ["MAX_TOKENS", "Prediction", "TextModel", "features", "spaceless"]
 
@@ -39,6 +60,8 @@ _LANE = 32
 _BIAS = 1 << 15
 """Offset keeping each label's lane non-negative (weights lie in ``[-2**15, 2**15)``)."""
 _MASK = (1 << _LANE) - 1
+_CARRY_FREE = 1 << (_LANE - 16)
+"""Fewer known features than this never carry out of a lane (each adds below ``2**16``)."""
 
 
 def spaceless(token: str) -> bool:
@@ -79,6 +102,7 @@ class TextModel:
         "_keys",
         "_packed",
         "_pairs",
+        "_table",
         "_unpack",
         "_width",
         "bias",
@@ -128,6 +152,9 @@ class TextModel:
         # The summed lanes read back in one call: little-endian 32-bit words.
         self._width = _LANE // 8 * len(labels)
         self._unpack = struct.Struct(f"<{len(labels)}I").unpack
+        # The compiled plan of the C path (FeatureTable), built on first use (False: not
+        # yet; None: no C extension here).
+        self._table: Any = False
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TextModel):
@@ -172,25 +199,63 @@ class TextModel:
         """One probability per label (in :attr:`labels` order) for ``tokens`` (and the
         ``corrected`` words, see :func:`features`)."""
         known = self.known(tokens, corrected)
-        bias = self.bias
-        if known:
+        count = len(known)
+        if not count:
+            return self._softmax(0, ())
+        if count < _CARRY_FREE:  # one integer addition per feature sums every lane
             total = sum(map(self._packed.__getitem__, known))
-            lanes = self._unpack(total.to_bytes(self._width, "little"))
-            offset = _BIAS * len(known)
-            norm = self.scale * math.sqrt(len(known))
-            scores = [b + (lane - offset) / norm for b, lane in zip(bias, lanes, strict=True)]
+            offset = _BIAS * count
+            sums: Sequence[int] = [
+                lane - offset for lane in self._unpack(total.to_bytes(self._width, "little"))
+            ]
+        else:  # (lanes would carry into each other: summed one by one)
+            rows = [self.weights[f] for f in known]
+            sums = [sum(row[lane] for row in rows) for lane in range(len(self.labels))]
+        return self._softmax(count, sums)
+
+    def _softmax(self, count: int, sums: Sequence[int]) -> tuple[float, ...]:
+        """The probabilities given how many known features there are and their weights'
+        sums per label (each path that finds the sums ends here). The arithmetic is
+        ``bias + sum / norm``, ``exp(score - top)``, ``e / fsum(exps)``, each step mapped
+        over the labels by C functions (no bytecode per label)."""
+        if count:
+            norm = self.scale * math.sqrt(count)
+            scores: Sequence[float] = list(map(_add, self.bias, map(_truediv, sums, _repeat(norm))))
         else:
-            scores = list(bias)
-        top = max(scores)
-        exps = [math.exp(s - top) for s in scores]
-        whole = math.fsum(exps)
-        return tuple(e / whole for e in exps)
+            scores = self.bias
+        exps = list(map(math.exp, map(_sub, scores, _repeat(max(scores)))))
+        return tuple(map(_truediv, exps, _repeat(math.fsum(exps))))
 
     def predict(self, tokens: Sequence[str], corrected: Iterable[str] = ()) -> Prediction:
         """The most probable label (the first in :attr:`labels` order on a tie)."""
-        probs = self.probabilities(tokens, corrected)
+        return self._top(self.probabilities(tokens, corrected))
+
+    def _top(self, probs: tuple[float, ...]) -> Prediction:
         top = max(probs)
         return Prediction(self.labels[probs.index(top)], top)
+
+    def read(
+        self, text: str, corrected: Iterable[str] = (), tokens: Sequence[str] | None = None
+    ) -> Prediction:
+        """``predict(tokenize(text), corrected)``; ``tokens``, when given, must be
+        ``tokenize(text)``. With the C extension, the known features and their sums are
+        found in one compiled pass over ``text`` (:class:`FeatureTable`: the same
+        features as :meth:`known`, the same integer sums; tests hold the two equal), and
+        only the softmax runs here."""
+        table = self._table
+        if table is False:
+            table = self._table = self._compile()
+        if table is not None:
+            got = table.sums(text, corrected)
+            if got is not None:  # (None: a token of the text holds U+03A3)
+                return self._top(self._softmax(got[0], got[1:]))
+        return self.predict(tokenize(text) if tokens is None else tokens, corrected)
+
+    def _compile(self) -> Any:
+        """The C table of the features and weights (``None`` without the extension)."""
+        if _FeatureTable is None:
+            return None
+        return _FeatureTable(self.weights, len(self.labels), MAX_TOKENS)
 
     def support(
         self, tokens: Sequence[str], label: str, corrected: Iterable[str] = (), limit: int = 5

@@ -326,7 +326,9 @@ class PromptView:
         if self._prediction is False:
             model = self.options.model
             self._prediction = (
-                None if model is None else model.predict(self.tokens, self._corrected or ())
+                None
+                if model is None
+                else model.read(self.visible, self._corrected or (), self._tokens)
             )
         return self._prediction  # type: ignore[return-value]
 
