@@ -161,12 +161,13 @@ def model_answer(
 ) -> tuple[str, float]:
     """The text model's label and probability, restated from docs/rules.md with floats:
     features are the first 400 tokens, the corrected keywords, and the pairs of
-    neighbouring characters (after '#') inside tokens of scripts written without spaces;
-    scores are bias + the known features' weights summed / (scale * sqrt(known)); softmax."""
+    neighbouring characters (after '#') inside the tokens (not the corrected keywords) of
+    scripts written without spaces; scores are bias + the known features' weights summed /
+    (scale * sqrt(known)); softmax."""
     import math
 
-    words = set(tokens[:400]) | corrected
-    feats = set(words)
+    words = set(tokens[:400])
+    feats = words | corrected
     for w in words:
         if any(
             ord(c) >= 0x2E80

@@ -113,6 +113,27 @@ def test_support_names_the_features_weighing_most_for_a_label() -> None:
     assert MODEL.support(["revew"], "review", ["review"]) == ("review",)
 
 
+def test_a_corrected_keyword_adds_itself_but_no_character_pairs() -> None:
+    """A typo-matched keyword stands for its token as a whole: the pairs come from the
+    tokens the prompt has, in every statement of the features (plain, packed, C, reference)."""
+    model = TextModel(("chat", "edit"), (0.0, 0.0), 1.0, {"#代码": [0, 9], "修改代码": [0, 5]})
+    assert features(["修改代吗"], {"修改代码"}) == {
+        "修改代吗",
+        "#修改",
+        "#改代",
+        "#代吗",
+        "修改代码",
+    }
+    assert model.known(["修改代吗"], {"修改代码"}) == {"修改代码"}
+    assert model.read("修改代吗", frozenset({"修改代码"})) == model.predict(
+        ["修改代吗"], {"修改代码"}
+    )
+    label, probability = reference.model_answer(model.to_data(), ["修改代吗"], {"修改代码"})
+    got = model.predict(["修改代吗"], {"修改代码"})
+    assert (got.label, got.probability) == (label, pytest.approx(probability))
+    assert model.known(["修改代码"]) == {"修改代码", "#代码"}
+
+
 @settings(max_examples=200, deadline=None)
 @given(model=text_models(), data=st.data())
 def test_the_packed_sums_give_the_plain_probabilities(

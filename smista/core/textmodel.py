@@ -78,13 +78,14 @@ def spaceless(token: str) -> bool:
 def features(tokens: Sequence[str], corrected: Iterable[str] = ()) -> set[str]:
     """The distinct features of ``tokens`` (lowercased tokenizer output) and of the
     ``corrected`` words (the rule set's keywords some token matches by typo: a misspelt
-    keyword reads as the keyword), as the model reads them."""
+    keyword reads as the keyword), as the model reads them. Character pairs come from
+    the tokens only: a corrected word stands for a token as a whole."""
     words = set(tokens[:MAX_TOKENS])
-    words.update(corrected)
     found = set(words)
     for token in words:
         if len(token) > 1 and spaceless(token):
             found.update("#" + token[i : i + 2] for i in range(len(token) - 1))
+    found.update(corrected)
     return found
 
 
