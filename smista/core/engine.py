@@ -55,6 +55,7 @@ Must never perform I/O, read the environment, or consult a model.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from heapq import heappop, heappush
 from itertools import chain, combinations, islice
 from typing import Any, NamedTuple
 
@@ -94,6 +95,9 @@ __all__ = [
 
 ACCELERATED = _TokenCodes is not None
 """Whether the compiled hot path (:mod:`smista.core._speedups`) is available here."""
+
+_PAST = 1 << 62
+"""A rank past every rule's (the merge of candidates in :meth:`CompiledRules._match_view`)."""
 
 MEMO_LIMIT = 1 << 17
 """Most distinct tokens remembered per compiled rule set. Past it the memo
@@ -442,7 +446,7 @@ class CompiledRules:
             self._vindex = _VariantIndex(self._typo_keywords, self._typo_caps)
         elif typo_index is None:
             self._typo = self._build_typo_index()
-        self._gates: tuple[tuple[Any, object, dict[str, tuple[int, ...]]], ...] | None = None
+        self._gates: tuple[tuple[int, Any, object, dict[str, tuple[int, ...]]], ...] | None = None
         self._checks: tuple[tuple[tuple[Any, Condition], ...], ...] | None = None
         self._fast = self._scan = None
         if compiled and self._union is not None:  # one scan for keywords, words and stems
@@ -978,18 +982,20 @@ class CompiledRules:
             corrected=corrected,
         )
         hits = sorted(best.values())
-        live = list(self._ungated)
         gates = self._gates
-        if gates is None:
+        if gates is None:  # in the order of each gate's first rule
             gates = self._gates = tuple(
-                (BY_KEY[kind].present, self._gate_plans[kind], by_key)
-                for kind, by_key in self._by_gate.items()
+                sorted(
+                    (
+                        self._plan[min(at for ats in by_key.values() for at in ats)][0],
+                        BY_KEY[kind].present,
+                        self._gate_plans[kind],
+                        by_key,
+                    )
+                    for kind, by_key in self._by_gate.items()
+                )
             )
-        for present, gate_plan, by_key in gates:
-            for key in present(view, gate_plan):
-                live.extend(by_key[key])
         every = self._plan
-        plan = [every[at] for at in sorted(set(live))]
         checks = self._checks
         if checks is None:  # each rule's conditions with their kinds' matchers, bound once
             checks = self._checks = tuple(
@@ -997,17 +1003,37 @@ class CompiledRules:
                 for conditions in self.conditions
             )
         contexts_of = self.contexts
-        n_hits, n_plan = len(hits), len(plan)
-        h = p = 0
-        while h < n_hits or p < n_plan:
-            if p >= n_plan or (h < n_hits and hits[h][0] < plan[p][0]):
+        # Candidates in rank order: the keyword hits, merged with the keyword-less rules
+        # (plan positions, in a heap). A gate is asked which of its rules may hold only
+        # when the next candidate ranks at or past its first rule: once an earlier rule
+        # holds, the later gates are never read.
+        pending = list(self._ungated)  # (ascending: already a heap)
+        n_hits, n_gates = len(hits), len(gates)
+        h = g = 0
+        last = -1
+        while True:
+            hit_rank = hits[h][0] if h < n_hits else _PAST
+            plan_rank = every[pending[0]][0] if pending else _PAST
+            while g < n_gates and gates[g][0] <= min(hit_rank, plan_rank):
+                _, present, gate_plan, by_key = gates[g]
+                for key in present(view, gate_plan):
+                    for at in by_key[key]:
+                        heappush(pending, at)
+                g += 1
+                plan_rank = every[pending[0]][0] if pending else _PAST
+            if hit_rank < plan_rank:
                 hit: _Entry | None = hits[h]
                 index = hits[h][3]
                 h += 1
-            else:
+            elif pending:
+                at = heappop(pending)
+                if at == last:  # (a rule two of its gate's keys name)
+                    continue
+                last = at
                 hit = None
-                index = plan[p][1]
-                p += 1
+                index = every[at][1]
+            else:
+                break
             context: str | None = None
             wanted = contexts_of[index]
             if wanted:
