@@ -334,7 +334,11 @@ def classify_extended(
             continue
         predicted = [p.strip().lower() for p in rule.get("predicted", [])]
         if predicted:
-            minimum = config.get("model", {}).get("min_probability", 0.6)
+            table = config.get("model", {})
+            by_label = {
+                k.strip().lower(): v for k, v in table.get("min_probability_by_label", {}).items()
+            }
+            minimum = by_label.get(answer[0], table.get("min_probability", 0.6)) if answer else 0
             if answer is None or answer[0] not in predicted or answer[1] < minimum:
                 continue
             found.append(Evidence("predicted", f"{answer[0]} {answer[1]:.2f}"))

@@ -417,6 +417,77 @@ def test_a_model_table_is_equal_by_what_is_written() -> None:
     assert ModelTable(file="m.json") != table
 
 
+# An edit read at about 0.60: e^s / (e^s + 6) with s = 2250 / 1024.
+HALF_SURE = _model({"meh": _row(edit=2250), "hmm": _row(chat=2250)})
+
+
+def test_a_label_may_have_its_own_bar(tmp_path: Path) -> None:
+    """min_probability_by_label (smista extension): a listed label needs its own bar,
+    the others min_probability; the gate, the match and the trace all read it."""
+    assert 0.55 < HALF_SURE.predict(["meh"]).probability < 0.65
+    toml = TOML_RULES.replace("min_probability = 0.6", "min_probability = 0.7").replace(
+        '[[classification.rules]]\nintent = "plan"',
+        '[[classification.rules]]\nintent = "chat"\npriority = 4\npredicted = ["chat"]\n\n'
+        '[[classification.rules]]\nintent = "plan"',
+    )
+    plain = Classifier(load_config(_write(tmp_path, toml, HALF_SURE)))
+    assert plain.classify("meh").reason == "no rule matched; default intent 'chat'"
+    barred = toml.replace(
+        "min_probability = 0.7", "min_probability = 0.7\nmin_probability_by_label = { EDIT = 0.5 }"
+    )
+    config = load_config(_write(tmp_path, barred, HALF_SURE))
+    assert config.model is not None
+    assert config.model.thresholds() == (("edit", 0.5),)
+    assert config.model_dump(mode="json")["model"] == {
+        "file": "m.json",
+        "min_probability": 0.7,
+        "min_probability_by_label": {"EDIT": 0.5},
+    }
+    classifier = Classifier(config)
+    assert classifier.classify("meh").reason.startswith("text model 'edit' at 0.6")
+    assert classifier.classify("hmm").reason == "no rule matched; default intent 'chat'"
+    options = compile_rules(config).options
+    assert options.min_for("edit") == 0.5
+    assert options.min_for("chat") == 0.7
+    trace = PREDICTED.trace(
+        PREDICTED.compile(["chat", "edit"], typo=True), PromptView("hmm", options=options)
+    )
+    assert trace.endswith("wanted chat at 0.70 or more, or edit at 0.50 or more")
+    assert options_from_data(options_to_data(options)) == options
+    assert ModelTable(file="m.json") != config.model
+
+
+@pytest.mark.parametrize(
+    ("bars", "message"),
+    [
+        ("{ deploy = 0.5 }", "min_probability_by_label.deploy: unknown label 'deploy'"),
+        ("{ edit = 0 }", "number > 0"),
+        ("{ edit = 1.5 }", "min_probability_by_label.edit: expected a number <= 1.0, got 1.5"),
+        ('{ edit = "0.5" }', "number"),
+        ("0.5", "min_probability_by_label: expected a table, got 0.5"),
+    ],
+)
+def test_a_bad_label_bar_is_a_config_error_naming_the_key(
+    tmp_path: Path, bars: str, message: str
+) -> None:
+    toml = TOML_RULES.replace(
+        "min_probability = 0.6", f"min_probability = 0.6\nmin_probability_by_label = {bars}"
+    )
+    path = _write(tmp_path, toml)
+    with pytest.raises(ConfigError, match=message) as caught:
+        load_config(path)
+    assert str(path) in str(caught.value)
+    assert "min_probability_by_label" in str(caught.value)
+
+
+def test_bad_label_bars_in_compiled_options_are_refused() -> None:
+    data = options_to_data(PlanOptions(model=MODEL, model_min=0.7))
+    assert options_from_data((*data, (("edit", 0.5),))).min_for("edit") == 0.5
+    for bars in ("x", (("edit", "0.5"),), (("edit",),), ((1, 0.5),)):
+        with pytest.raises(ValueError, match="bad model"):
+            options_from_data((*data, bars))
+
+
 def test_the_predicted_gate_names_the_one_confident_label() -> None:
     condition = PREDICTED.compile(["edit", "plan"], typo=True)
     assert PREDICTED.gate(condition) == frozenset({"edit", "plan"})

@@ -225,12 +225,16 @@ def _with_text_model(config: ClassificationConfig) -> SearchStrategy[Classificat
         return st.just(config)
     words = sorted({k for r in config.rules for k in r.keywords if tokenize(k) == [rust_lower(k)]})
     vocabulary = st.sampled_from(words) if words else keywords()
+    bars = st.sampled_from([0.3, 0.5, 0.7])
     tables = st.builds(
-        lambda model, minimum: ModelTable(
-            file="generated.model.json", min_probability=minimum
+        lambda model, minimum, by_label: ModelTable(
+            file="generated.model.json",
+            min_probability=minimum,
+            min_probability_by_label=by_label,
         ).with_weights(model, "generated.model.json", ""),
         text_models(vocabulary),
-        st.sampled_from([0.3, 0.5, 0.7]),
+        bars,
+        st.dictionaries(st.sampled_from([i.value for i in TaskIntent]), bars, max_size=2),
     )
     return tables.map(lambda table: config.model_copy(update={"model": table}))
 

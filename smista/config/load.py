@@ -189,6 +189,11 @@ def _with_model(config: ClassificationConfig, source: str | None) -> Classificat
         raise ConfigError([(where, f"{path}: not a JSON model file ({exc})")], source) from None
     except ValueError as exc:
         raise ConfigError([(where, f"{path}: {exc}")], source) from None
+    for label in table.min_probability_by_label:
+        if label.strip().lower() not in model.labels:
+            labels = ", ".join(model.labels)
+            at = f"classification.model.min_probability_by_label.{label}"
+            raise ConfigError([(at, f"unknown label {label!r}; the model gives {labels}")], source)
     for i in users:
         for j, label in enumerate(config.rules[i].predicted):
             if label.strip().lower() not in model.labels:

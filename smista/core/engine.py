@@ -1342,12 +1342,13 @@ def options_to_data(options: PlanOptions) -> tuple[object, ...]:
         return base
     rows = tuple((feature, row) for feature, row in sorted(model.weights.items()))
     plain = (model.labels, model.bias, model.scale, rows)
-    return (*base, plain, options.model_min, options.model_source)
+    with_model = (*base, plain, options.model_min, options.model_source)
+    return (*with_model, options.model_min_by_label) if options.model_min_by_label else with_model
 
 
 def options_from_data(data: object) -> PlanOptions:
     """:func:`options_to_data` reversed; ``ValueError`` if its shape is wrong."""
-    if not (type(data) is tuple and len(data) in (3, 6) and type(data[2]) is tuple):
+    if not (type(data) is tuple and len(data) in (3, 6, 7) and type(data[2]) is tuple):
         raise ValueError("bad options")
     ignore_code, han_typos, raw_markers = data[:3]
     if type(ignore_code) is not bool or type(han_typos) is not bool:
@@ -1364,8 +1365,20 @@ def options_from_data(data: object) -> PlanOptions:
     markers = defaults._replace(**values)  # type: ignore[arg-type]
     if len(data) == 3:
         return PlanOptions(ignore_code, han_typos, markers)
-    raw_model, model_min, source = data[3:]
+    raw_model, model_min, source = data[3:6]
+    by_label = data[6] if len(data) == 7 else ()
     if not (type(raw_model) is tuple and len(raw_model) == 4 and type(raw_model[3]) is tuple):
+        raise ValueError("bad model")
+    if not (
+        type(by_label) is tuple
+        and all(
+            type(pair) is tuple
+            and len(pair) == 2
+            and type(pair[0]) is str
+            and type(pair[1]) is float
+            for pair in by_label
+        )
+    ):
         raise ValueError("bad model")
     if type(model_min) is not float or not (type(source) is tuple and _str_tuple(source)):
         raise ValueError("bad model")
@@ -1379,7 +1392,7 @@ def options_from_data(data: object) -> PlanOptions:
         model = TextModel(labels, bias, scale, weights)
     except (TypeError, ValueError):
         raise ValueError("bad model") from None
-    return PlanOptions(ignore_code, han_typos, markers, model, model_min, source)
+    return PlanOptions(ignore_code, han_typos, markers, model, model_min, source, by_label)
 
 
 def _plain(value: object) -> object:

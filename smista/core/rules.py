@@ -172,6 +172,15 @@ class ModelTable(_Frozen):
         le=1,
         description="The probability a predicted label needs for a 'predicted' condition.",
     )
+    min_probability_by_label: dict[StrictStr, Annotated[float, Field(strict=True, gt=0, le=1)]] = (
+        Field(
+            default_factory=dict,
+            description=(
+                "Per-label overrides of min_probability (smista extension): a label listed "
+                "here needs this probability instead."
+            ),
+        )
+    )
     _weights: TextModel | None = PrivateAttr(default=None)
     _digest: str = PrivateAttr(default="")
     _path: str = PrivateAttr(default="")
@@ -191,15 +200,30 @@ class ModelTable(_Frozen):
         """The model file it was loaded from, as written in ``file`` ("" before)."""
         return self._path
 
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _drop_unset_extensions(handler(self), {"min_probability_by_label": {}})
+
+    def thresholds(self) -> tuple[tuple[str, float], ...]:
+        """``min_probability_by_label`` as sorted (label, probability) pairs, labels
+        lowercased as ``predicted`` reads them."""
+        return tuple(
+            sorted((k.strip().lower(), v) for k, v in self.min_probability_by_label.items())
+        )
+
     def __eq__(self, other: object) -> bool:
         # The table as written (the wire shape carries no weights): two tables naming
-        # the same file and threshold are the same table.
+        # the same file and thresholds are the same table.
         if not isinstance(other, ModelTable):
             return NotImplemented
-        return (self.file, self.min_probability) == (other.file, other.min_probability)
+        return (self.file, self.min_probability, self.thresholds()) == (
+            other.file,
+            other.min_probability,
+            other.thresholds(),
+        )
 
     def __hash__(self) -> int:
-        return hash((self.file, self.min_probability))
+        return hash((self.file, self.min_probability, self.thresholds()))
 
     def with_weights(self, weights: TextModel, path: str, digest: str) -> ModelTable:
         """A copy carrying the loaded model, the file it came from and its digest."""

@@ -58,4 +58,5 @@ def plan_options(config: Any) -> PlanOptions:
         model=None if model is None else model.weights,
         model_min=0.6 if model is None else model.min_probability,
         model_source=() if model is None else (model.path, model.digest),
+        model_min_by_label=() if model is None else model.thresholds(),
     )

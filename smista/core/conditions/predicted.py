@@ -3,7 +3,8 @@
 Pure. ``predicted = ["edit"]`` holds when the text model named by the rules file
 (``[classification.model]``, a :class:`~smista.core.textmodel.TextModel` of fixed
 integer weights) gives ``edit`` as its most probable label for the prompt's visible
-tokens, with a probability of at least ``min_probability`` (file-level, default 0.6).
+tokens, with a probability of at least ``min_probability`` (file-level, default 0.6;
+``min_probability_by_label`` sets another bar for a label).
 The model is read, never trained or asked anything outside the process: the same
 prompt always gives the same answer. It counts as one confidence signal; the reason
 part names the label and its probability (``text model 'edit' at 0.83``), and
@@ -74,7 +75,7 @@ class PredictedKind(ConditionKind):
         prediction = view.prediction
         if prediction is None or prediction.label not in condition.values:
             return None
-        if prediction.probability < view.options.model_min:
+        if prediction.probability < view.options.min_for(prediction.label):
             return None
         return Evidence(self.key, f"{prediction.label} {prediction.probability:.2f}")
 
@@ -96,8 +97,11 @@ class PredictedKind(ConditionKind):
             read += f" (most for it: {support})"
         found = self.match(condition, view)
         if found is None:
-            wanted = "/".join(condition.values)
-            return f"does not hold: {read}; wanted {wanted} at {view.options.model_min:.2f} or more"
+            options = view.options
+            wanted = ", or ".join(
+                f"{v} at {options.min_for(v):.2f} or more" for v in condition.values
+            )
+            return f"does not hold: {read}; wanted {wanted}"
         return f"holds: {read}"
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
@@ -107,7 +111,7 @@ class PredictedKind(ConditionKind):
         # The one label the model gives confidently enough, if it is a gate key: only
         # the rules listing it are looked at.
         prediction = view.prediction
-        if prediction is None or prediction.probability < view.options.model_min:
+        if prediction is None or prediction.probability < view.options.min_for(prediction.label):
             return frozenset()
         return frozenset((prediction.label,)) & plan
 

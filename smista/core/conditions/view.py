@@ -48,6 +48,16 @@ class PlanOptions(NamedTuple):
     model_source: tuple[str, ...] = ()
     """Where the model was read from, as ``(file as written, digest)``: the rules cache
     checks the file is unchanged before reusing compiled rules; empty without a model."""
+    model_min_by_label: tuple[tuple[str, float], ...] = ()
+    """Labels whose ``predicted`` probability bar is not ``model_min``
+    (``min_probability_by_label``), sorted."""
+
+    def min_for(self, label: str) -> float:
+        """The probability the text model's ``label`` needs."""
+        for name, minimum in self.model_min_by_label:
+            if name == label:
+                return minimum
+        return self.model_min
 
 
 @cache
