@@ -405,31 +405,6 @@ poly_without(const uint64_t *P, Py_ssize_t n, Py_ssize_t i, Py_ssize_t j)
 
 #define MAX_VARIANT_TOKEN 256
 
-/* Whether the lowercased token whose prefix sums are `P[0..n]` shares a
- * deletion variant with some keyword at the depths `depths` allows (itself
- * always: exact matches). The Bloom filter answers most probes from cache. */
-static int
-any_variant(const VariantIndex *vi, const uint64_t *P, Py_ssize_t n, int depths)
-{
-    if (variant_present(vi, variant_hash(P[n], (size_t)n)))
-        return 1;
-    if (depths & 2) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (variant_present(vi, variant_hash(poly_without(P, n, i, -1), (size_t)n - 1)))
-                return 1;
-        }
-    }
-    if (depths & 4) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            for (Py_ssize_t j = i + 1; j < n; j++) {
-                if (variant_present(vi, variant_hash(poly_without(P, n, i, j), (size_t)n - 2)))
-                    return 1;
-            }
-        }
-    }
-    return 0;
-}
-
 /* -- TokenCodes ---------------------------------------------------------------- */
 
 #define NO_HIT INT64_MAX /* a token that hits nothing never lowers the best code */
@@ -924,9 +899,13 @@ hopeless_starts_stem(const TokenCodes *self, PyObject *text, Py_ssize_t start, P
     return starts_stem(self, P, n);
 }
 
+static int near_verified(const VariantIndex *vi, const Py_UCS4 *cps, const uint64_t *P,
+                         Py_ssize_t n, int depths);
+
 /* Whether an unknown token is sure to hit nothing: it starts no attached stem,
- * and shares no deletion variant with any keyword (or is too long or too
- * foreign for one once lowercased). */
+ * and is neither a keyword nor a typo of one (or is too long or too foreign for
+ * one once lowercased): the keywords sharing a deletion variant with it are
+ * verified as VariantIndex.typos() does. -1 on an error. */
 static int
 near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key)
 {
@@ -963,7 +942,10 @@ near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const uns
     }
     if ((size_t)n >= sizeof(self->depths))
         return 0; /* past the depth table (keywords of 250+ characters): Python decides */
-    return !any_variant(self->variants, P, n, self->depths[n]);
+    const int near = near_verified(self->variants, cps, P, n, self->depths[n]);
+    if (near == -1 && PyErr_Occurred())
+        return -1;
+    return near == 0; /* (-1 without an error: too many candidates, Python decides) */
 }
 
 /* Whether two zero-padded 16-byte keys are equal (two word compares). */
@@ -1060,9 +1042,14 @@ probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *k
     for (;;) {
         Slot *s = &slots[j];
         if (s->hash == 0) {
-            if (self->variants != NULL && near_nothing(self, text, t, key)) {
-                self->settled++; /* no keyword near it: hits nothing */
-                return put_key(self, key, t->len, NO_HIT);
+            if (self->variants != NULL) {
+                const int nothing = near_nothing(self, text, t, key);
+                if (nothing < 0)
+                    return -1;
+                if (nothing) {
+                    self->settled++; /* no keyword near it: hits nothing */
+                    return put_key(self, key, t->len, NO_HIT);
+                }
             }
             return append_new(&st->unknown, token_object(text, t, key));
         }
@@ -2204,16 +2191,17 @@ osa_cps(const Py_UCS4 *a, Py_ssize_t la, const Py_UCS4 *b, Py_ssize_t lb, int ca
     return out;
 }
 
-/* Append keyword `at` to `out` if the token `cps[0:n]` is a typo of it; -1 on
- * an error. `buf`: SMALL_CPS code points of room for the keyword's. */
+/* Whether the token `cps[0:n]` is a typo of keyword `at` (1), or, when `exact`, the
+ * keyword itself (1); 0 if neither; -1 on an error. `buf`: SMALL_CPS code points of
+ * room for the keyword's. */
 static int
-typo_verified(const VariantIndex *self, Py_ssize_t at, const Py_UCS4 *cps, Py_ssize_t n,
-              Py_UCS4 *buf, PyObject *out)
+keyword_near(const VariantIndex *self, Py_ssize_t at, const Py_UCS4 *cps, Py_ssize_t n,
+             Py_UCS4 *buf, int exact)
 {
     const int cap = self->caps[at];
     PyObject *keyword = PyTuple_GET_ITEM(self->keywords, at);
     const Py_ssize_t kn = PyUnicode_GET_LENGTH(keyword);
-    if (cap == 0 || (kn > n ? kn - n : n - kn) > cap)
+    if ((cap == 0 && !(exact && kn == n)) || (kn > n ? kn - n : n - kn) > cap)
         return 0;
     Py_ssize_t kl;
     Py_UCS4 *kw = code_points(keyword, &kl, buf, SMALL_CPS);
@@ -2222,12 +2210,26 @@ typo_verified(const VariantIndex *self, Py_ssize_t at, const Py_UCS4 *cps, Py_ss
     int distance = 0;
     if (kl == n ? memcmp(kw, cps, (size_t)n * sizeof(Py_UCS4)) != 0
                 : !(kl < n ? contains_cps(cps, n, kw, kl) : contains_cps(kw, kl, cps, n)))
-        distance = osa_cps(kw, kl, cps, n, cap);
+        distance = cap == 0 ? 1 : osa_cps(kw, kl, cps, n, cap);
+    else if (kl == n && exact)
+        distance = -2; /* the keyword itself */
     if (kw != buf)
         PyMem_Free(kw);
-    if (distance < 0)
+    if (distance == -1)
         return -1;
-    return distance >= 1 && distance <= cap ? PyList_Append(out, keyword) : 0;
+    return distance == -2 || (distance >= 1 && distance <= cap);
+}
+
+/* Append keyword `at` to `out` if the token `cps[0:n]` is a typo of it; -1 on
+ * an error. `buf`: SMALL_CPS code points of room for the keyword's. */
+static int
+typo_verified(const VariantIndex *self, Py_ssize_t at, const Py_UCS4 *cps, Py_ssize_t n,
+              Py_UCS4 *buf, PyObject *out)
+{
+    const int near = keyword_near(self, at, cps, n, buf, 0);
+    if (near <= 0)
+        return near;
+    return PyList_Append(out, PyTuple_GET_ITEM(self->keywords, at));
 }
 
 /* The distinct keyword positions of cap 1 or 2 with the variant of hash `h`,
@@ -2336,6 +2338,64 @@ done:
     if (P != small_p && P != NULL)
         PyMem_Free(P);
     return out;
+}
+
+/* near_verified()'s check of the keywords with the variant of hash `h`, each once
+ * (`ids[0:*count]`: those checked already). */
+static int
+near_variant(const VariantIndex *vi, uint64_t h, const Py_UCS4 *cps, Py_ssize_t n,
+             uint32_t *ids, Py_ssize_t *count, Py_UCS4 *buf)
+{
+    if (!bloom_has(vi, h))
+        return 0;
+    const uint32_t tag = variant_tag(h);
+    size_t i = (size_t)tag & vi->mask;
+    while (vi->slots[i].hash) {
+        if (vi->slots[i].hash == tag) {
+            const uint32_t id = vi->slots[i].id;
+            Py_ssize_t e = 0;
+            while (e < *count && ids[e] != id)
+                e++;
+            if (e == *count) {
+                if (*count == TYPO_IDS)
+                    return -1; /* (no error set) */
+                ids[(*count)++] = id;
+                const int near = keyword_near(vi, id, cps, n, buf, 1);
+                if (near != 0)
+                    return near;
+            }
+        }
+        i = (i + 1) & vi->mask;
+    }
+    return 0;
+}
+
+/* Whether the token `cps[0:n]` (prefix sums `P[0..n]`) is a keyword of `vi` or a typo
+ * of one (the rules of typos(): cap at least 1, lengths within it, neither containing
+ * the other, OSA distance 1..cap), looking at the keywords sharing one of its deletion
+ * variants at `depths` (itself always): 1 or 0; -1 with an error set, or without one
+ * when more than TYPO_IDS keywords share a variant with it (undecided). */
+static int
+near_verified(const VariantIndex *vi, const Py_UCS4 *cps, const uint64_t *P, Py_ssize_t n,
+              int depths)
+{
+    uint32_t ids[TYPO_IDS];
+    Py_UCS4 buf[SMALL_CPS];
+    Py_ssize_t count = 0;
+    int near = near_variant(vi, variant_hash(P[n], (size_t)n), cps, n, ids, &count, buf);
+    if (depths & 2) {
+        for (Py_ssize_t a = 0; a < n && near == 0; a++)
+            near = near_variant(vi, variant_hash(poly_without(P, n, a, -1), (size_t)n - 1), cps,
+                                n, ids, &count, buf);
+    }
+    if (depths & 4) {
+        for (Py_ssize_t a = 0; a < n && near == 0; a++) {
+            for (Py_ssize_t b = a + 1; b < n && near == 0; b++)
+                near = near_variant(vi, variant_hash(poly_without(P, n, a, b), (size_t)n - 2),
+                                    cps, n, ids, &count, buf);
+        }
+    }
+    return near;
 }
 
 static Py_ssize_t
