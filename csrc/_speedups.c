@@ -4529,6 +4529,150 @@ lower_text(PyObject *Py_UNUSED(module), PyObject *text)
     return result;
 }
 
+/* math.fsum() of `x[0:n]`, finite numbers: CPython's msum (Shewchuk's partials, then
+ * the half-even fix-up across partials), which gives the correctly rounded sum.
+ * `p`: room for n partials. */
+static double
+fsum_finite(const double *x, Py_ssize_t n, double *p)
+{
+    Py_ssize_t m = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double v = x[k];
+        Py_ssize_t i = 0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            double y = p[j];
+            if (fabs(v) < fabs(y)) {
+                const double t = v;
+                v = y;
+                y = t;
+            }
+            const double hi = v + y;
+            const double yr = hi - v;
+            const double lo = y - yr;
+            if (lo != 0.0)
+                p[i++] = lo;
+            v = hi;
+        }
+        m = i;
+        if (v != 0.0)
+            p[m++] = v;
+    }
+    double hi = 0.0, lo = 0.0;
+    if (m > 0) {
+        hi = p[--m];
+        while (m > 0) {
+            const double v = hi;
+            const double y = p[--m];
+            hi = v + y;
+            const double yr = hi - v;
+            lo = y - yr;
+            if (lo != 0.0)
+                break;
+        }
+        if (m > 0 && ((lo < 0.0 && p[m - 1] < 0.0) || (lo > 0.0 && p[m - 1] > 0.0))) {
+            const double y = lo * 2.0;
+            const double v = hi + y;
+            const double yr = v - hi;
+            if (y == yr)
+                hi = v;
+        }
+    }
+    return hi;
+}
+
+#define SMALL_LANES 32
+
+PyDoc_STRVAR(softmax_top_doc,
+"softmax_top(bias, scale, sums, /) -> tuple[int, float] | None\n--\n\n"
+"The most probable label of a text model (its place, the first on a tie) and its\n"
+"probability, given ``sums`` as FeatureTable.sums() gives them (the count of known\n"
+"features, then one integer sum per label), the tuple ``bias`` (a float per label) and\n"
+"``scale``: smista.core.textmodel.TextModel._softmax and _top, the same arithmetic\n"
+"in the same order (``bias + sum / (scale * sqrt(count))``, libm's exp of each score\n"
+"less the top one, math.fsum's correctly rounded sum, the divisions), so the same bits.\n"
+"``None`` when a score is not finite (Python decides).");
+
+static PyObject *
+softmax_top(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyTuple_CheckExact(args[0]) || !PyTuple_CheckExact(args[2]) ||
+        PyTuple_GET_SIZE(args[0]) < 1 ||
+        PyTuple_GET_SIZE(args[2]) != PyTuple_GET_SIZE(args[0]) + 1) {
+        PyErr_SetString(PyExc_TypeError,
+                        "softmax_top() takes a non-empty tuple of floats, a float and a tuple "
+                        "of one more int");
+        return NULL;
+    }
+    const Py_ssize_t lanes = PyTuple_GET_SIZE(args[0]);
+    const double scale = PyFloat_AsDouble(args[1]);
+    if (scale == -1.0 && PyErr_Occurred())
+        return NULL;
+    double small[3 * SMALL_LANES];
+    double *buf = small;
+    if (lanes > SMALL_LANES) {
+        buf = PyMem_Malloc(3 * (size_t)lanes * sizeof(double));
+        if (buf == NULL)
+            return PyErr_NoMemory();
+    }
+    double *scores = buf, *exps = buf + lanes, *partials = buf + 2 * lanes;
+    PyObject *out = NULL;
+    PyObject *count_obj = PyTuple_GET_ITEM(args[2], 0);
+    if (!PyLong_CheckExact(count_obj)) {
+        PyErr_SetString(PyExc_TypeError, "softmax_top() sums must be ints");
+        goto done;
+    }
+    const int counted = PyObject_IsTrue(count_obj);
+    double norm = 0.0;
+    if (counted) { /* (math.sqrt of the int, then the product) */
+        const double count = PyLong_AsDouble(count_obj);
+        if (count == -1.0 && PyErr_Occurred())
+            goto done;
+        norm = scale * sqrt(count);
+    }
+    for (Py_ssize_t l = 0; l < lanes; l++) {
+        PyObject *b = PyTuple_GET_ITEM(args[0], l);
+        PyObject *s = PyTuple_GET_ITEM(args[2], l + 1);
+        if (!PyFloat_CheckExact(b) || !PyLong_CheckExact(s)) {
+            PyErr_SetString(PyExc_TypeError, "softmax_top() takes float biases and int sums");
+            goto done;
+        }
+        scores[l] = PyFloat_AS_DOUBLE(b);
+        if (counted) {
+            const double sum = PyLong_AsDouble(s);
+            if (sum == -1.0 && PyErr_Occurred())
+                goto done;
+            scores[l] = scores[l] + sum / norm;
+        }
+        if (!isfinite(scores[l])) { /* past the floats' range: Python decides */
+            out = Py_None;
+            Py_INCREF(out);
+            goto done;
+        }
+    }
+    double top = scores[0]; /* max(): the first of the largest */
+    for (Py_ssize_t l = 1; l < lanes; l++) {
+        if (scores[l] > top)
+            top = scores[l];
+    }
+    for (Py_ssize_t l = 0; l < lanes; l++)
+        exps[l] = exp(scores[l] - top);
+    const double total = fsum_finite(exps, lanes, partials);
+    Py_ssize_t best = 0;
+    double probability = exps[0] / total;
+    for (Py_ssize_t l = 1; l < lanes; l++) {
+        const double p = exps[l] / total;
+        if (p > probability) {
+            probability = p;
+            best = l;
+        }
+    }
+    out = Py_BuildValue("(nd)", best, probability);
+done:
+    if (buf != small)
+        PyMem_Free(buf);
+    return out;
+}
+
 PyDoc_STRVAR(count_newlines_doc,
 "count_newlines(data, /) -> int\n--\n\n"
 "How many newline bytes ``data`` (any bytes-like object) holds, with memchr.");
@@ -4935,6 +5079,7 @@ static PyMethodDef module_methods[] = {
     {"tokens", (PyCFunction)tokens, METH_O, tokens_doc},
     {"lower", (PyCFunction)lower_text, METH_O, lower_doc_module},
     {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
+    {"softmax_top", (PyCFunction)(void (*)(void))softmax_top, METH_FASTCALL, softmax_top_doc},
     {"blank_code_spans", (PyCFunction)blank_code_spans, METH_O, blank_code_spans_doc},
     {"non_ascii", (PyCFunction)non_ascii, METH_O, non_ascii_doc},
     {"code_signs", (PyCFunction)code_signs, METH_O, code_signs_doc},

@@ -609,9 +609,9 @@ class CompiledRules:
 
     def _verifying_table(self, union: _Union) -> Any:
         """The verifying path's token table: its one scan of a prompt settles in C every
-        new token near no keyword and no looked-up word that starts no stem (a token
-        too long or too foreign for every keyword and word is still handed back when
-        it may start a stem). ``union``: :meth:`_union_filter`'s."""
+        new token that is no keyword or looked-up word nor a typo of one (verified there)
+        and starts no stem (a token too long or too foreign for every keyword and word is
+        still handed back when it may start a stem). ``union``: :meth:`_union_filter`'s."""
         keys, caps, depths, max_len, alphabet, max_cap, kept, lengths = union
         table = _TokenCodes(
             MEMO_LIMIT, max_len=max(1, max_len), alphabet=alphabet, max_foreign=max_cap
