@@ -405,31 +405,6 @@ poly_without(const uint64_t *P, Py_ssize_t n, Py_ssize_t i, Py_ssize_t j)
 
 #define MAX_VARIANT_TOKEN 256
 
-/* Whether the lowercased token whose prefix sums are `P[0..n]` shares a
- * deletion variant with some keyword at the depths `depths` allows (itself
- * always: exact matches). The Bloom filter answers most probes from cache. */
-static int
-any_variant(const VariantIndex *vi, const uint64_t *P, Py_ssize_t n, int depths)
-{
-    if (variant_present(vi, variant_hash(P[n], (size_t)n)))
-        return 1;
-    if (depths & 2) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (variant_present(vi, variant_hash(poly_without(P, n, i, -1), (size_t)n - 1)))
-                return 1;
-        }
-    }
-    if (depths & 4) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            for (Py_ssize_t j = i + 1; j < n; j++) {
-                if (variant_present(vi, variant_hash(poly_without(P, n, i, j), (size_t)n - 2)))
-                    return 1;
-            }
-        }
-    }
-    return 0;
-}
-
 /* -- TokenCodes ---------------------------------------------------------------- */
 
 #define NO_HIT INT64_MAX /* a token that hits nothing never lowers the best code */
@@ -924,9 +899,13 @@ hopeless_starts_stem(const TokenCodes *self, PyObject *text, Py_ssize_t start, P
     return starts_stem(self, P, n);
 }
 
+static int near_verified(const VariantIndex *vi, const Py_UCS4 *cps, const uint64_t *P,
+                         Py_ssize_t n, int depths);
+
 /* Whether an unknown token is sure to hit nothing: it starts no attached stem,
- * and shares no deletion variant with any keyword (or is too long or too
- * foreign for one once lowercased). */
+ * and is neither a keyword nor a typo of one (or is too long or too foreign for
+ * one once lowercased): the keywords sharing a deletion variant with it are
+ * verified as VariantIndex.typos() does. -1 on an error. */
 static int
 near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key)
 {
@@ -963,7 +942,10 @@ near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const uns
     }
     if ((size_t)n >= sizeof(self->depths))
         return 0; /* past the depth table (keywords of 250+ characters): Python decides */
-    return !any_variant(self->variants, P, n, self->depths[n]);
+    const int near = near_verified(self->variants, cps, P, n, self->depths[n]);
+    if (near == -1 && PyErr_Occurred())
+        return -1;
+    return near == 0; /* (-1 without an error: too many candidates, Python decides) */
 }
 
 /* Whether two zero-padded 16-byte keys are equal (two word compares). */
@@ -1060,9 +1042,14 @@ probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *k
     for (;;) {
         Slot *s = &slots[j];
         if (s->hash == 0) {
-            if (self->variants != NULL && near_nothing(self, text, t, key)) {
-                self->settled++; /* no keyword near it: hits nothing */
-                return put_key(self, key, t->len, NO_HIT);
+            if (self->variants != NULL) {
+                const int nothing = near_nothing(self, text, t, key);
+                if (nothing < 0)
+                    return -1;
+                if (nothing) {
+                    self->settled++; /* no keyword near it: hits nothing */
+                    return put_key(self, key, t->len, NO_HIT);
+                }
             }
             return append_new(&st->unknown, token_object(text, t, key));
         }
@@ -2204,16 +2191,17 @@ osa_cps(const Py_UCS4 *a, Py_ssize_t la, const Py_UCS4 *b, Py_ssize_t lb, int ca
     return out;
 }
 
-/* Append keyword `at` to `out` if the token `cps[0:n]` is a typo of it; -1 on
- * an error. `buf`: SMALL_CPS code points of room for the keyword's. */
+/* Whether the token `cps[0:n]` is a typo of keyword `at` (1), or, when `exact`, the
+ * keyword itself (1); 0 if neither; -1 on an error. `buf`: SMALL_CPS code points of
+ * room for the keyword's. */
 static int
-typo_verified(const VariantIndex *self, Py_ssize_t at, const Py_UCS4 *cps, Py_ssize_t n,
-              Py_UCS4 *buf, PyObject *out)
+keyword_near(const VariantIndex *self, Py_ssize_t at, const Py_UCS4 *cps, Py_ssize_t n,
+             Py_UCS4 *buf, int exact)
 {
     const int cap = self->caps[at];
     PyObject *keyword = PyTuple_GET_ITEM(self->keywords, at);
     const Py_ssize_t kn = PyUnicode_GET_LENGTH(keyword);
-    if (cap == 0 || (kn > n ? kn - n : n - kn) > cap)
+    if ((cap == 0 && !(exact && kn == n)) || (kn > n ? kn - n : n - kn) > cap)
         return 0;
     Py_ssize_t kl;
     Py_UCS4 *kw = code_points(keyword, &kl, buf, SMALL_CPS);
@@ -2222,12 +2210,26 @@ typo_verified(const VariantIndex *self, Py_ssize_t at, const Py_UCS4 *cps, Py_ss
     int distance = 0;
     if (kl == n ? memcmp(kw, cps, (size_t)n * sizeof(Py_UCS4)) != 0
                 : !(kl < n ? contains_cps(cps, n, kw, kl) : contains_cps(kw, kl, cps, n)))
-        distance = osa_cps(kw, kl, cps, n, cap);
+        distance = cap == 0 ? 1 : osa_cps(kw, kl, cps, n, cap);
+    else if (kl == n && exact)
+        distance = -2; /* the keyword itself */
     if (kw != buf)
         PyMem_Free(kw);
-    if (distance < 0)
+    if (distance == -1)
         return -1;
-    return distance >= 1 && distance <= cap ? PyList_Append(out, keyword) : 0;
+    return distance == -2 || (distance >= 1 && distance <= cap);
+}
+
+/* Append keyword `at` to `out` if the token `cps[0:n]` is a typo of it; -1 on
+ * an error. `buf`: SMALL_CPS code points of room for the keyword's. */
+static int
+typo_verified(const VariantIndex *self, Py_ssize_t at, const Py_UCS4 *cps, Py_ssize_t n,
+              Py_UCS4 *buf, PyObject *out)
+{
+    const int near = keyword_near(self, at, cps, n, buf, 0);
+    if (near <= 0)
+        return near;
+    return PyList_Append(out, PyTuple_GET_ITEM(self->keywords, at));
 }
 
 /* The distinct keyword positions of cap 1 or 2 with the variant of hash `h`,
@@ -2336,6 +2338,64 @@ done:
     if (P != small_p && P != NULL)
         PyMem_Free(P);
     return out;
+}
+
+/* near_verified()'s check of the keywords with the variant of hash `h`, each once
+ * (`ids[0:*count]`: those checked already). */
+static int
+near_variant(const VariantIndex *vi, uint64_t h, const Py_UCS4 *cps, Py_ssize_t n,
+             uint32_t *ids, Py_ssize_t *count, Py_UCS4 *buf)
+{
+    if (!bloom_has(vi, h))
+        return 0;
+    const uint32_t tag = variant_tag(h);
+    size_t i = (size_t)tag & vi->mask;
+    while (vi->slots[i].hash) {
+        if (vi->slots[i].hash == tag) {
+            const uint32_t id = vi->slots[i].id;
+            Py_ssize_t e = 0;
+            while (e < *count && ids[e] != id)
+                e++;
+            if (e == *count) {
+                if (*count == TYPO_IDS)
+                    return -1; /* (no error set) */
+                ids[(*count)++] = id;
+                const int near = keyword_near(vi, id, cps, n, buf, 1);
+                if (near != 0)
+                    return near;
+            }
+        }
+        i = (i + 1) & vi->mask;
+    }
+    return 0;
+}
+
+/* Whether the token `cps[0:n]` (prefix sums `P[0..n]`) is a keyword of `vi` or a typo
+ * of one (the rules of typos(): cap at least 1, lengths within it, neither containing
+ * the other, OSA distance 1..cap), looking at the keywords sharing one of its deletion
+ * variants at `depths` (itself always): 1 or 0; -1 with an error set, or without one
+ * when more than TYPO_IDS keywords share a variant with it (undecided). */
+static int
+near_verified(const VariantIndex *vi, const Py_UCS4 *cps, const uint64_t *P, Py_ssize_t n,
+              int depths)
+{
+    uint32_t ids[TYPO_IDS];
+    Py_UCS4 buf[SMALL_CPS];
+    Py_ssize_t count = 0;
+    int near = near_variant(vi, variant_hash(P[n], (size_t)n), cps, n, ids, &count, buf);
+    if (depths & 2) {
+        for (Py_ssize_t a = 0; a < n && near == 0; a++)
+            near = near_variant(vi, variant_hash(poly_without(P, n, a, -1), (size_t)n - 1), cps,
+                                n, ids, &count, buf);
+    }
+    if (depths & 4) {
+        for (Py_ssize_t a = 0; a < n && near == 0; a++) {
+            for (Py_ssize_t b = a + 1; b < n && near == 0; b++)
+                near = near_variant(vi, variant_hash(poly_without(P, n, a, b), (size_t)n - 2),
+                                    cps, n, ids, &count, buf);
+        }
+    }
+    return near;
 }
 
 static Py_ssize_t
@@ -4469,6 +4529,150 @@ lower_text(PyObject *Py_UNUSED(module), PyObject *text)
     return result;
 }
 
+/* math.fsum() of `x[0:n]`, finite numbers: CPython's msum (Shewchuk's partials, then
+ * the half-even fix-up across partials), which gives the correctly rounded sum.
+ * `p`: room for n partials. */
+static double
+fsum_finite(const double *x, Py_ssize_t n, double *p)
+{
+    Py_ssize_t m = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double v = x[k];
+        Py_ssize_t i = 0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            double y = p[j];
+            if (fabs(v) < fabs(y)) {
+                const double t = v;
+                v = y;
+                y = t;
+            }
+            const double hi = v + y;
+            const double yr = hi - v;
+            const double lo = y - yr;
+            if (lo != 0.0)
+                p[i++] = lo;
+            v = hi;
+        }
+        m = i;
+        if (v != 0.0)
+            p[m++] = v;
+    }
+    double hi = 0.0, lo = 0.0;
+    if (m > 0) {
+        hi = p[--m];
+        while (m > 0) {
+            const double v = hi;
+            const double y = p[--m];
+            hi = v + y;
+            const double yr = hi - v;
+            lo = y - yr;
+            if (lo != 0.0)
+                break;
+        }
+        if (m > 0 && ((lo < 0.0 && p[m - 1] < 0.0) || (lo > 0.0 && p[m - 1] > 0.0))) {
+            const double y = lo * 2.0;
+            const double v = hi + y;
+            const double yr = v - hi;
+            if (y == yr)
+                hi = v;
+        }
+    }
+    return hi;
+}
+
+#define SMALL_LANES 32
+
+PyDoc_STRVAR(softmax_top_doc,
+"softmax_top(bias, scale, sums, /) -> tuple[int, float] | None\n--\n\n"
+"The most probable label of a text model (its place, the first on a tie) and its\n"
+"probability, given ``sums`` as FeatureTable.sums() gives them (the count of known\n"
+"features, then one integer sum per label), the tuple ``bias`` (a float per label) and\n"
+"``scale``: smista.core.textmodel.TextModel._softmax and _top, the same arithmetic\n"
+"in the same order (``bias + sum / (scale * sqrt(count))``, libm's exp of each score\n"
+"less the top one, math.fsum's correctly rounded sum, the divisions), so the same bits.\n"
+"``None`` when a score is not finite (Python decides).");
+
+static PyObject *
+softmax_top(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyTuple_CheckExact(args[0]) || !PyTuple_CheckExact(args[2]) ||
+        PyTuple_GET_SIZE(args[0]) < 1 ||
+        PyTuple_GET_SIZE(args[2]) != PyTuple_GET_SIZE(args[0]) + 1) {
+        PyErr_SetString(PyExc_TypeError,
+                        "softmax_top() takes a non-empty tuple of floats, a float and a tuple "
+                        "of one more int");
+        return NULL;
+    }
+    const Py_ssize_t lanes = PyTuple_GET_SIZE(args[0]);
+    const double scale = PyFloat_AsDouble(args[1]);
+    if (scale == -1.0 && PyErr_Occurred())
+        return NULL;
+    double small[3 * SMALL_LANES];
+    double *buf = small;
+    if (lanes > SMALL_LANES) {
+        buf = PyMem_Malloc(3 * (size_t)lanes * sizeof(double));
+        if (buf == NULL)
+            return PyErr_NoMemory();
+    }
+    double *scores = buf, *exps = buf + lanes, *partials = buf + 2 * lanes;
+    PyObject *out = NULL;
+    PyObject *count_obj = PyTuple_GET_ITEM(args[2], 0);
+    if (!PyLong_CheckExact(count_obj)) {
+        PyErr_SetString(PyExc_TypeError, "softmax_top() sums must be ints");
+        goto done;
+    }
+    const int counted = PyObject_IsTrue(count_obj);
+    double norm = 0.0;
+    if (counted) { /* (math.sqrt of the int, then the product) */
+        const double count = PyLong_AsDouble(count_obj);
+        if (count == -1.0 && PyErr_Occurred())
+            goto done;
+        norm = scale * sqrt(count);
+    }
+    for (Py_ssize_t l = 0; l < lanes; l++) {
+        PyObject *b = PyTuple_GET_ITEM(args[0], l);
+        PyObject *s = PyTuple_GET_ITEM(args[2], l + 1);
+        if (!PyFloat_CheckExact(b) || !PyLong_CheckExact(s)) {
+            PyErr_SetString(PyExc_TypeError, "softmax_top() takes float biases and int sums");
+            goto done;
+        }
+        scores[l] = PyFloat_AS_DOUBLE(b);
+        if (counted) {
+            const double sum = PyLong_AsDouble(s);
+            if (sum == -1.0 && PyErr_Occurred())
+                goto done;
+            scores[l] = scores[l] + sum / norm;
+        }
+        if (!isfinite(scores[l])) { /* past the floats' range: Python decides */
+            out = Py_None;
+            Py_INCREF(out);
+            goto done;
+        }
+    }
+    double top = scores[0]; /* max(): the first of the largest */
+    for (Py_ssize_t l = 1; l < lanes; l++) {
+        if (scores[l] > top)
+            top = scores[l];
+    }
+    for (Py_ssize_t l = 0; l < lanes; l++)
+        exps[l] = exp(scores[l] - top);
+    const double total = fsum_finite(exps, lanes, partials);
+    Py_ssize_t best = 0;
+    double probability = exps[0] / total;
+    for (Py_ssize_t l = 1; l < lanes; l++) {
+        const double p = exps[l] / total;
+        if (p > probability) {
+            probability = p;
+            best = l;
+        }
+    }
+    out = Py_BuildValue("(nd)", best, probability);
+done:
+    if (buf != small)
+        PyMem_Free(buf);
+    return out;
+}
+
 PyDoc_STRVAR(count_newlines_doc,
 "count_newlines(data, /) -> int\n--\n\n"
 "How many newline bytes ``data`` (any bytes-like object) holds, with memchr.");
@@ -4875,6 +5079,7 @@ static PyMethodDef module_methods[] = {
     {"tokens", (PyCFunction)tokens, METH_O, tokens_doc},
     {"lower", (PyCFunction)lower_text, METH_O, lower_doc_module},
     {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
+    {"softmax_top", (PyCFunction)(void (*)(void))softmax_top, METH_FASTCALL, softmax_top_doc},
     {"blank_code_spans", (PyCFunction)blank_code_spans, METH_O, blank_code_spans_doc},
     {"non_ascii", (PyCFunction)non_ascii, METH_O, non_ascii_doc},
     {"code_signs", (PyCFunction)code_signs, METH_O, code_signs_doc},

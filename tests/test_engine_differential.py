@@ -22,10 +22,11 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import OSA
 
 from smista.core import engine
+from smista.core.conditions.view import PlanOptions
 from smista.core.engine import CompiledRules, RuleMatch, RuleSpec, osa_within
 from smista.core.reference import match_rules
 from smista.core.tokenizer import pieces as tokenizer_pieces
-from smista.core.tokenizer import tokenize
+from smista.core.tokenizer import rust_lower, tokenize
 
 LABELS = ("plan", "edit", "review")
 CONTEXTS = ("git_diff", "active_file", "referenced_paths", "pull_request")
@@ -412,3 +413,56 @@ def test_extended_word_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     rules = _extended()
     assert [rules.match_text(t) for t in texts] == expected
     assert len(rules._signals) <= 8
+
+
+@pytest.mark.skipif(not engine.ACCELERATED, reason="the verifying scan needs the C extension")
+@settings(max_examples=200)
+@given(
+    specs=specs_strategy,
+    looked_up=st.lists(words, max_size=6),
+    stems=st.lists(words, max_size=4),
+    data=st.data(),
+)
+def test_a_new_token_resolves_as_its_entries_and_its_signals(
+    specs: list[RuleSpec], looked_up: list[str], stems: list[str], data: st.DataObject
+) -> None:
+    """What the verifying scan resolves for a token it hands back (one check of the union
+    index's typos for keywords and looked-up words) is the entries ``_learn`` gives and the
+    words and stems ``TokenSignals.of`` gives, and both memos end alike."""
+    from smista.core.conditions.base import Condition
+
+    extra = RuleSpec(
+        "plan",
+        2,
+        (),
+        (),
+        (Condition("leading", tuple(looked_up), data.draw(st.booleans())),)
+        + ((Condition("stems", tuple(stems)),) if stems else ()),
+    )
+    specs = [*specs, extra] if looked_up or stems else [*specs, extra._replace(conditions=())]
+    options = PlanOptions(ignore_code=True, hangul_han_typos=data.draw(st.booleans()))
+    one = CompiledRules(specs, "chat", options=options)
+    two = CompiledRules(specs, "chat", options=options)
+    assert one.extended
+    assert one._near is not None
+    pool = [k for s in specs for k in s.keywords if k] + looked_up + stems or ["abcde"]
+    tokens = [data.draw(edited(data.draw(st.sampled_from(pool)))) for _ in range(6)]
+    tokens += [data.draw(words) for _ in range(3)] + list(HOPELESS)
+    for raw in tokens + tokens:  # (the second time from the memos)
+        token = rust_lower(raw)
+        learned = two._learn((token,))
+        expected = (learned[0] if learned else (), *two._signals.of(token))
+        assert one._new_token(token) == expected
+        assert one._state == two._state
+        assert (one._signals.memo, one._signals.silent) == (two._signals.memo, two._signals.silent)
+
+
+def test_a_token_handed_back_that_hits_nothing_is_kept_as_hitting_nothing() -> None:
+    """A capital sigma's lowercasing is Python's, so the scan hands such a token back even
+    near nothing; it is resolved once and kept as hitting nothing."""
+    rules = _extended()
+    pure = CompiledRules(rules.specs, rules.default_label, accelerated=False, options=rules.options)
+    for text in ("ΟΔΥΣΣΕΥΣ wrote the plan", "ΟΔΥΣΣΕΥΣ implemnt it"):
+        assert rules.match_text(text) == pure.match_text(text)
+    if rules._scan is not None:
+        assert rules._scan.get("ΟΔΥΣΣΕΥΣ") == -1

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 
 from smista.core import engine
 from smista.core.conditions.phrases import keys_by_word
+from smista.core.osa import osa_within
 from smista.core.tokenizer import rust_lower, tokenize
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -441,6 +443,69 @@ def test_attached_index_settles_tokens_near_no_keyword() -> None:
     assert table.settled == 4  # please, the, zzzz, Ünïcode
     assert table.get("zzzz") == -1
     assert table.get("implment") is None
+
+
+@compiled
+def test_attached_index_settles_tokens_near_a_keyword_but_no_typo_of_one() -> None:
+    """A token sharing deletion variants with a keyword is still settled when it is neither
+    the keyword nor a typo of it: containing it, past its cap, or cap 0."""
+    table = TokenCodes(64)
+    table.attach(VariantIndex(["implement", "fix", "review"], [2, 0, 2]), bytes([7] * 16))
+    text = "implements implemnt fixes fxi fix reviews reveiw rview xrevieqx"
+    # the keyword and its typos come back; the rest were only near: containing a keyword
+    # (implements, fixes, reviews), a typo of a cap-0 keyword (fxi), three edits away
+    assert table.scan(text, 9) == (9, ["implemnt", "fix", "reveiw", "rview"])
+    assert table.settled == 5
+    # more keywords near a token than are verified on the stack (each containing it, so
+    # no typo): Python decides
+    token = "abcdefghi"
+    near = [a + b + token for a in "jklmnopqrstuvwxyz" for b in "jklmnopqrstuvwxyz"]
+    crowd = TokenCodes(64)
+    crowd.attach(VariantIndex(near, [2] * len(near)), bytes([1] * 16))
+    assert crowd.scan(token, 9) == (9, [token])
+    assert crowd.scan("jk" + token, 9) == (9, ["jk" + token])
+    assert crowd.settled == 0
+    few = TokenCodes(64)
+    few.attach(VariantIndex(near[:200], [2] * 200), bytes([1] * 16))
+    assert few.scan(token, 9) == 9
+    assert few.settled == 1
+
+
+def _near_reference(token: str, keywords: Sequence[str], caps: Sequence[int]) -> bool:
+    """Whether ``token`` is one of ``keywords`` or a typo of one (the rules of
+    smista.core.fuzzy with the given caps)."""
+    return any(
+        k == token
+        or (
+            cap > 0
+            and abs(len(k) - len(token)) <= cap
+            and k not in token
+            and token not in k
+            and 1 <= osa_within(k, token, cap) <= cap
+        )
+        for k, cap in zip(keywords, caps, strict=True)
+    )
+
+
+@compiled
+@settings(max_examples=400)
+@given(
+    st.lists(st.text(alphabet="abcé", min_size=1, max_size=7), max_size=8, unique=True),
+    st.lists(st.integers(0, 2), min_size=8, max_size=8),
+    st.lists(st.text(alphabet="abcéB", min_size=1, max_size=9), max_size=8),
+)
+def test_attached_index_hands_back_exactly_the_keywords_and_their_typos(
+    keywords: list[str], caps: list[int], tokens: list[str]
+) -> None:
+    """With every deletion depth searched, the scan hands back a new token exactly when it
+    is a keyword or a typo of one, and settles the rest."""
+    caps = caps[: len(keywords)]
+    table = TokenCodes(1 << 10)
+    table.attach(VariantIndex(keywords, caps), bytes([7] * 16))
+    found = table.scan(" ".join(tokens), 9)
+    back = {rust_lower(t) for t in found[1]} if isinstance(found, tuple) else set()
+    for token in {rust_lower(t) for t in tokens}:
+        assert (token in back) == _near_reference(token, keywords, caps), token
 
 
 @compiled

@@ -32,8 +32,10 @@ from tests import reference
 
 try:  # (SMISTA_IMPLEMENTATION=python hides it, as from the engine)
     from smista.core._speedups import FeatureTable as _FeatureTable
+    from smista.core._speedups import softmax_top
 except ImportError:
     _FeatureTable = None  # type: ignore[assignment,misc]
+    softmax_top = None  # type: ignore[assignment]
 
 LABELS = ("chat", "plan", "edit", "review", "summarize", "prompt", "skill")
 
@@ -553,6 +555,77 @@ def _agrees(model: TextModel, text: str, corrected: frozenset[str]) -> None:
         return
     assert known == plain
     assert sums == _plain_sums(model, plain)
+
+
+def _same_top(bias: tuple[float, ...], scale: float, sums: tuple[int, ...]) -> None:
+    """softmax_top gives _top(_softmax(...)): the same label and the same bits."""
+    labels = tuple(f"l{i}" for i in range(len(bias)))
+    model = TextModel(labels, bias, scale, {})
+    expected = model._top(model._softmax(sums[0], sums[1:]))
+    top = softmax_top(model.bias, model.scale, sums)
+    if top is None:  # a score past the floats' range: Python decides
+        assert not all(map(math.isfinite, model._softmax(sums[0], sums[1:])))
+        return
+    index, probability = top
+    assert (labels[index], probability.hex()) == (expected.label, expected.probability.hex())
+
+
+@compiled
+@settings(max_examples=1000, deadline=None)
+@given(
+    data=st.data(),
+    lanes=st.integers(1, 40),
+    scale=st.one_of(st.sampled_from([1.0, 1024.0, 4096.0]), st.floats(1e-3, 1e6)),
+    count=st.one_of(st.integers(0, 3), st.integers(0, 10**6)),
+)
+def test_softmax_top_gives_the_plain_top_bit_for_bit(
+    data: st.DataObject, lanes: int, scale: float, count: int
+) -> None:
+    """Across label counts (past the 32 held on the stack), biases with ties and near
+    ties, scales and sums far past any model's."""
+    biases = st.one_of(
+        st.sampled_from([0.0, 0.5, -0.5, 0.3, math.nextafter(0.3, 1), 5e-324, -745.0, 745.0]),
+        st.floats(-1e3, 1e3),
+    )
+    sum_values = st.one_of(st.integers(-3, 3), st.integers(-(2**40), 2**40))
+    bias = tuple(data.draw(st.lists(biases, min_size=lanes, max_size=lanes)))
+    sums = tuple(data.draw(st.lists(sum_values, min_size=lanes, max_size=lanes)))
+    _same_top(bias, scale, (count, *sums))
+
+
+@compiled
+def test_softmax_top_edge_cases() -> None:
+    # a larger score whose probability rounds to the top one: the first label wins
+    _same_top((0.0, 5e-324), 1.0, (0, 0, 0))
+    _same_top((0.3, math.nextafter(0.3, 1), 0.3), 1.0, (0, 0, 0, 0))
+    _same_top((1.0, math.nextafter(1.0, 2)), 1.0, (0, 0, 0))
+    _same_top((0.0,) * 7, 4096.0, (3, 5, 5, 9, 9, 1, 9, 0))  # exact ties
+    _same_top((0.0, 0.0), 1.0, (1, -(10**300), 10**300))  # one lane's exp underflows
+    # a score past the floats' range: None, and read() gives the plain answer
+    assert softmax_top((0.0, 1.0), 5e-324, (1, 3, 0)) is None
+    assert softmax_top((-1e308, 0.0), 1e-10, (1, -(10**300), 0)) is None
+    model = TextModel(LABELS, (0.5, 0.25, 0, 0, 0, 0, -0.5), 5e-324, {"fix": _row(edit=-3)})
+    assert softmax_top(model.bias, model.scale, (1, *_row(edit=-3))) is None
+    assert model.read("fix it", frozenset()) == model.predict(["fix", "it"])
+    assert model.read("fix it", frozenset()).label == "chat"
+    with pytest.raises(TypeError):
+        softmax_top((0.0,), 1.0, (0,))  # one sum short
+    with pytest.raises(TypeError):
+        softmax_top((), 1.0, (0,))  # no label
+    with pytest.raises(TypeError):
+        softmax_top([0.0], 1.0, (0, 0))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        softmax_top((0.0,), 1.0, (0, 0.5))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        softmax_top((0,), 1.0, (0, 0))
+    with pytest.raises(TypeError):
+        softmax_top((0.0,), 1.0, (0.0, 0))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        softmax_top((0.0,), "1", (0, 0))  # type: ignore[arg-type]
+    with pytest.raises(OverflowError):
+        softmax_top((0.0,), 1.0, (10**400, 0))
+    with pytest.raises(OverflowError):
+        softmax_top((0.0,), 1.0, (1, 10**400))
 
 
 @settings(max_examples=500, deadline=None)

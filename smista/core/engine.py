@@ -253,6 +253,9 @@ _Found = tuple[
 """What a prompt's scan found: entry lists (folded piece by piece), the words and the
 stems its tokens hit, and each word-hitting token's words."""
 
+_Hits = tuple[tuple[str, bool], ...]
+"""The words a token hits, and whether by typo (what ``TokenSignals.of`` gives first)."""
+
 _State = tuple[dict[str, None], dict[str, tuple[_Entry, ...]], dict[str, int]]
 # The verifying table's filter: keywords and words, their caps, the deletion depths
 # by token length, the longest token, the alphabet, the most foreign characters,
@@ -318,6 +321,8 @@ class CompiledRules:
         "_matches",
         "_max_cap",
         "_max_len",
+        "_near",
+        "_near_depths",
         "_needs_context",
         "_no_free",
         "_plan",
@@ -449,6 +454,8 @@ class CompiledRules:
         self._gates: tuple[tuple[int, Any, object, dict[str, tuple[int, ...]]], ...] | None = None
         self._checks: tuple[tuple[tuple[Any, Condition], ...], ...] | None = None
         self._fast = self._scan = None
+        self._near: Any = None  # (the verifying scan's union index, see _new_token)
+        self._near_depths = b""
         if compiled and self._union is not None:  # one scan for keywords, words and stems
             self._scan = self._verifying_table(self._union)
         elif compiled and not lookup_only:
@@ -606,16 +613,16 @@ class CompiledRules:
 
     def _verifying_table(self, union: _Union) -> Any:
         """The verifying path's token table: its one scan of a prompt settles in C every
-        new token near no keyword and no looked-up word that starts no stem (a token
-        too long or too foreign for every keyword and word is still handed back when
-        it may start a stem). ``union``: :meth:`_union_filter`'s."""
+        new token that is no keyword or looked-up word nor a typo of one (verified there)
+        and starts no stem (a token too long or too foreign for every keyword and word is
+        still handed back when it may start a stem). ``union``: :meth:`_union_filter`'s."""
         keys, caps, depths, max_len, alphabet, max_cap, kept, lengths = union
         table = _TokenCodes(
             MEMO_LIMIT, max_len=max(1, max_len), alphabet=alphabet, max_foreign=max_cap
         )
-        table.attach(
-            _VariantIndex(keys, caps), depths, _VariantIndex(kept, (0,) * len(kept)), lengths
-        )
+        near = self._near = _VariantIndex(keys, caps)  # (kept: see _new_token)
+        self._near_depths = depths
+        table.attach(near, depths, _VariantIndex(kept, (0,) * len(kept)), lengths)
         return table
 
     def _build_typo_index(self) -> dict[str, tuple[str, ...]]:
@@ -895,33 +902,74 @@ class CompiledRules:
         unknown = scan.fold(text, entry_lists, words, prefixes, hitting)
         if not unknown:
             return
-        plain, known, _ = self._state
-        of = self._signals.of
+        resolve = self._new_token
+        keep = scan.keep
         for raw in unknown:
-            token = raw if raw.isascii() else rust_lower(raw)
-            got = known.get(token)
-            if got is None and token not in plain:  # evicted from the Python memo
-                got = self._entries_of(token)
-            hit, starts = of(token)
-            hit_words = tuple(word for word, _ in hit)
+            ascii_token = raw.isascii()
+            token = raw if ascii_token else rust_lower(raw)
+            got, hit, starts = resolve(token)
             if got:
                 entry_lists.append(got)
-            if hit:
-                hitting[token] = hit
-                words.update(hit_words)
             if starts:
                 prefixes.update(starts)
-            if got or hit or starts:
-                lowered = None if raw.isascii() or not hit else token
-                scan.keep(raw, (got or (), hit, hit_words, starts, lowered))
+            if hit:
+                hitting[token] = hit
+                hit_words = tuple([word for word, _ in hit])
+                words.update(hit_words)
+                keep(raw, (got, hit, hit_words, starts, None if ascii_token else token))
+            elif got or starts:
+                keep(raw, (got, hit, (), starts, None))
             else:
-                scan.keep(raw, None)
+                keep(raw, None)
 
-    def _entries_of(self, token: str) -> tuple[_Entry, ...]:
-        """A lowercased token's entries (one the memo holds neither way), resolved and
-        remembered."""
-        found = self._learn((token,))
-        return found[0] if found else ()
+    def _new_token(self, token: str) -> tuple[tuple[_Entry, ...], _Hits, tuple[str, ...]]:
+        """What a lowercased token the verifying scan handed back hits: its entries (as
+        :meth:`_learn` gives and remembers them) and the words and stems it hits (as
+        ``TokenSignals.of`` does), resolved together. The scan's union index verifies the
+        token's typos once for both indexes: a keyword's typo cap is its length's cap in
+        every index that lets it take a typo (0 in the others), so the union's typos that
+        an index lets take one are exactly that index's typos."""
+        plain, known, _ = self._state
+        signals = self._signals
+        got = known.get(token)
+        signal = signals.memo.get(token)
+        if got is None and token in plain:
+            got = ()
+        if signal is None and token in signals.silent:
+            signal = ((), ())
+        if got is not None and signal is not None:  # (evicted from the scan's table only)
+            return got, signal[0], signal[1]
+        n = len(token)
+        depths = self._near_depths
+        typos: list[str] = (
+            self._near.typos(token, depths[n]) if n < len(depths) and depths[n] else []
+        )
+        if got is None:
+            got = self._learn_one(token, typos)
+        if signal is None:
+            words = self._words
+            signal = signals.learn(token, words._hits_of(token, typos) if words else None)
+        return got, signal[0], signal[1]
+
+    def _learn_one(self, token: str, typos: list[str]) -> tuple[_Entry, ...]:
+        """``_learn((token,))`` for a token the memo holds neither way, given the keywords
+        of this or another index it is a typo of (see :meth:`_new_token`)."""
+        places = self._typo_places
+        entries = self._entries_with(token, [k for k in typos if k in places])
+        if not entries and self._hopeless(token):  # (a token with entries never is)
+            return entries
+        self._learned += 1
+        self._remember(token, entries)
+        return entries
+
+    def _hits_of(self, token: str, typos: list[str]) -> _Hits:
+        """``tuple(keyword_hits(token))`` given the keywords of this or another index
+        ``token`` is a typo of (see :meth:`_new_token`)."""
+        places = self._typo_places
+        hits = [(token, False)] if token in self._exact else []
+        if typos:
+            hits.extend((k, True) for k in sorted(typos) if k in places)
+        return tuple(hits)
 
     def _code_of_match(self, match: RuleMatch) -> int:
         """A code standing for ``match`` (extended rule sets), past every entry code."""
@@ -1202,7 +1250,6 @@ class CompiledRules:
 
     def _entries(self, token: str) -> tuple[_Entry, ...]:
         """Every rule ``token`` satisfies, as sorted entries (best evidence per rule)."""
-        exact = self._exact.get(token)
         typos: list[str] | None = None
         n = len(token)
         levels = self._levels
@@ -1222,6 +1269,11 @@ class CompiledRules:
                 ]
             elif level[0] or level[1] or level[2]:
                 typos = self._verified_typos(token, level)
+        return self._entries_with(token, typos)
+
+    def _entries_with(self, token: str, typos: list[str] | None) -> tuple[_Entry, ...]:
+        """:meth:`_entries` given the keywords ``token`` is a typo of."""
+        exact = self._exact.get(token)
         if not typos:
             if exact is None:
                 return ()

@@ -27,8 +27,10 @@ what a prompt's tokens are worth; :meth:`TextModel.read` (what the ``predicted``
 calls) gives ``predict(tokenize(text))``, with the C extension by one compiled pass over
 the text that tokenizes as :func:`~smista.core.tokenizer.tokenize` does and finds the
 known features and their integer sums (``_speedups.FeatureTable``, built from the weights
-on first use): only the softmax, shared by both paths, runs in Python. Tests hold the two
-equal, features and sums, on generated texts and models.
+on first use), and the top label and its probability by ``_speedups.softmax_top``, the
+arithmetic of :meth:`TextModel._softmax` and ``_top`` in the same order (libm's ``exp``,
+``math.fsum``'s correctly rounded sum), so the same bits. Tests hold the two equal,
+features, sums and predictions, on generated texts, models and sums.
 """
 
 from __future__ import annotations
@@ -47,8 +49,10 @@ from smista.core.tokenizer import tokenize
 
 try:  # the known features' sums read off a text in one compiled pass (tests compare them)
     from smista.core._speedups import FeatureTable as _FeatureTable
+    from smista.core._speedups import softmax_top as _softmax_top
 except ImportError:
     _FeatureTable = None  # type: ignore[assignment,misc]
+    _softmax_top = None  # type: ignore[assignment]
 
 __all__ = ["MAX_TOKENS", "Prediction", "TextModel", "features", "spaceless"]
 
@@ -216,9 +220,10 @@ class TextModel:
 
     def _softmax(self, count: int, sums: Sequence[int]) -> tuple[float, ...]:
         """The probabilities given how many known features there are and their weights'
-        sums per label (each path that finds the sums ends here). The arithmetic is
-        ``bias + sum / norm``, ``exp(score - top)``, ``e / fsum(exps)``, each step mapped
-        over the labels by C functions (no bytecode per label)."""
+        sums per label. The arithmetic is ``bias + sum / norm``, ``exp(score - top)``,
+        ``e / fsum(exps)``, each step mapped over the labels by C functions (no bytecode
+        per label); :meth:`read` with the C extension takes ``_speedups.softmax_top``, which
+        does the same operations in the same order and gives :meth:`_top` of this."""
         if count:
             norm = self.scale * math.sqrt(count)
             scores: Sequence[float] = list(map(_add, self.bias, map(_truediv, sums, _repeat(norm))))
@@ -242,14 +247,18 @@ class TextModel:
         ``tokenize(text)``. With the C extension, the known features and their sums are
         found in one compiled pass over ``text`` (:class:`FeatureTable`: the same
         features as :meth:`known`, the same integer sums; tests hold the two equal), and
-        only the softmax runs here."""
+        the softmax's top label in C too (``softmax_top``: :meth:`_softmax` and
+        :meth:`_top`'s arithmetic, bit for bit)."""
         table = self._table
         if table is False:
             table = self._table = self._compile()
         if table is not None:
             got = table.sums(text, corrected)
             if got is not None:  # (None: a token of the text holds U+03A3)
-                return self._top(self._softmax(got[0], got[1:]))
+                top = _softmax_top(self.bias, self.scale, got)
+                if top is not None:
+                    return Prediction(self.labels[top[0]], top[1])
+                return self._top(self._softmax(got[0], got[1:]))  # (a score past the floats)
         return self.predict(tokenize(text) if tokens is None else tokens, corrected)
 
     def _compile(self) -> Any:

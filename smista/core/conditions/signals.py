@@ -103,6 +103,19 @@ class TokenSignals:
             self._keep(self.silent, token, None)
         return _NOTHING
 
+    def learn(self, token: str, words: tuple[tuple[str, bool], ...] | None) -> Signal:
+        """:meth:`of` for a token the memo holds neither way, given the words it hits
+        (``lookup(token)``'s answer, found another way; ``None`` when there is no
+        ``lookup``): its stems are read and the answer remembered as :meth:`of` does."""
+        prefixes = self._stems_of(token) if token and token[0] in self._firsts else ()
+        if words or prefixes:
+            found = (words or (), prefixes)
+            self._keep(self.memo, token, found)
+            return found
+        if words is not None and (self._hopeless is None or not self._hopeless(token)):
+            self._keep(self.silent, token, None)
+        return _NOTHING
+
     def _stems_of(self, token: str) -> tuple[str, ...]:
         """The stems ``token`` starts with, shortest first: its prefixes of the stems'
         lengths that are stems, read from the shortest up and no further than some stem
