@@ -3915,14 +3915,23 @@ FeatureTable_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "FeatureTable needs 1 to 1024 lanes, max_tokens >= 0");
         return NULL;
     }
-    const Py_ssize_t n = PyDict_GET_SIZE(weights);
+    /* A snapshot of the items: the list owns each (feature, row) pair, so nothing the
+     * conversions below may run (a row's __iter__, a weight's __index__) can change or free
+     * what is being read, and a free-threaded build copies the dict under its lock. */
+    PyObject *items = PyDict_Items(weights);
+    if (items == NULL)
+        return NULL;
+    const Py_ssize_t n = PyList_GET_SIZE(items);
     if (n >= (Py_ssize_t)(UINT32_MAX / 4)) {
+        Py_DECREF(items);
         PyErr_SetString(PyExc_ValueError, "FeatureTable: too many features");
         return NULL;
     }
     FeatureTable *self = (FeatureTable *)type->tp_alloc(type, 0);
-    if (self == NULL)
+    if (self == NULL) {
+        Py_DECREF(items);
         return NULL;
+    }
     /* tp_alloc zeroes the object: dealloc is safe at any failure below */
     self->lanes = lanes;
     self->max_tokens = max_tokens;
@@ -3936,22 +3945,20 @@ FeatureTable_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->weights = PyMem_Calloc((size_t)n * (size_t)lanes + 1, sizeof(int32_t));
     if (self->features == NULL || self->slots == NULL || self->offsets == NULL ||
         self->weights == NULL) {
-        Py_DECREF(self);
-        return PyErr_NoMemory();
+        PyErr_NoMemory();
+        goto fail;
     }
     size_t pool_cap = 64, pool_len = 0;
     self->pool = PyMem_Malloc(pool_cap);
     if (self->pool == NULL) {
-        Py_DECREF(self);
-        return PyErr_NoMemory();
+        PyErr_NoMemory();
+        goto fail;
     }
-    PyObject *feature, *row;
-    Py_ssize_t pos = 0, k = 0;
-    while (PyDict_Next(weights, &pos, &feature, &row)) {
-        if (k >= n) {
-            PyErr_SetString(PyExc_RuntimeError, "FeatureTable weights changed size");
-            goto fail;
-        }
+    Py_ssize_t k = 0;
+    while (k < n) {
+        PyObject *pair = PyList_GET_ITEM(items, k);
+        PyObject *feature = PyTuple_GET_ITEM(pair, 0);
+        PyObject *row = PyTuple_GET_ITEM(pair, 1);
         if (!PyUnicode_Check(feature)) {
             PyErr_SetString(PyExc_TypeError, "FeatureTable features must be str");
             goto fail;
@@ -4015,12 +4022,10 @@ FeatureTable_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyTuple_SET_ITEM(self->features, k, feature);
         self->count = ++k;
     }
-    if (k != n) {
-        PyErr_SetString(PyExc_RuntimeError, "FeatureTable weights changed size");
-        goto fail;
-    }
+    Py_DECREF(items);
     return (PyObject *)self;
 fail:
+    Py_DECREF(items);
     Py_DECREF(self);
     return NULL;
 }

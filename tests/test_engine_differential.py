@@ -466,3 +466,68 @@ def test_a_token_handed_back_that_hits_nothing_is_kept_as_hitting_nothing() -> N
         assert rules.match_text(text) == pure.match_text(text)
     if rules._scan is not None:
         assert rules._scan.get("ΟΔΥΣΣΕΥΣ") == -1
+
+
+# -- gates read only when the candidates reach them ---------------------------------
+
+_GATED_RULES = """
+[classification]
+default_intent = "chat"
+
+[[classification.rules]]
+intent = "plan"
+priority = 10
+phrases = ["alpha beta"]
+
+[[classification.rules]]
+intent = "edit"
+priority = 20
+leading = ["fix"]
+
+[[classification.rules]]
+intent = "review"
+priority = 30
+phrases = ["gamma delta"]
+
+[[classification.rules]]
+intent = "skill"
+priority = 40
+keywords = ["deploy"]
+
+[[classification.rules]]
+intent = "summarize"
+priority = 50
+stems = ["refact"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "stems_read"),
+    [
+        ("alpha beta, fix it and refactoring", 0, False),  # the first gate decides
+        ("fix the gamma delta refactoring", 1, False),  # leading, before stems' first rule
+        ("now gamma delta and refactoring", 2, False),  # a later rule of the first gate
+        ("now deploy the refactoring", 3, False),  # a keyword hit between the gates
+        ("now the refactoring", 4, True),  # nothing earlier holds: the stems gate is read
+        ("nothing here", None, True),
+    ],
+)
+def test_a_gate_is_read_only_when_the_candidates_reach_its_first_rule(
+    monkeypatch: pytest.MonkeyPatch, text: str, rule: int | None, stems_read: bool
+) -> None:
+    from smista.config.load import parse_config
+    from smista.core.classifier import Classifier
+    from smista.core.conditions.registry import BY_KEY
+
+    stems = BY_KEY["stems"]
+    reads: list[str] = []
+    real = type(stems).present
+
+    def counted(view: object, plan: object) -> object:
+        reads.append(text)
+        return real(stems, view, plan)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stems, "present", counted)
+    result = Classifier(parse_config(_GATED_RULES, "gated.toml")).classify(text)
+    assert result.matched_rule == rule
+    assert bool(reads) is stems_read

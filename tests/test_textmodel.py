@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import pickle
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -463,6 +464,10 @@ def test_a_label_may_have_its_own_bar(tmp_path: Path) -> None:
     ("bars", "message"),
     [
         ("{ deploy = 0.5 }", "min_probability_by_label.deploy: unknown label 'deploy'"),
+        (
+            "{ edit = 0.5, EDIT = 0.6 }",
+            "min_probability_by_label: label 'edit' is given two bars \\(as 'edit' and 'EDIT'\\)",
+        ),
         ("{ edit = 0 }", "number > 0"),
         ("{ edit = 1.5 }", "min_probability_by_label.edit: expected a number <= 1.0, got 1.5"),
         ('{ edit = "0.5" }', "number"),
@@ -738,9 +743,9 @@ def test_lanes_that_would_carry_are_summed_one_by_one() -> None:
     model = TextModel(("a", "b"), (0.0, 0.0), 1.0, weights)
     corrected = frozenset(weights)
     probs = model.probabilities([], corrected)
-    scores = (32767 * many / math.sqrt(many), -32768 * many / math.sqrt(many))
-    assert probs == (1.0, 0.0)
-    assert scores[0] > scores[1]
+    assert probs == model._softmax(many, (32767 * many, -32768 * many)) == (1.0, 0.0)
+    flipped = TextModel(("a", "b"), (0.0, 0.0), 1.0, {f: [-32768, 32767] for f in weights})
+    assert flipped.probabilities([], corrected) == (0.0, 1.0)
     assert model.read("", corrected) == model.predict([], corrected)
     if _FeatureTable is not None:
         table = _FeatureTable(weights, 2, MAX_TOKENS)
@@ -793,3 +798,22 @@ def test_the_feature_table_refuses_what_it_cannot_read() -> None:
     assert _FeatureTable({"fix": (1,)}, 1, 0).sums("fix", ()) == (0, 0)
     lone = _FeatureTable({"\ud800x": (5,), "x\udfff": (7,)}, 1, 10)
     assert lone.sums("x", ["\ud800x", "x\udfff", "\ud800"]) == (2, 12)
+
+
+@compiled
+def test_the_feature_table_reads_a_snapshot_of_the_weights() -> None:
+    """A row whose iteration changes the weights (Python code the C build runs) cannot pull
+    the table's reading from under it: it reads the items as they were."""
+    assert _FeatureTable is not None
+    weights: dict[str, object] = {}
+
+    class Meddling:
+        def __iter__(self) -> Iterator[int]:
+            weights.clear()
+            weights.update({f"new{i}": (9,) for i in range(50)})
+            return iter((3,))
+
+    weights.update({"fix": Meddling(), "bug": (4,)})
+    table = _FeatureTable(weights, 1, 10)
+    assert len(table) == 2
+    assert table.sums("fix the bug", ()) == (2, 7)

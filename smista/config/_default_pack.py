@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '2dac65cf90ae55aa118149f390fc8019698f0c8a'
+DIGEST = 'c529d82878c2f0e83c92552d61dc1137e4ef2153'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),

@@ -29,6 +29,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     create_model,
+    field_validator,
     model_serializer,
 )
 
@@ -199,6 +200,19 @@ class ModelTable(_Frozen):
     def path(self) -> str:
         """The model file it was loaded from, as written in ``file`` ("" before)."""
         return self._path
+
+    @field_validator("min_probability_by_label")
+    @classmethod
+    def _one_bar_a_label(cls, bars: dict[str, float]) -> dict[str, float]:
+        seen: dict[str, str] = {}
+        for label in bars:
+            name = label.strip().lower()
+            if name in seen:
+                raise ValueError(
+                    f"label {name!r} is given two bars (as {seen[name]!r} and {label!r})"
+                )
+            seen[name] = label
+        return bars
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
