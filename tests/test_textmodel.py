@@ -460,6 +460,27 @@ def test_a_label_may_have_its_own_bar(tmp_path: Path) -> None:
     assert ModelTable(file="m.json") != config.model
 
 
+def test_a_bar_no_predicted_rule_reads_is_linted(tmp_path: Path) -> None:
+    from smista.authoring.lints import lint_classification
+
+    toml = TOML_RULES.replace(
+        "min_probability = 0.6",
+        "min_probability = 0.6\nmin_probability_by_label = { Edit = 0.5, Skill = 0.4 }",
+    )
+    lints = [
+        x
+        for x in lint_classification(load_config(_write(tmp_path, toml)))
+        if x.code == "unused-bar"
+    ]
+    assert [(x.key, x.severity.value) for x in lints] == [
+        ("classification.model.min_probability_by_label.Skill", "warning")
+    ]
+    assert "no rule lists 'skill' in predicted" in lints[0].message
+    assert not [
+        x for x in lint_classification(load_config(_write(tmp_path))) if x.code == "unused-bar"
+    ]
+
+
 @pytest.mark.parametrize(
     ("bars", "message"),
     [

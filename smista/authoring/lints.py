@@ -152,6 +152,21 @@ def _tie_lints(config: ClassificationConfig, unreachable: Collection[int]) -> It
             break
 
 
+def _model_lints(config: ClassificationConfig) -> Iterator[Lint]:
+    """A label's own bar (``min_probability_by_label``) that no ``predicted`` rule reads."""
+    table = config.model
+    if table is None:
+        return
+    listed = {label.strip().lower() for rule in config.rules for label in rule.predicted}
+    for label in table.min_probability_by_label:
+        if label.strip().lower() not in listed:
+            key = f"classification.model.min_probability_by_label.{label}"
+            msg = (
+                f"no rule lists {label.strip().lower()!r} in predicted, so this bar changes nothing"
+            )
+            yield Lint(None, key, Severity.WARNING, "unused-bar", msg)
+
+
 _SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
@@ -170,6 +185,7 @@ def lint_classification(
         *_shadow_lints(config, unreachable),
         *_duplicate_lints(config, unreachable),
         *_tie_lints(config, unreachable),
+        *_model_lints(config),
     ]
     for kind in KINDS:
         found.extend(kind.lints(config.rules, known))
