@@ -172,6 +172,24 @@ def _correct(pred: str, row: dict[str, object]) -> bool:
     return pred in (row["intent"], row.get("alt"))
 
 
+def _pack_at(commit: str) -> ClassificationConfig:
+    """The default pack's rules as they were at ``commit`` (one that had not seen a set)."""
+    pack = subprocess.run(
+        ["git", "show", f"{commit}:rules/default.toml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return parse_config(pack, f"{commit}:rules/default.toml")
+
+
+def _gathered_before(held: str) -> list[dict[str, object]]:
+    """The training rows a model for the held-out set ``held`` may see: the sets gathered
+    before it, and the pack's golden cases."""
+    return [r for name in ORDER[: ORDER.index(held)] for r in _rows(name)] + _cases()
+
+
 def validate(
     c_values: list[float],
     thresholds: list[float],
@@ -185,16 +203,9 @@ def validate(
     english = dict.fromkeys(thresholds, 0)
     rules_only = learned_only = n = n_english = 0
     for held, commit in VALIDATION:
-        pack = subprocess.run(
-            ["git", "show", f"{commit}:rules/default.toml"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        config = parse_config(pack, f"{commit}:rules/default.toml")
+        config = _pack_at(commit)
         rules = Classifier(config)
-        train = [r for name in ORDER[: ORDER.index(held)] for r in _rows(name)] + _cases()
+        train = _gathered_before(held)
         test = _rows(held)
         for c in c_values:
             model = fit(train, ignore_code, c, min_df, keep)
@@ -253,16 +264,9 @@ def choose_bars(c: float, ignore_code: bool, min_df: int, keep: int) -> None:
     bars and the total against one bar of 0.7."""
     readings: dict[str, list[tuple[dict[str, object], Prediction, Classification, Any]]] = {}
     for held, commit in VALIDATION:
-        pack = subprocess.run(
-            ["git", "show", f"{commit}:rules/default.toml"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        config = parse_config(pack, f"{commit}:rules/default.toml")
+        config = _pack_at(commit)
         rules = Classifier(config)
-        train = [r for name in ORDER[: ORDER.index(held)] for r in _rows(name)] + _cases()
+        train = _gathered_before(held)
         model = fit(train, ignore_code, c, min_df, keep)
         readings[held] = [
             (
