@@ -11,7 +11,8 @@ is a fresh process under ``valgrind --tool=callgrind`` (which must be installed:
   seed 12) after one warm-up call, each seen once; the figure is the count with
   N prompts minus the count with none, divided by N (start-up and exit cancel).
   ``--rules FILE`` counts another rules file; ``--corpus-rules FILE`` draws the
-  prompts from that file's keywords instead. The corpus follows the keywords, so
+  prompts from that file's keywords instead; ``--without-model`` counts the rules
+  without their text model and ``predicted`` rules. The corpus follows the keywords, so
   two packs are compared on one corpus (a pack's new keywords change every
   prompt the seed draws: v13's corpus costs v12 itself 10 % more than v12's);
 * ``start``: ``import smista; smista.classify("fix the login bug")``, the whole
@@ -23,6 +24,7 @@ is a fresh process under ``valgrind --tool=callgrind`` (which must be installed:
     python -m benchmarks.instructions --only cold --prompts 1000 --corpus-rules /tmp/v12.toml \
         --rules /tmp/v12.toml
     python -m benchmarks.instructions --only cold --prompts 1000 --corpus-rules /tmp/v12.toml
+    python -m benchmarks.instructions --only cold --prompts 1000 --without-model
 """
 
 from __future__ import annotations
@@ -45,10 +47,16 @@ _DRIVER = """\
 import json, os, sys
 prompts = json.load(open(sys.argv[1], encoding="utf-8"))[: int(sys.argv[2])]
 import smista
-if len(sys.argv) > 3:  # another rules file, loaded before the prompts run
+rules, without_model = sys.argv[3], sys.argv[4] == "1"
+if rules or without_model:  # another rules file, loaded before the prompts run
+    from smista.config.defaults import default_config
     from smista.config.load import load_config
     from smista.core.classifier import Classifier
-    classify = Classifier(load_config(sys.argv[3])).classify
+    config = load_config(rules) if rules else default_config()
+    if without_model:  # the same rules without the text model and the rules reading it
+        kept = tuple(rule for rule in config.rules if not rule.predicted)
+        config = config.model_copy(update={"model": None, "rules": kept})
+    classify = Classifier(config).classify
 else:
     from smista.config.defaults import default_classifier
     classify = default_classifier().classify
@@ -78,15 +86,21 @@ def _count(args: Sequence[str]) -> int:
     return int(found.group(1))
 
 
-def cold(n: int, rules: Path | None = None, corpus_rules: Path | None = None) -> float:
+def cold(
+    n: int,
+    rules: Path | None = None,
+    corpus_rules: Path | None = None,
+    without_model: bool = False,
+) -> float:
     """Instructions per cold prompt over ``n`` distinct realistic prompts, classified with
-    ``rules`` (``None``: the shipped pack) and drawn from ``corpus_rules``' keywords
+    ``rules`` (``None``: the shipped pack; with ``without_model``, its rules without the
+    text model and the ``predicted`` rules) and drawn from ``corpus_rules``' keywords
     (``None``: those of ``rules``)."""
     from benchmarks.cold import pack_keywords
     from benchmarks.realistic import distinct_prompts
 
     keywords = pack_keywords(corpus_rules if corpus_rules is not None else rules)
-    extra = [] if rules is None else [str(rules.resolve())]
+    extra = ["" if rules is None else str(rules.resolve()), "1" if without_model else "0"]
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "prompts.json"
         corpus.write_text(json.dumps(distinct_prompts(n, keywords)), encoding="utf-8")
@@ -111,6 +125,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--corpus-rules", type=Path, help="rules file whose keywords seed the prompts (cold)"
     )
+    parser.add_argument(
+        "--without-model",
+        action="store_true",
+        help="count the rules without their text model and predicted rules (cold)",
+    )
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
@@ -121,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"C hot path: {ACCELERATED}; python {sys.version.split()[0]}")  # (what is measured)
     if args.only in (None, "cold"):
-        per_prompt = cold(args.prompts, args.rules, args.corpus_rules)
+        per_prompt = cold(args.prompts, args.rules, args.corpus_rules, args.without_model)
         print(f"cold: {per_prompt:,.0f} instructions a prompt ({args.prompts:,} prompts)")
     if args.only in (None, "start"):
         first, fuzz = start()
