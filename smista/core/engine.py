@@ -1004,10 +1004,11 @@ class CompiledRules:
             folded: _Found = ([], set(), set(), {})
             for piece in pieces(visible, LARGE_TEXT) if len(visible) > LARGE_TEXT else (visible,):
                 self._scan_piece(piece, scan, folded)
-                if corrected is not None:
-                    self._gather_typos(corrected, folded[0])
-                _fold(best, folded[0])
-                folded[0].clear()
+                if folded[0]:
+                    if corrected is not None:
+                        self._gather_typos(corrected, folded[0])
+                    _fold(best, folded[0])
+                    folded[0].clear()
             signal_hits = folded[1:]  # (the view reads the sets, never changes them)
         elif len(visible) > LARGE_TEXT:
             _fold(best, [self._large_entries(visible)])

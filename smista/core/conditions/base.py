@@ -47,24 +47,30 @@ class PerObject(Generic[_K, _V]):
     beside its value (so its id cannot be reused while held), and forgotten all at
     once past ``limit`` objects. The one memo of the tables derived from compiled,
     immutable data (a condition's entry plans, a markers object's C table):
-    ``functools.lru_cache`` would hash the object, hence all its values, on each call."""
+    ``functools.lru_cache`` would hash the object, hence all its values, on each call.
+    Hot paths call :attr:`get`, a plain function (calling the object itself goes
+    through the type's ``__call__`` slot, about twice the cost)."""
 
-    __slots__ = ("_build", "_held", "_limit")
+    __slots__ = ("_held", "get")
 
     def __init__(self, build: Callable[[_K], _V], limit: int) -> None:
-        self._build = build
-        self._held: dict[int, tuple[_K, _V]] = {}
-        self._limit = limit
+        held: dict[int, tuple[_K, _V]] = {}
+        self._held = held
+
+        def get(of: _K) -> _V:
+            found = held.get(id(of))
+            if found is not None and found[0] is of:
+                return found[1]
+            if len(held) > limit:
+                held.clear()
+            value = build(of)
+            held[id(of)] = (of, value)
+            return value
+
+        self.get: Callable[[_K], _V] = get
 
     def __call__(self, of: _K) -> _V:
-        held = self._held.get(id(of))
-        if held is not None and held[0] is of:
-            return held[1]
-        if len(self._held) > self._limit:
-            self._held.clear()
-        value = self._build(of)
-        self._held[id(of)] = (of, value)
-        return value
+        return self.get(of)
 
     def __len__(self) -> int:
         return len(self._held)

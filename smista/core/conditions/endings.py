@@ -116,7 +116,7 @@ class LeadEndingsKind(ConditionKind):
         head = view.content_head(1)
         if not head:
             return None
-        endings, exceptions = _split(condition)
+        endings, exceptions = _split.get(condition)
         found = ending_of(head[0], endings, exceptions)
         return None if found is None else Evidence(self.key, found)
 

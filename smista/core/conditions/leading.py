@@ -117,7 +117,7 @@ class LeadingKind(ConditionKind):
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         if not view.content_head(1):
             return None
-        if not _has_any(condition):
+        if not _has_any.get(condition):
             return self._listed(condition, view)
         # the wildcard holds; a listed entry that holds is the better evidence (a
         # wildcard alone, as in a catch-all, looks nothing up)

@@ -951,7 +951,7 @@ def _opener_at(tokens: Sequence[str], i: int, openers: tuple[Opener, ...]) -> in
 def _whole_opener(tokens: Sequence[str], i: int, openers: tuple[Opener, ...]) -> int:
     """Tokens of the longest opener that is whole tokens at ``tokens[i]`` (``i`` in range)."""
     best = 0
-    for opener in _index(openers).by_first.get(tokens[i], ()):
+    for opener in _index.get(openers).by_first.get(tokens[i], ()):
         if len(opener) > best and tuple(tokens[i : i + len(opener)]) == opener:
             best = len(opener)
     return best
@@ -1007,7 +1007,7 @@ def content_tokens(text: str, markers: Markers, limit: int | None = None) -> tup
     that token lies past every opener the skipping could look at and past the
     ``limit`` content tokens.
     """
-    table = _c_table(markers) if _MarkerTable is not None else None
+    table = _c_table.get(markers) if _MarkerTable is not None else None
     if table is not None and (limit is None or (type(limit) is int and 0 <= limit <= _C_LIMIT)):
         # the whole prompt, else what follows its command
         found = table.content(text, -1 if limit is None else limit, True)
@@ -1138,7 +1138,7 @@ def is_question(text: str, markers: Markers) -> bool:
     the module docstring); "can you fix this?" and "修正してくれますか" are not
     questions, "how do I…", "…ですか", "…까요?" and "почему…" are.
     """
-    table = _c_table(markers) if _MarkerTable is not None else None
+    table = _c_table.get(markers) if _MarkerTable is not None else None
     if table is not None:  # the whole prompt when it holds no command or mention
         found = table.is_question(text, True)
         if found is not None:

@@ -123,7 +123,7 @@ def entries_starting(condition: Condition, firsts: Iterable[str]) -> list[_Entry
     """The entries of ``condition`` (as ``(entry, tokens, token set)``) whose first word is
     one of ``firsts``, in the condition's order: through the engine's index, the only
     entries that can hold."""
-    entries, by_first = _entry_plan(condition)
+    entries, by_first = _entry_plan.get(condition)
     # (one C intersection, which walks the smaller side: a long prompt's present words
     # are many, a condition's first words few; the order is restored below)
     starting = [by_first[w] for w in by_first.keys() & firsts]

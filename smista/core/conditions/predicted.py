@@ -72,12 +72,12 @@ class PredictedKind(ConditionKind):
         return Condition(self.key, tuple(_label(v) for v in value))
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
+        label = view.confident
+        if label is None or label not in condition.values:
+            return None
         prediction = view.prediction
-        if prediction is None or prediction.label not in condition.values:
-            return None
-        if prediction.probability < view.options.min_for(prediction.label):
-            return None
-        return Evidence(self.key, f"{prediction.label} {prediction.probability:.2f}")
+        assert prediction is not None  # (a confident label is the model's)
+        return Evidence(self.key, f"{label} {prediction.probability:.2f}")
 
     def describe(self, evidence: Evidence) -> str | None:
         label, probability = str(evidence.shown).rsplit(" ", 1)
@@ -110,10 +110,8 @@ class PredictedKind(ConditionKind):
     def present(self, view: PromptView, plan: frozenset[str]) -> frozenset[str]:
         # The one label the model gives confidently enough, if it is a gate key: only
         # the rules listing it are looked at.
-        prediction = view.prediction
-        if prediction is None or prediction.probability < view.options.min_for(prediction.label):
-            return frozenset()
-        return frozenset((prediction.label,)) & plan
+        label = view.confident
+        return frozenset((label,)) if label is not None and label in plan else _NONE
 
     def exclusive(self, one: Any, other: Any) -> bool:
         # One prompt has one most probable label: disjoint label lists never both hold.
@@ -136,3 +134,4 @@ class PredictedKind(ConditionKind):
 
 
 PREDICTED = PredictedKind()
+_NONE: frozenset[str] = frozenset()

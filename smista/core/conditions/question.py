@@ -57,7 +57,7 @@ class QuestionKind(ConditionKind):
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         if view.question is not condition.flag:
             return None
-        return Evidence(self.key, "question" if condition.flag else "no question")
+        return _ASKS if condition.flag else _ASKS_NOT
 
     def describe(self, evidence: Evidence) -> str | None:
         return evidence.shown
@@ -73,3 +73,6 @@ class QuestionKind(ConditionKind):
 
 
 QUESTION = QuestionKind()
+_ASKS = Evidence(QUESTION.key, "question")
+_ASKS_NOT = Evidence(QUESTION.key, "no question")
+"""The kind's two pieces of evidence (immutable: made once, not per prompt)."""

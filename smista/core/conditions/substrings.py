@@ -132,7 +132,7 @@ class SubstringsKind(ConditionKind):
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         text = view.lowered
         # An ASCII text holds no non-ASCII entry (most prompts, most entries).
-        for entry in _ascii_entries(condition) if text.isascii() else condition.values:
+        for entry in _ascii_entries.get(condition) if text.isascii() else condition.values:
             if entry in text:
                 return Evidence(self.key, entry)
         return None
@@ -145,8 +145,8 @@ class SubstringsKind(ConditionKind):
 
     def present(self, view: PromptView, plan: _Plan) -> frozenset[str]:
         if _SubstringSet is not None:  # one compiled pass finds every entry
-            found = _c_set(plan).find_lower(view.text)  # (lowered as it is read)
-            return frozenset(found if found is not None else _c_set(plan).find(view.lowered))
+            found = _c_set.get(plan).find_lower(view.text)  # (lowered as it is read)
+            return frozenset(found if found is not None else _c_set.get(plan).find(view.lowered))
         return _present(view.lowered, plan)
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:

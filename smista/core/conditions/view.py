@@ -239,6 +239,7 @@ class PromptView:
 
     __slots__ = (
         "_command",
+        "_confident",
         "_content",
         "_content_limit",
         "_corrected",
@@ -298,6 +299,7 @@ class PromptView:
         self._question: bool | None = None
         self._lowered: str | None = None
         self._prediction: Prediction | bool | None = False  # False: not computed yet
+        self._confident: str | bool | None = False  # False: not computed yet
         self._corrected = corrected
         self._signals = signals
         self._signal_tokens = signal_tokens
@@ -341,6 +343,21 @@ class PromptView:
                 else model.read(self.visible, self._corrected or (), self._tokens)
             )
         return self._prediction  # type: ignore[return-value]
+
+    @property
+    def confident(self) -> str | None:
+        """The text model's label when its probability reaches that label's bar
+        (``min_probability``, or the label's own in ``min_probability_by_label``);
+        ``None`` otherwise, and without a model."""
+        if self._confident is False:
+            prediction = self.prediction
+            self._confident = (
+                None
+                if prediction is None
+                or prediction.probability < self.options.min_for(prediction.label)
+                else prediction.label
+            )
+        return self._confident  # type: ignore[return-value]
 
     @property
     def lowered(self) -> str:
