@@ -98,6 +98,8 @@ ACCELERATED = _TokenCodes is not None
 
 _PAST = 1 << 62
 """A rank past every rule's (the merge of candidates in :meth:`CompiledRules._match_view`)."""
+_NEVER = _PAST + 1
+"""Past every rank, and past ``_PAST`` too: the rank of a gate that does not exist."""
 
 MEMO_LIMIT = 1 << 17
 """Most distinct tokens remembered per compiled rule set. Past it the memo
@@ -1005,9 +1007,7 @@ class CompiledRules:
             for piece in pieces(visible, LARGE_TEXT) if len(visible) > LARGE_TEXT else (visible,):
                 self._scan_piece(piece, scan, folded)
                 if folded[0]:
-                    if corrected is not None:
-                        self._gather_typos(corrected, folded[0])
-                    _fold(best, folded[0])
+                    self._fold_entries(best, corrected, folded[0])
                     folded[0].clear()
             signal_hits = folded[1:]  # (the view reads the sets, never changes them)
         elif len(visible) > LARGE_TEXT:
@@ -1017,9 +1017,7 @@ class CompiledRules:
         else:
             tokens = tokenize(visible)
             learned = self._learn(set(tokens).difference(self._state[0]))
-            if corrected is not None:
-                self._gather_typos(corrected, learned)
-            _fold(best, learned)
+            self._fold_entries(best, corrected, learned)
         view = PromptView(
             text,
             contexts,
@@ -1060,15 +1058,17 @@ class CompiledRules:
         n_hits, n_gates = len(hits), len(gates)
         h = g = 0
         last = -1
+        gate_rank = gates[0][0] if gates else _NEVER  # (the next gate's first rule)
         while True:
             hit_rank = hits[h][0] if h < n_hits else _PAST
             plan_rank = every[pending[0]][0] if pending else _PAST
-            while g < n_gates and gates[g][0] <= min(hit_rank, plan_rank):
+            while gate_rank <= hit_rank and gate_rank <= plan_rank:
                 _, present, gate_plan, by_key = gates[g]
                 for key in present(view, gate_plan):
                     for at in by_key[key]:
                         heappush(pending, at)
                 g += 1
+                gate_rank = gates[g][0] if g < n_gates else _NEVER
                 plan_rank = every[pending[0]][0] if pending else _PAST
             if hit_rank < plan_rank:
                 hit: _Entry | None = hits[h]
@@ -1296,19 +1296,31 @@ class CompiledRules:
             out.append((rank, fuzzy, pos, index, self._free_match(index, pos, fuzzy)))
         return tuple(out)
 
-    def _gather_typos(self, into: set[str], entry_lists: Iterable[tuple[_Entry, ...]]) -> None:
-        """Add to ``into`` the keywords the entries matched by typo (see :meth:`corrections`)."""
+    def _fold_entries(
+        self,
+        best: dict[int, _Entry],
+        corrected: set[str] | None,
+        entry_lists: Iterable[tuple[_Entry, ...]],
+    ) -> None:
+        """:func:`_fold` and, when ``corrected`` is a set, add to it the keywords the
+        entries matched by typo (see :meth:`corrections`), in one pass over the entries."""
+        if corrected is None:
+            _fold(best, entry_lists)
+            return
         keywords = self.keywords
         for entries in entry_lists:
             for entry in entries:
+                held = best.get(entry[0])
+                if held is None or entry < held:
+                    best[entry[0]] = entry
                 if entry[1]:
                     keyword = keywords[entry[3]][entry[2]]
-                    into.add(keyword.lower() if keyword.isascii() else rust_lower(keyword))
+                    corrected.add(keyword.lower() if keyword.isascii() else rust_lower(keyword))
 
     def corrections(self, tokens: Iterable[str]) -> frozenset[str]:
         """The keywords (lowercased) some of ``tokens`` matches by typo, in a rule whose typo
         switch is on: what a text model reads besides the tokens (PromptView.prediction).
-        The statement the scan's gathering (:meth:`_gather_typos`) must agree with."""
+        The statement the scan's gathering (:meth:`_fold_entries`) must agree with."""
         places = self._typo_places
         return frozenset(
             keyword
