@@ -2341,13 +2341,12 @@ done:
 }
 
 /* near_verified()'s check of the keywords with the variant of hash `h`, each once
- * (`ids[0:*count]`: those checked already). */
+ * (`ids[0:*count]`: those checked already). Called only once the filter passed `h`
+ * (near_verified() tests it inline: most variants stop there). */
 static int
 near_variant(const VariantIndex *vi, uint64_t h, const Py_UCS4 *cps, Py_ssize_t n,
              uint32_t *ids, Py_ssize_t *count, Py_UCS4 *buf)
 {
-    if (!bloom_has(vi, h))
-        return 0;
     const uint32_t tag = variant_tag(h);
     size_t i = (size_t)tag & vi->mask;
     while (vi->slots[i].hash) {
@@ -2374,28 +2373,72 @@ near_variant(const VariantIndex *vi, uint64_t h, const Py_UCS4 *cps, Py_ssize_t 
  * of one (the rules of typos(): cap at least 1, lengths within it, neither containing
  * the other, OSA distance 1..cap), looking at the keywords sharing one of its deletion
  * variants at `depths` (itself always): 1 or 0; -1 with an error set, or without one
- * when more than TYPO_IDS keywords share a variant with it (undecided). */
+ * when more than TYPO_IDS keywords share a variant with it (undecided).
+ *
+ * The variants are those of candidates(), in its order, with the same hashes, but
+ * each costs an addition, a multiplication and the filter's word: poly_without()'s
+ * sums regrouped per deleted position (mod 2^64 the regrouping is exact),
+ *
+ *   without i:     P[i] + (P[n] - P[i+1]) R^-1                = D[i] + P[n] R^-1
+ *   without i < j: P[i] + (P[j] - P[i+1]) R^-1 + (P[n] - P[j+1]) R^-2
+ *                                                  = D[i] + P[n] R^-2 + D[j] R^-1
+ *
+ * with D[m] = P[m] - P[m+1] R^-1, and the filter read inline (near_variant() is
+ * called for the few variants it passes). */
 static int
 near_verified(const VariantIndex *vi, const Py_UCS4 *cps, const uint64_t *P, Py_ssize_t n,
               int depths)
 {
     uint32_t ids[TYPO_IDS];
     Py_UCS4 buf[SMALL_CPS];
+    uint64_t D[MAX_VARIANT_TOKEN], E[MAX_VARIANT_TOKEN]; /* D[m], and D[m] R^-1 */
     Py_ssize_t count = 0;
-    int near = near_variant(vi, variant_hash(P[n], (size_t)n), cps, n, ids, &count, buf);
-    if (depths & 2) {
-        for (Py_ssize_t a = 0; a < n && near == 0; a++)
-            near = near_variant(vi, variant_hash(poly_without(P, n, a, -1), (size_t)n - 1), cps,
-                                n, ids, &count, buf);
+    const uint64_t *bloom = vi->bloom;
+    const size_t words = vi->bloom_mask >> 6;
+    const uint64_t seed0 = SEED0, rinv = POLY_RINV;
+#define NEAR_PASSES(h)                                                                   \
+    ((bloom[(size_t)((h) >> 40) & words] & bloom_bits(h)) == bloom_bits(h))
+    uint64_t h = variant_hash(P[n], (size_t)n);
+    if (NEAR_PASSES(h)) {
+        const int near = near_variant(vi, h, cps, n, ids, &count, buf);
+        if (near != 0)
+            return near;
     }
-    if (depths & 4) {
-        for (Py_ssize_t a = 0; a < n && near == 0; a++) {
-            for (Py_ssize_t b = a + 1; b < n && near == 0; b++)
-                near = near_variant(vi, variant_hash(poly_without(P, n, a, b), (size_t)n - 2),
-                                    cps, n, ids, &count, buf);
+    if (!(depths & 6))
+        return 0;
+    if (n > MAX_VARIANT_TOKEN) /* (never: near_nothing() keeps tokens within D's room) */
+        return -1;
+    for (Py_ssize_t m = 0; m < n; m++) {
+        D[m] = P[m] - P[m + 1] * rinv;
+        E[m] = D[m] * rinv;
+    }
+    if (depths & 2) {
+        const uint64_t top = P[n] * rinv, len = (uint64_t)(n - 1) ^ SEED1;
+        for (Py_ssize_t a = 0; a < n; a++) {
+            h = mum((D[a] + top) ^ seed0, len);
+            if (NEAR_PASSES(h)) {
+                const int near = near_variant(vi, h, cps, n, ids, &count, buf);
+                if (near != 0)
+                    return near;
+            }
         }
     }
-    return near;
+    if (depths & 4) {
+        const uint64_t top = P[n] * rinv * rinv, len = (uint64_t)(n - 2) ^ SEED1;
+        for (Py_ssize_t a = 0; a < n; a++) {
+            const uint64_t base = D[a] + top;
+            for (Py_ssize_t b = a + 1; b < n; b++) {
+                h = mum((base + E[b]) ^ seed0, len);
+                if (NEAR_PASSES(h)) {
+                    const int near = near_variant(vi, h, cps, n, ids, &count, buf);
+                    if (near != 0)
+                        return near;
+                }
+            }
+        }
+    }
+#undef NEAR_PASSES
+    return 0;
 }
 
 static Py_ssize_t
