@@ -347,18 +347,26 @@ variant_tag(uint64_t h)
 }
 
 /* The filter's two bits for hash `h`, both in the one 64-bit word that bits 40
- * and up of `h` choose: a probe reads one cache line, not two. */
+ * and up of `h` choose: a probe reads one cache line, not two. The bits are h's
+ * lowest six and the six above them: a shift by a register takes its count modulo
+ * 64, so the test (bloom_word_has) is two shifts and an AND, masks made of none. */
 static inline uint64_t
 bloom_bits(uint64_t h)
 {
-    return (1ULL << ((h >> 17) & 63)) | (1ULL << ((h >> 23) & 63));
+    return (1ULL << (h & 63)) | (1ULL << ((h >> 6) & 63));
+}
+
+/* Whether the filter word `word` has both of bloom_bits(h). */
+static inline int
+bloom_word_has(uint64_t word, uint64_t h)
+{
+    return (int)((word >> (h & 63)) & (word >> ((h >> 6) & 63)) & 1);
 }
 
 static inline int
 bloom_has(const VariantIndex *vi, uint64_t h)
 {
-    const uint64_t bits = bloom_bits(h);
-    return (vi->bloom[(size_t)(h >> 40) & (vi->bloom_mask >> 6)] & bits) == bits;
+    return bloom_word_has(vi->bloom[(size_t)(h >> 40) & (vi->bloom_mask >> 6)], h);
 }
 
 static inline void
@@ -2397,7 +2405,7 @@ near_verified(const VariantIndex *vi, const Py_UCS4 *cps, const uint64_t *P, Py_
     const size_t words = vi->bloom_mask >> 6;
     const uint64_t seed0 = SEED0, rinv = POLY_RINV;
 #define NEAR_PASSES(h)                                                                   \
-    ((bloom[(size_t)((h) >> 40) & words] & bloom_bits(h)) == bloom_bits(h))
+    bloom_word_has(bloom[(size_t)((h) >> 40) & words], (h))
     uint64_t h = variant_hash(P[n], (size_t)n);
     if (NEAR_PASSES(h)) {
         const int near = near_variant(vi, h, cps, n, ids, &count, buf);
