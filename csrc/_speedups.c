@@ -4782,31 +4782,53 @@ static const unsigned char SPAN_START[128] = {
     ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
 };
 
+/* Skip, in text of code unit `T`, what find_code_spans() passes over at once: no
+ * trigger character, no lower-to-upper change. Stops at the first trigger, or at
+ * the lowercase letter before an uppercase one (i == n: none left). The common
+ * character (role 0) costs one table read and a branch. */
+#define SPAN_SKIP(T)                                                                    \
+    do {                                                                                \
+        const T *d_ = (const T *)data;                                                  \
+        const Py_ssize_t from_ = i;                                                     \
+        for (;;) {                                                                      \
+            while (i < n && (d_[i] >= 128 || SPAN_START[d_[i]] == 0))                   \
+                i++;                                                                    \
+            if (i >= n || SPAN_START[d_[i]] == 1)                                       \
+                break;                                                                  \
+            if (i > from_ && d_[i - 1] >= 'a' && d_[i - 1] <= 'z') {                    \
+                i--; /* the lowercase letter before it is the trigger */                \
+                break;                                                                  \
+            }                                                                           \
+            i++; /* an uppercase letter after no lowercase one */                       \
+        }                                                                               \
+    } while (0)
+
+/* Widen [start, end) in text of code unit `T` to its whitespace-free run. */
+#define SPAN_RUN(T)                                                                     \
+    do {                                                                                \
+        const T *d_ = (const T *)data;                                                  \
+        while (start > 0 && !Py_UNICODE_ISSPACE(d_[start - 1]))                         \
+            start--;                                                                    \
+        while (end < n && !Py_UNICODE_ISSPACE(d_[end]))                                 \
+            end++;                                                                      \
+    } while (0)
+
 static Py_ssize_t
 find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_ssize_t *cap)
 {
     Py_ssize_t count = 0;
     Py_ssize_t i = 0;
     while (i < n) {
-        if (kind == PyUnicode_1BYTE_KIND) {
-            /* Skip, without the per-character kind switch, what the branches below
-             * pass over at once: no trigger character, no lower-to-upper change. */
-            const Py_UCS1 *d = (const Py_UCS1 *)data;
-            const Py_ssize_t from = i;
-            while (i < n) {
-                const Py_UCS1 c = d[i];
-                const unsigned char role = c < 128 ? SPAN_START[c] : 0;
-                if (role == 1)
-                    break;
-                if (role == 2 && i > from && d[i - 1] >= 'a' && d[i - 1] <= 'z') {
-                    i--; /* the lowercase letter before it is the trigger */
-                    break;
-                }
-                i++;
-            }
-            if (i >= n)
-                break;
-        }
+        /* without the per-character kind switch, to the next character the branches
+         * below may act on */
+        if (kind == PyUnicode_1BYTE_KIND)
+            SPAN_SKIP(Py_UCS1);
+        else if (kind == PyUnicode_2BYTE_KIND)
+            SPAN_SKIP(Py_UCS2);
+        else
+            SPAN_SKIP(Py_UCS4);
+        if (i >= n)
+            break;
         Py_UCS4 ch = PyUnicode_READ(kind, data, i);
         int ok;
         Py_ssize_t after = i + 1;
@@ -4835,12 +4857,13 @@ find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_s
             i++;
             continue;
         }
-        Py_ssize_t start = i;
-        while (start > 0 && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, start - 1)))
-            start--;
-        Py_ssize_t end = after;
-        while (end < n && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end)))
-            end++;
+        Py_ssize_t start = i, end = after;
+        if (kind == PyUnicode_1BYTE_KIND)
+            SPAN_RUN(Py_UCS1);
+        else if (kind == PyUnicode_2BYTE_KIND)
+            SPAN_RUN(Py_UCS2);
+        else
+            SPAN_RUN(Py_UCS4);
         i = end; /* triggers inside this run are skipped */
         while (end > start + 1 && is_trailing(PyUnicode_READ(kind, data, end - 1)))
             end--;
