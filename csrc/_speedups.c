@@ -1095,8 +1095,9 @@ flush(TokenCodes *self, PyObject *text, Pending *batch, int pending, ScanState *
 }
 
 /* Scan text of one kind: every token once, known ones folded, unknown ones
- * collected. Inlined per kind. */
-static inline int
+ * collected. Inlined per kind (forced: left to itself, the compiler makes one copy
+ * for every kind, which reads each character through the kind switch). */
+static inline Py_ALWAYS_INLINE int
 scan_text(TokenCodes *self, PyObject *text, int kind, int ascii, const void *data,
           Py_ssize_t n, ScanState *st)
 {
