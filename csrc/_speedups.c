@@ -4171,6 +4171,25 @@ add_key(const FeatureTable *self, const unsigned char *key, size_t n, IdList *fo
     return id >= 0 ? ids_add(found, id) : 0;
 }
 
+/* feature_ids()' next token in a non-ASCII text of code unit `T`: skips to it from `i`
+ * (`start` == n: none left) and past it, clearing `plain` if it holds a non-ASCII
+ * character. While it is ASCII, its characters lowercased (lower_token()'s, one byte
+ * each) are written to `key` as far as max_key bytes: an ASCII token's whole key
+ * when it may be a feature, with no second pass and no kind switch. */
+#define FEATURE_TOKEN(T)                                                                \
+    do {                                                                                \
+        const T *d_ = (const T *)data;                                                  \
+        while (i < n && !is_token_char(d_[i]))                                          \
+            i++;                                                                        \
+        start = i;                                                                      \
+        for (; i < n && is_token_char(d_[i]); i++) {                                    \
+            if (d_[i] >= 128)                                                           \
+                plain = 0;                                                              \
+            else if (written < max_key)                                                 \
+                key[written++] = LOWER[d_[i]];                                          \
+        }                                                                               \
+    } while (0)
+
 /* The known features of `text` and `corrected` (any iterable of str) into `found`:
  * 0, 1 when a token read holds U+03A3 (Python decides then), -1 with an exception set. */
 static int
@@ -4220,15 +4239,26 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
     }
     else {
         while (i < n && tokens < self->max_tokens) {
-            if (!is_token_char(PyUnicode_READ(kind, data, i))) {
-                i++;
-                continue;
-            }
-            const Py_ssize_t start = i;
-            while (i < n && is_token_char(PyUnicode_READ(kind, data, i)))
-                i++;
+            Py_ssize_t start;
+            size_t written = 0;
+            int plain = 1;
+            if (kind == PyUnicode_1BYTE_KIND)
+                FEATURE_TOKEN(Py_UCS1);
+            else if (kind == PyUnicode_2BYTE_KIND)
+                FEATURE_TOKEN(Py_UCS2);
+            else
+                FEATURE_TOKEN(Py_UCS4);
+            if (start == n)
+                break;
             tokens++;
             const Py_ssize_t m = i - start;
+            if (plain) { /* ASCII: its key is written already (see FEATURE_TOKEN) */
+                if ((size_t)m <= max_key && add_key(self, key, (size_t)m, found) < 0) {
+                    status = -1;
+                    break;
+                }
+                continue;
+            }
             if (2 * m > cp_cap) { /* each character lowercases to one or two */
                 uint32_t *bigger = PyMem_Malloc((size_t)(2 * m) * sizeof(uint32_t));
                 if (bigger == NULL) {
