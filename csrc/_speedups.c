@@ -3922,11 +3922,10 @@ put_utf8(unsigned char *out, uint32_t ch)
     return 4;
 }
 
-/* The id of the feature whose key is `key[0..n)`, or -1. */
+/* The id of the feature whose key is `key[0..n)`, of key_hash() `h`, or -1. */
 static inline Py_ssize_t
-feature_id(const FeatureTable *self, const unsigned char *key, size_t n)
+feature_id_hashed(const FeatureTable *self, const unsigned char *key, size_t n, uint32_t h)
 {
-    const uint32_t h = key_hash(key, n);
     size_t i = h & self->mask;
     for (;;) {
         const FeatureSlot *s = &self->slots[i];
@@ -3939,6 +3938,13 @@ feature_id(const FeatureTable *self, const unsigned char *key, size_t n)
         }
         i = (i + 1) & self->mask;
     }
+}
+
+/* The id of the feature whose key is `key[0..n)`, or -1. */
+static inline Py_ssize_t
+feature_id(const FeatureTable *self, const unsigned char *key, size_t n)
+{
+    return feature_id_hashed(self, key, n, key_hash(key, n));
 }
 
 static void
@@ -4171,17 +4177,28 @@ add_key(const FeatureTable *self, const unsigned char *key, size_t n, IdList *fo
     return id >= 0 ? ids_add(found, id) : 0;
 }
 
+/* add_key() for a key zero-padded to 16 bytes (a buffer of at least 16): a short
+ * one is hashed in place, as key_hash() hashes its zero-padded copy. */
+static inline int
+add_padded_key(const FeatureTable *self, const unsigned char *key, size_t n, IdList *found)
+{
+    const uint32_t h = n <= 16 ? key_hash_short(key, n) : key_hash(key, n);
+    const Py_ssize_t id = feature_id_hashed(self, key, n, h);
+    return id >= 0 ? ids_add(found, id) : 0;
+}
+
 /* feature_ids()' next token in a non-ASCII text of code unit `T`: skips to it from `i`
  * (`start` == n: none left) and past it, clearing `plain` if it holds a non-ASCII
  * character. While it is ASCII, its characters lowercased (lower_token()'s, one byte
- * each) are written to `key` as far as max_key bytes: an ASCII token's whole key
- * when it may be a feature, with no second pass and no kind switch. */
+ * each) are written to `key` as far as max_key bytes, zero-padded to 16: an ASCII
+ * token's whole key when it may be a feature, with no second pass and no kind switch. */
 #define FEATURE_TOKEN(T)                                                                \
     do {                                                                                \
         const T *d_ = (const T *)data;                                                  \
         while (i < n && !is_token_char(d_[i]))                                          \
             i++;                                                                        \
         start = i;                                                                      \
+        memset(key, 0, 16); /* (see add_padded_key) */                                  \
         for (; i < n && is_token_char(d_[i]); i++) {                                    \
             if (d_[i] >= 128)                                                           \
                 plain = 0;                                                              \
@@ -4222,16 +4239,20 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
                 i++;
             if (i == n)
                 break;
+            /* the token and its key (lowercased, as far as max_key bytes, zero-padded
+             * to 16) in one pass */
             const Py_ssize_t start = i;
-            while (i < n && LOWER[p[i]] != 0)
-                i++;
+            size_t written = 0;
+            memset(key, 0, 16);
+            for (unsigned char c; i < n && (c = LOWER[p[i]]) != 0; i++) {
+                if (written < max_key)
+                    key[written++] = c;
+            }
             tokens++;
             const size_t m = (size_t)(i - start);
             if (m > max_key)
                 continue;
-            for (size_t j = 0; j < m; j++)
-                key[j] = LOWER[p[start + (Py_ssize_t)j]];
-            if (add_key(self, key, m, found) < 0) {
+            if (add_padded_key(self, key, m, found) < 0) {
                 status = -1;
                 break;
             }
@@ -4253,7 +4274,7 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
             tokens++;
             const Py_ssize_t m = i - start;
             if (plain) { /* ASCII: its key is written already (see FEATURE_TOKEN) */
-                if ((size_t)m <= max_key && add_key(self, key, (size_t)m, found) < 0) {
+                if ((size_t)m <= max_key && add_padded_key(self, key, (size_t)m, found) < 0) {
                     status = -1;
                     break;
                 }
