@@ -865,15 +865,27 @@ lower_token(PyObject *text, Py_ssize_t start, Py_ssize_t end, uint32_t *out)
     const int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t k = 0;
-    for (Py_ssize_t m = start; m < end; m++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, m);
-        if (ch < 128)
-            out[k++] = LOWER[ch];
-        else if (ch == CAPITAL_SIGMA)
-            return -1;
-        else
-            k += lower_non_ascii(ch, out + k);
-    }
+    /* one loop per code unit: no kind switch per character */
+#define LOWER_RUN(T)                                                                    \
+    do {                                                                                \
+        const T *d_ = (const T *)data;                                                  \
+        for (Py_ssize_t m = start; m < end; m++) {                                      \
+            const Py_UCS4 ch = d_[m];                                                   \
+            if (ch < 128)                                                               \
+                out[k++] = LOWER[ch];                                                   \
+            else if (ch == CAPITAL_SIGMA)                                               \
+                return -1;                                                              \
+            else                                                                        \
+                k += lower_non_ascii(ch, out + k);                                      \
+        }                                                                               \
+    } while (0)
+    if (kind == PyUnicode_1BYTE_KIND)
+        LOWER_RUN(Py_UCS1);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        LOWER_RUN(Py_UCS2);
+    else
+        LOWER_RUN(Py_UCS4);
+#undef LOWER_RUN
     return k;
 }
 
