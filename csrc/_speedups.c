@@ -347,18 +347,26 @@ variant_tag(uint64_t h)
 }
 
 /* The filter's two bits for hash `h`, both in the one 64-bit word that bits 40
- * and up of `h` choose: a probe reads one cache line, not two. */
+ * and up of `h` choose: a probe reads one cache line, not two. The bits are h's
+ * lowest six and the six above them: a shift by a register takes its count modulo
+ * 64, so the test (bloom_word_has) is two shifts and an AND, masks made of none. */
 static inline uint64_t
 bloom_bits(uint64_t h)
 {
-    return (1ULL << ((h >> 17) & 63)) | (1ULL << ((h >> 23) & 63));
+    return (1ULL << (h & 63)) | (1ULL << ((h >> 6) & 63));
+}
+
+/* Whether the filter word `word` has both of bloom_bits(h). */
+static inline int
+bloom_word_has(uint64_t word, uint64_t h)
+{
+    return (int)((word >> (h & 63)) & (word >> ((h >> 6) & 63)) & 1);
 }
 
 static inline int
 bloom_has(const VariantIndex *vi, uint64_t h)
 {
-    const uint64_t bits = bloom_bits(h);
-    return (vi->bloom[(size_t)(h >> 40) & (vi->bloom_mask >> 6)] & bits) == bits;
+    return bloom_word_has(vi->bloom[(size_t)(h >> 40) & (vi->bloom_mask >> 6)], h);
 }
 
 static inline void
@@ -857,15 +865,27 @@ lower_token(PyObject *text, Py_ssize_t start, Py_ssize_t end, uint32_t *out)
     const int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t k = 0;
-    for (Py_ssize_t m = start; m < end; m++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, m);
-        if (ch < 128)
-            out[k++] = LOWER[ch];
-        else if (ch == CAPITAL_SIGMA)
-            return -1;
-        else
-            k += lower_non_ascii(ch, out + k);
-    }
+    /* one loop per code unit: no kind switch per character */
+#define LOWER_RUN(T)                                                                    \
+    do {                                                                                \
+        const T *d_ = (const T *)data;                                                  \
+        for (Py_ssize_t m = start; m < end; m++) {                                      \
+            const Py_UCS4 ch = d_[m];                                                   \
+            if (ch < 128)                                                               \
+                out[k++] = LOWER[ch];                                                   \
+            else if (ch == CAPITAL_SIGMA)                                               \
+                return -1;                                                              \
+            else                                                                        \
+                k += lower_non_ascii(ch, out + k);                                      \
+        }                                                                               \
+    } while (0)
+    if (kind == PyUnicode_1BYTE_KIND)
+        LOWER_RUN(Py_UCS1);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        LOWER_RUN(Py_UCS2);
+    else
+        LOWER_RUN(Py_UCS4);
+#undef LOWER_RUN
     return k;
 }
 
@@ -1087,8 +1107,9 @@ flush(TokenCodes *self, PyObject *text, Pending *batch, int pending, ScanState *
 }
 
 /* Scan text of one kind: every token once, known ones folded, unknown ones
- * collected. Inlined per kind. */
-static inline int
+ * collected. Inlined per kind (forced: left to itself, the compiler makes one copy
+ * for every kind, which reads each character through the kind switch). */
+static inline Py_ALWAYS_INLINE int
 scan_text(TokenCodes *self, PyObject *text, int kind, int ascii, const void *data,
           Py_ssize_t n, ScanState *st)
 {
@@ -2341,13 +2362,12 @@ done:
 }
 
 /* near_verified()'s check of the keywords with the variant of hash `h`, each once
- * (`ids[0:*count]`: those checked already). */
+ * (`ids[0:*count]`: those checked already). Called only once the filter passed `h`
+ * (near_verified() tests it inline: most variants stop there). */
 static int
 near_variant(const VariantIndex *vi, uint64_t h, const Py_UCS4 *cps, Py_ssize_t n,
              uint32_t *ids, Py_ssize_t *count, Py_UCS4 *buf)
 {
-    if (!bloom_has(vi, h))
-        return 0;
     const uint32_t tag = variant_tag(h);
     size_t i = (size_t)tag & vi->mask;
     while (vi->slots[i].hash) {
@@ -2374,28 +2394,72 @@ near_variant(const VariantIndex *vi, uint64_t h, const Py_UCS4 *cps, Py_ssize_t 
  * of one (the rules of typos(): cap at least 1, lengths within it, neither containing
  * the other, OSA distance 1..cap), looking at the keywords sharing one of its deletion
  * variants at `depths` (itself always): 1 or 0; -1 with an error set, or without one
- * when more than TYPO_IDS keywords share a variant with it (undecided). */
+ * when more than TYPO_IDS keywords share a variant with it (undecided).
+ *
+ * The variants are those of candidates(), in its order, with the same hashes, but
+ * each costs an addition, a multiplication and the filter's word: poly_without()'s
+ * sums regrouped per deleted position (mod 2^64 the regrouping is exact),
+ *
+ *   without i:     P[i] + (P[n] - P[i+1]) R^-1                = D[i] + P[n] R^-1
+ *   without i < j: P[i] + (P[j] - P[i+1]) R^-1 + (P[n] - P[j+1]) R^-2
+ *                                                  = D[i] + P[n] R^-2 + D[j] R^-1
+ *
+ * with D[m] = P[m] - P[m+1] R^-1, and the filter read inline (near_variant() is
+ * called for the few variants it passes). */
 static int
 near_verified(const VariantIndex *vi, const Py_UCS4 *cps, const uint64_t *P, Py_ssize_t n,
               int depths)
 {
     uint32_t ids[TYPO_IDS];
     Py_UCS4 buf[SMALL_CPS];
+    uint64_t D[MAX_VARIANT_TOKEN], E[MAX_VARIANT_TOKEN]; /* D[m], and D[m] R^-1 */
     Py_ssize_t count = 0;
-    int near = near_variant(vi, variant_hash(P[n], (size_t)n), cps, n, ids, &count, buf);
-    if (depths & 2) {
-        for (Py_ssize_t a = 0; a < n && near == 0; a++)
-            near = near_variant(vi, variant_hash(poly_without(P, n, a, -1), (size_t)n - 1), cps,
-                                n, ids, &count, buf);
+    const uint64_t *bloom = vi->bloom;
+    const size_t words = vi->bloom_mask >> 6;
+    const uint64_t seed0 = SEED0, rinv = POLY_RINV;
+#define NEAR_PASSES(h)                                                                   \
+    bloom_word_has(bloom[(size_t)((h) >> 40) & words], (h))
+    uint64_t h = variant_hash(P[n], (size_t)n);
+    if (NEAR_PASSES(h)) {
+        const int near = near_variant(vi, h, cps, n, ids, &count, buf);
+        if (near != 0)
+            return near;
     }
-    if (depths & 4) {
-        for (Py_ssize_t a = 0; a < n && near == 0; a++) {
-            for (Py_ssize_t b = a + 1; b < n && near == 0; b++)
-                near = near_variant(vi, variant_hash(poly_without(P, n, a, b), (size_t)n - 2),
-                                    cps, n, ids, &count, buf);
+    if (!(depths & 6))
+        return 0;
+    if (n > MAX_VARIANT_TOKEN) /* (never: near_nothing() keeps tokens within D's room) */
+        return -1;
+    for (Py_ssize_t m = 0; m < n; m++) {
+        D[m] = P[m] - P[m + 1] * rinv;
+        E[m] = D[m] * rinv;
+    }
+    if (depths & 2) {
+        const uint64_t top = P[n] * rinv, len = (uint64_t)(n - 1) ^ SEED1;
+        for (Py_ssize_t a = 0; a < n; a++) {
+            h = mum((D[a] + top) ^ seed0, len);
+            if (NEAR_PASSES(h)) {
+                const int near = near_variant(vi, h, cps, n, ids, &count, buf);
+                if (near != 0)
+                    return near;
+            }
         }
     }
-    return near;
+    if (depths & 4) {
+        const uint64_t top = P[n] * rinv * rinv, len = (uint64_t)(n - 2) ^ SEED1;
+        for (Py_ssize_t a = 0; a < n; a++) {
+            const uint64_t base = D[a] + top;
+            for (Py_ssize_t b = a + 1; b < n; b++) {
+                h = mum((base + E[b]) ^ seed0, len);
+                if (NEAR_PASSES(h)) {
+                    const int near = near_variant(vi, h, cps, n, ids, &count, buf);
+                    if (near != 0)
+                        return near;
+                }
+            }
+        }
+    }
+#undef NEAR_PASSES
+    return 0;
 }
 
 static Py_ssize_t
@@ -3870,11 +3934,10 @@ put_utf8(unsigned char *out, uint32_t ch)
     return 4;
 }
 
-/* The id of the feature whose key is `key[0..n)`, or -1. */
+/* The id of the feature whose key is `key[0..n)`, of key_hash() `h`, or -1. */
 static inline Py_ssize_t
-feature_id(const FeatureTable *self, const unsigned char *key, size_t n)
+feature_id_hashed(const FeatureTable *self, const unsigned char *key, size_t n, uint32_t h)
 {
-    const uint32_t h = key_hash(key, n);
     size_t i = h & self->mask;
     for (;;) {
         const FeatureSlot *s = &self->slots[i];
@@ -3887,6 +3950,13 @@ feature_id(const FeatureTable *self, const unsigned char *key, size_t n)
         }
         i = (i + 1) & self->mask;
     }
+}
+
+/* The id of the feature whose key is `key[0..n)`, or -1. */
+static inline Py_ssize_t
+feature_id(const FeatureTable *self, const unsigned char *key, size_t n)
+{
+    return feature_id_hashed(self, key, n, key_hash(key, n));
 }
 
 static void
@@ -4119,6 +4189,36 @@ add_key(const FeatureTable *self, const unsigned char *key, size_t n, IdList *fo
     return id >= 0 ? ids_add(found, id) : 0;
 }
 
+/* add_key() for a key zero-padded to 16 bytes (a buffer of at least 16): a short
+ * one is hashed in place, as key_hash() hashes its zero-padded copy. */
+static inline int
+add_padded_key(const FeatureTable *self, const unsigned char *key, size_t n, IdList *found)
+{
+    const uint32_t h = n <= 16 ? key_hash_short(key, n) : key_hash(key, n);
+    const Py_ssize_t id = feature_id_hashed(self, key, n, h);
+    return id >= 0 ? ids_add(found, id) : 0;
+}
+
+/* feature_ids()' next token in a non-ASCII text of code unit `T`: skips to it from `i`
+ * (`start` == n: none left) and past it, clearing `plain` if it holds a non-ASCII
+ * character. While it is ASCII, its characters lowercased (lower_token()'s, one byte
+ * each) are written to `key` as far as max_key bytes, zero-padded to 16: an ASCII
+ * token's whole key when it may be a feature, with no second pass and no kind switch. */
+#define FEATURE_TOKEN(T)                                                                \
+    do {                                                                                \
+        const T *d_ = (const T *)data;                                                  \
+        while (i < n && !is_token_char(d_[i]))                                          \
+            i++;                                                                        \
+        start = i;                                                                      \
+        memset(key, 0, 16); /* (see add_padded_key) */                                  \
+        for (; i < n && is_token_char(d_[i]); i++) {                                    \
+            if (d_[i] >= 128)                                                           \
+                plain = 0;                                                              \
+            else if (written < max_key)                                                 \
+                key[written++] = LOWER[d_[i]];                                          \
+        }                                                                               \
+    } while (0)
+
 /* The known features of `text` and `corrected` (any iterable of str) into `found`:
  * 0, 1 when a token read holds U+03A3 (Python decides then), -1 with an exception set. */
 static int
@@ -4151,16 +4251,20 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
                 i++;
             if (i == n)
                 break;
+            /* the token and its key (lowercased, as far as max_key bytes, zero-padded
+             * to 16) in one pass */
             const Py_ssize_t start = i;
-            while (i < n && LOWER[p[i]] != 0)
-                i++;
+            size_t written = 0;
+            memset(key, 0, 16);
+            for (unsigned char c; i < n && (c = LOWER[p[i]]) != 0; i++) {
+                if (written < max_key)
+                    key[written++] = c;
+            }
             tokens++;
             const size_t m = (size_t)(i - start);
             if (m > max_key)
                 continue;
-            for (size_t j = 0; j < m; j++)
-                key[j] = LOWER[p[start + (Py_ssize_t)j]];
-            if (add_key(self, key, m, found) < 0) {
+            if (add_padded_key(self, key, m, found) < 0) {
                 status = -1;
                 break;
             }
@@ -4168,15 +4272,26 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
     }
     else {
         while (i < n && tokens < self->max_tokens) {
-            if (!is_token_char(PyUnicode_READ(kind, data, i))) {
-                i++;
-                continue;
-            }
-            const Py_ssize_t start = i;
-            while (i < n && is_token_char(PyUnicode_READ(kind, data, i)))
-                i++;
+            Py_ssize_t start;
+            size_t written = 0;
+            int plain = 1;
+            if (kind == PyUnicode_1BYTE_KIND)
+                FEATURE_TOKEN(Py_UCS1);
+            else if (kind == PyUnicode_2BYTE_KIND)
+                FEATURE_TOKEN(Py_UCS2);
+            else
+                FEATURE_TOKEN(Py_UCS4);
+            if (start == n)
+                break;
             tokens++;
             const Py_ssize_t m = i - start;
+            if (plain) { /* ASCII: its key is written already (see FEATURE_TOKEN) */
+                if ((size_t)m <= max_key && add_padded_key(self, key, (size_t)m, found) < 0) {
+                    status = -1;
+                    break;
+                }
+                continue;
+            }
             if (2 * m > cp_cap) { /* each character lowercases to one or two */
                 uint32_t *bigger = PyMem_Malloc((size_t)(2 * m) * sizeof(uint32_t));
                 if (bigger == NULL) {
@@ -4731,31 +4846,53 @@ static const unsigned char SPAN_START[128] = {
     ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
 };
 
+/* Skip, in text of code unit `T`, what find_code_spans() passes over at once: no
+ * trigger character, no lower-to-upper change. Stops at the first trigger, or at
+ * the lowercase letter before an uppercase one (i == n: none left). The common
+ * character (role 0) costs one table read and a branch. */
+#define SPAN_SKIP(T)                                                                    \
+    do {                                                                                \
+        const T *d_ = (const T *)data;                                                  \
+        const Py_ssize_t from_ = i;                                                     \
+        for (;;) {                                                                      \
+            while (i < n && (d_[i] >= 128 || SPAN_START[d_[i]] == 0))                   \
+                i++;                                                                    \
+            if (i >= n || SPAN_START[d_[i]] == 1)                                       \
+                break;                                                                  \
+            if (i > from_ && d_[i - 1] >= 'a' && d_[i - 1] <= 'z') {                    \
+                i--; /* the lowercase letter before it is the trigger */                \
+                break;                                                                  \
+            }                                                                           \
+            i++; /* an uppercase letter after no lowercase one */                       \
+        }                                                                               \
+    } while (0)
+
+/* Widen [start, end) in text of code unit `T` to its whitespace-free run. */
+#define SPAN_RUN(T)                                                                     \
+    do {                                                                                \
+        const T *d_ = (const T *)data;                                                  \
+        while (start > 0 && !Py_UNICODE_ISSPACE(d_[start - 1]))                         \
+            start--;                                                                    \
+        while (end < n && !Py_UNICODE_ISSPACE(d_[end]))                                 \
+            end++;                                                                      \
+    } while (0)
+
 static Py_ssize_t
 find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_ssize_t *cap)
 {
     Py_ssize_t count = 0;
     Py_ssize_t i = 0;
     while (i < n) {
-        if (kind == PyUnicode_1BYTE_KIND) {
-            /* Skip, without the per-character kind switch, what the branches below
-             * pass over at once: no trigger character, no lower-to-upper change. */
-            const Py_UCS1 *d = (const Py_UCS1 *)data;
-            const Py_ssize_t from = i;
-            while (i < n) {
-                const Py_UCS1 c = d[i];
-                const unsigned char role = c < 128 ? SPAN_START[c] : 0;
-                if (role == 1)
-                    break;
-                if (role == 2 && i > from && d[i - 1] >= 'a' && d[i - 1] <= 'z') {
-                    i--; /* the lowercase letter before it is the trigger */
-                    break;
-                }
-                i++;
-            }
-            if (i >= n)
-                break;
-        }
+        /* without the per-character kind switch, to the next character the branches
+         * below may act on */
+        if (kind == PyUnicode_1BYTE_KIND)
+            SPAN_SKIP(Py_UCS1);
+        else if (kind == PyUnicode_2BYTE_KIND)
+            SPAN_SKIP(Py_UCS2);
+        else
+            SPAN_SKIP(Py_UCS4);
+        if (i >= n)
+            break;
         Py_UCS4 ch = PyUnicode_READ(kind, data, i);
         int ok;
         Py_ssize_t after = i + 1;
@@ -4784,12 +4921,13 @@ find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_s
             i++;
             continue;
         }
-        Py_ssize_t start = i;
-        while (start > 0 && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, start - 1)))
-            start--;
-        Py_ssize_t end = after;
-        while (end < n && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end)))
-            end++;
+        Py_ssize_t start = i, end = after;
+        if (kind == PyUnicode_1BYTE_KIND)
+            SPAN_RUN(Py_UCS1);
+        else if (kind == PyUnicode_2BYTE_KIND)
+            SPAN_RUN(Py_UCS2);
+        else
+            SPAN_RUN(Py_UCS4);
         i = end; /* triggers inside this run are skipped */
         while (end > start + 1 && is_trailing(PyUnicode_READ(kind, data, end - 1)))
             end--;
