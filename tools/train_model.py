@@ -12,13 +12,13 @@ and writes the model file the ``predicted`` condition kind reads.
     python tools/train_model.py --choose-bars       # per-label bars, each set left out in turn
 
 ``--validate`` is how the pack's threshold and regularisation were chosen, without the
-held-out set: for each of the six earlier held-out sets (fresh8 to fresh13), a model
+held-out set: for each of the seven earlier held-out sets (fresh8 to fresh14), a model
 trained only on the sets gathered before it is combined with the pack that had not
-seen that set either (v12, v13, v14, v15, and v16 for both fresh12 and fresh13, from
-git), and accuracy is counted for each ``min_probability`` (read as the shipped pack
-reads it: rules of a lower priority than its ``predicted`` rules still decide, and an
-edit is never read for a question). The held-out set of the day (fresh14, and any
-later one) is never read here.
+seen that set either (v12, v13, v14, v15, v16 for both fresh12 and fresh13, and v19
+for fresh14, from git), and accuracy is counted for each ``min_probability`` (read as
+the shipped pack reads it: rules of a lower priority than its ``predicted`` rules still
+decide, and an edit is never read for a question). The held-out set of the day
+(fresh15, and any later one) is never read here.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from smista.config.load import load_config, parse_config  # noqa: E402
+from smista.config.load import load_config, parse_document, validate_section  # noqa: E402
 from smista.core.classifier import Classifier  # noqa: E402
 from smista.core.conditions.markers import DEFAULT_MARKERS, is_question  # noqa: E402
 from smista.core.conditions.view import visible_text  # noqa: E402
@@ -52,9 +52,9 @@ ORDER = (
     "extra-en",
     "extra-intl",
     "fresh",
-    *(f"fresh{i}" for i in range(2, 14)),
+    *(f"fresh{i}" for i in range(2, 15)),
 )
-HELD_OUT_OF_THE_DAY = "fresh14"
+HELD_OUT_OF_THE_DAY = "fresh15"
 # (held-out set, the commit whose rules/default.toml had not seen it)
 VALIDATION = (
     ("fresh8", "9946a86"),
@@ -63,6 +63,7 @@ VALIDATION = (
     ("fresh11", "73af358"),
     ("fresh12", "e6b4e4b"),
     ("fresh13", "e6b4e4b"),
+    ("fresh14", "7d8eb65"),
 )
 SCALE = 4096.0
 """Integer weight units per unit of the fitted (float) weights."""
@@ -173,15 +174,21 @@ def _correct(pred: str, row: dict[str, object]) -> bool:
 
 
 def _pack_at(commit: str) -> ClassificationConfig:
-    """The default pack's rules as they were at ``commit`` (one that had not seen a set)."""
+    """The default pack's rules as they were at ``commit`` (one that had not seen a set),
+    without its model and the rules that read it (a pack of v17 or later: its rules alone,
+    as :func:`_rules_only` reads the current one)."""
+    source = f"{commit}:rules/default.toml"
     pack = subprocess.run(
-        ["git", "show", f"{commit}:rules/default.toml"],
+        ["git", "show", source],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    return parse_config(pack, f"{commit}:rules/default.toml")
+    table = dict(parse_document(pack, source, known_tables_only=False)["classification"])
+    table.pop("model", None)
+    table["rules"] = [rule for rule in table["rules"] if "predicted" not in rule]
+    return validate_section(ClassificationConfig, table, "classification", source)
 
 
 def _gathered_before(held: str) -> list[dict[str, object]]:
@@ -241,7 +248,8 @@ def validate(
         print(
             f"  written held-out sets ({len(written)}), p >= {th:.2f}: {right / len(written):.1%}"
         )
-    print(f"validation over {n} held-out prompts (fresh8-fresh13), C in {c_values}")
+    span = f"{VALIDATION[0][0]}-{VALIDATION[-1][0]}"
+    print(f"validation over {n} held-out prompts ({span}), C in {c_values}")
     if bars:
         print(f"  (labels with their own bar: {bars})")
     print(f"  rules alone   {rules_only / runs / n:.1%}")
@@ -258,8 +266,8 @@ BAR_CHOICES = (0.5, 0.6, 0.7, 0.8, 0.95, 1.01)
 
 
 def choose_bars(c: float, ignore_code: bool, min_df: int, keep: int) -> None:
-    """Per-label bars, each validation set left out in turn: the bars that read the other
-    five best (coordinate ascent from 0.7 over :data:`BAR_CHOICES`, twice round the labels;
+    """Per-label bars, each validation set left out in turn: the bars that read the others
+    best (coordinate ascent from 0.7 over :data:`BAR_CHOICES`, twice round the labels;
     a tie keeps the bar nearest 0.7) are scored on the one left out. Prints each fold's
     bars and the total against one bar of 0.7."""
     readings: dict[str, list[tuple[dict[str, object], Prediction, Classification, Any]]] = {}
