@@ -189,6 +189,14 @@ _LATER_SETS = {
             *("fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13"),
         ),
     ),
+    "fresh15": (
+        412,
+        "f15",
+        (
+            *("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"),
+            *("fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14"),
+        ),
+    ),
 }
 
 
