@@ -995,10 +995,16 @@ fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned 
     if (code < 0 || code >= self->payload_count) /* put() by hand: Python decides */
         return append_new(&st->unknown, token_object(text, t, key));
     PyObject *payload = self->payloads[code];
+    PyObject *token = PyTuple_GET_ITEM(payload, 4);
+    const int folded = self->stamps[code] == self->epoch;
+    /* A payload naming its token is that token's alone (payloads are equal only when
+     * their tokens are): folded already in this call, it has put that token with its
+     * hit in `hitting` too, so a repeat does nothing at all. */
+    if (folded && token != Py_None)
+        return 0;
     PyObject *hit = PyTuple_GET_ITEM(payload, 1);
     FoldState *f = st->fold;
     if (PyTuple_GET_SIZE(hit) > 0) {
-        PyObject *token = PyTuple_GET_ITEM(payload, 4);
         int put = 1;
         if (token == Py_None && t->ascii) {
             for (int k = 0; k < f->seen_count; k++) {
@@ -1018,7 +1024,7 @@ fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned 
                     return -1;
             }
             else {
-                Py_INCREF(token);
+                Py_INCREF(token); /* (the kept str: its hash is cached, nothing made) */
             }
             int rc = PyDict_SetItem(f->hitting, token, hit);
             if (rc == 0 && fresh && t->ascii && f->seen_count < FOLD_SEEN) {
@@ -1032,7 +1038,7 @@ fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned 
                 return -1;
         }
     }
-    if (self->stamps[code] == self->epoch)
+    if (folded)
         return 0;
     self->stamps[code] = self->epoch;
     PyObject *entries = PyTuple_GET_ITEM(payload, 0);
@@ -1435,7 +1441,8 @@ PyDoc_STRVAR(keep_doc,
 "Record what ``token`` (as :meth:`fold` handed it back, or any spelling of it)\n"
 "hits, for :meth:`fold`: ``None`` (nothing) or ``(entries, hit, hit_words,\n"
 "stems, lowered)`` -- tuples, the last two of str, and ``lowered`` the token\n"
-"as the view knows it (``None``: the scan's ASCII lowercasing). Equal payloads\n"
+"as the view knows it (``None``: the scan's ASCII lowercasing, a new str put\n"
+"in ``hitting`` each call; a str is put as it is, its hash cached). Equal payloads\n"
 "are stored once; past 32,768 distinct ones a new one is not kept (False),\n"
 "and the token stays unknown. A table given payloads must not be given\n"
 "codes by :meth:`put`.");

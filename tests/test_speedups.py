@@ -1212,17 +1212,22 @@ FOLD_WORDS = [f"w{i}" for i in range(80)] + ["x" * 20, "y" * 70, "shared", "shae
 @given(
     st.lists(st.sampled_from([*FOLD_WORDS, "zz", "unknownword"]), max_size=200),
     st.dictionaries(st.sampled_from(FOLD_WORDS), st.just((("held", True),)), max_size=4),
+    st.sets(st.sampled_from(FOLD_WORDS)),
 )
 def test_fold_puts_every_hitting_token_in_hitting_however_often_it_occurs(
-    words: list[str], held: dict[str, object]
+    words: list[str], held: dict[str, object], named: set[str]
 ) -> None:
     """Each hitting token is in ``hitting`` with its payload's hit, whether it occurs once
     or many times, among more distinct hitting tokens than fold() remembers putting (64),
-    long or short, sharing a payload or not, in a dict that already held some (an earlier
+    long or short, sharing a payload or not, its payload naming the token (``named``: put
+    as kept, once per call) or not, in a dict that already held some (an earlier
     piece's): the same dict as one put per occurrence."""
     table = TokenCodes(1 << 10)
     for word in FOLD_WORDS:
-        assert table.keep(word, _payload("shared" if word.startswith("sha") else word))
+        payload = _payload("shared" if word.startswith("sha") else word)
+        if word in named:
+            payload = (*payload[:4], word)
+        assert table.keep(word, payload)
     assert table.keep("zz", None)
     hitting: dict[str, object] = dict(held)
     expected: dict[str, object] = dict(held)
@@ -1233,6 +1238,9 @@ def test_fold_puts_every_hitting_token_in_hitting_however_often_it_occurs(
     assert unknown == [w for w in words if w == "unknownword"]
     assert hitting == expected
     assert all(type(k) is str and k.isascii() for k in hitting)
+    again: dict[str, object] = {}  # the next call puts them all again
+    table.fold(" ".join(words), [], set(), set(), again)
+    assert again == {k: v for k, v in expected.items() if k in words}
 
 
 @compiled
