@@ -425,7 +425,8 @@ poly_without(const uint64_t *P, Py_ssize_t n, Py_ssize_t i, Py_ssize_t j)
 static inline uint64_t
 edge_hash(uint64_t poly, size_t len, int side, int p)
 {
-    return mum(poly ^ SEED1, (((uint64_t)len << 4) | ((uint64_t)side << 3) | (uint64_t)p) ^ SEED0);
+    const uint64_t where = ((uint64_t)len << 4) | ((uint64_t)side << 3) | (uint64_t)p;
+    return mum(poly ^ SEED1, where ^ SEED0);
 }
 
 static inline int
@@ -436,7 +437,8 @@ edge_has(const uint64_t *edges, size_t mask, uint64_t h)
 }
 
 static inline void
-edge_put(uint64_t *edges, size_t mask, uint64_t poly, Py_ssize_t len, int side, Py_ssize_t p)
+edge_put(uint64_t *edges, size_t mask, uint64_t poly, Py_ssize_t len, int side,
+         Py_ssize_t p)
 {
     const size_t bit = (size_t)edge_hash(poly, (size_t)len, side, (int)p) & mask;
     edges[bit >> 6] |= 1ULL << (bit & 63);
@@ -4377,6 +4379,68 @@ add_padded_key(const FeatureTable *self, const unsigned char *key, size_t n, IdL
  * character. While it is ASCII, its characters lowercased (lower_token()'s, one byte
  * each) are written to `key` as far as max_key bytes, zero-padded to 16: an ASCII
  * token's whole key when it may be a feature, with no second pass and no kind switch. */
+/* The character pairs of the lowercased token `cp[0..k)` (spaceless, k > 1) into
+ * `found`, after `*prev` (the code point before cp[0], none when `*prev` > 0x10FFFF),
+ * which becomes the last one: 0, -1 with an exception set. */
+static int
+add_pairs(const FeatureTable *self, const uint32_t *cp, Py_ssize_t k, uint32_t *prev,
+          IdList *found)
+{
+    unsigned char pair[9];
+    pair[0] = '#';
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (*prev <= 0x10FFFF) {
+            size_t plen = 1;
+            plen += (size_t)put_utf8(pair + plen, *prev);
+            plen += (size_t)put_utf8(pair + plen, cp[j]);
+            if (add_key(self, pair, plen, found) < 0)
+                return -1;
+        }
+        *prev = cp[j];
+    }
+    return 0;
+}
+
+#define FEATURE_CHUNK 64 /* characters of a long token lowercased at a time */
+
+/* The features of the non-ASCII token text[start:end] longer than FEATURE_CHUNK
+ * characters, as feature_ids() finds a short one's (itself when its key is at most
+ * max_key bytes, its character pairs when spaceless), lowercased a chunk at a time
+ * so that memory stays bounded whatever its length: a first pass writes the key as
+ * far as it may be one and sees whether it is spaceless (and holds U+03A3), a second
+ * one, for the pairs, lowercases it again. `key`: max_key + 4 bytes of room. 0, 1
+ * when it holds U+03A3, -1 with an exception set. */
+static int
+long_token_features(const FeatureTable *self, PyObject *text, Py_ssize_t start,
+                    Py_ssize_t end, unsigned char *key, IdList *found)
+{
+    uint32_t cp[2 * FEATURE_CHUNK]; /* each character lowercases to one or two */
+    const size_t max_key = self->max_key;
+    size_t len = 0;
+    int spaceless = 0;
+    for (Py_ssize_t at = start; at < end; at += FEATURE_CHUNK) {
+        const Py_ssize_t stop = end - at > FEATURE_CHUNK ? at + FEATURE_CHUNK : end;
+        const Py_ssize_t k = lower_token(text, at, stop, cp);
+        if (k < 0)
+            return 1;
+        for (Py_ssize_t j = 0; j < k && len <= max_key; j++)
+            len += (size_t)put_utf8(key + len, cp[j]);
+        spaceless = spaceless || spaceless_cps(cp, k);
+    }
+    if (len <= max_key && add_key(self, key, len, found) < 0)
+        return -1;
+    if (!self->has_pairs || !spaceless) /* (more than one code point: it is this long) */
+        return 0;
+    uint32_t prev = 0x110000; /* none */
+    for (Py_ssize_t at = start; at < end; at += FEATURE_CHUNK) {
+        const Py_ssize_t stop = end - at > FEATURE_CHUNK ? at + FEATURE_CHUNK : end;
+        const Py_ssize_t k = lower_token(text, at, stop, cp);
+        if (add_pairs(self, cp, k, &prev, found) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 #define FEATURE_TOKEN(T)                                                                \
     do {                                                                                \
         const T *d_ = (const T *)data;                                                  \
@@ -4412,9 +4476,7 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
             return -1;
         }
     }
-    uint32_t cp_small[128];
-    uint32_t *cp = cp_small;
-    Py_ssize_t cp_cap = (Py_ssize_t)(sizeof(cp_small) / sizeof(cp_small[0]));
+    uint32_t cp[2 * FEATURE_CHUNK]; /* a short token, lowercased */
     int status = 0;
     Py_ssize_t tokens = 0, i = 0;
     if (PyUnicode_IS_ASCII(text)) {
@@ -4465,17 +4527,11 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
                 }
                 continue;
             }
-            if (2 * m > cp_cap) { /* each character lowercases to one or two */
-                uint32_t *bigger = PyMem_Malloc((size_t)(2 * m) * sizeof(uint32_t));
-                if (bigger == NULL) {
-                    PyErr_NoMemory();
-                    status = -1;
+            if (m > FEATURE_CHUNK) {
+                status = long_token_features(self, text, start, i, key, found);
+                if (status != 0)
                     break;
-                }
-                if (cp != cp_small)
-                    PyMem_Free(cp);
-                cp = bigger;
-                cp_cap = 2 * m;
+                continue;
             }
             const Py_ssize_t k = lower_token(text, start, i, cp);
             if (k < 0) {
@@ -4490,19 +4546,11 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
                 break;
             }
             if (self->has_pairs && k > 1 && spaceless_cps(cp, k)) {
-                unsigned char pair[9];
-                pair[0] = '#';
-                for (Py_ssize_t j = 0; j + 1 < k; j++) {
-                    size_t plen = 1;
-                    plen += (size_t)put_utf8(pair + plen, cp[j]);
-                    plen += (size_t)put_utf8(pair + plen, cp[j + 1]);
-                    if (add_key(self, pair, plen, found) < 0) {
-                        status = -1;
-                        break;
-                    }
-                }
-                if (status < 0)
+                uint32_t prev = 0x110000; /* none */
+                if (add_pairs(self, cp, k, &prev, found) < 0) {
+                    status = -1;
                     break;
+                }
             }
         }
     }
@@ -4537,8 +4585,6 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
     }
     if (key != key_small)
         PyMem_Free(key);
-    if (cp != cp_small)
-        PyMem_Free(cp);
     return status;
 }
 
