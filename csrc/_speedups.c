@@ -413,6 +413,75 @@ poly_without(const uint64_t *P, Py_ssize_t n, Py_ssize_t i, Py_ssize_t j)
 
 #define MAX_VARIANT_TOKEN 256
 
+/* The edge filter attach() builds from a VariantIndex for near_verified()'s loop over
+ * a token's variants less two characters: for each token length L + 2 whose depths
+ * allow that loop, each keyword variant of length L that can verify as near such a
+ * token (a cap-1 keyword less one character, a cap-2 keyword less 0, 1 or 2; see
+ * near_verified()) has its first p characters (side 0) and its last p, reversed
+ * (side 1), for p = 1..EDGE, one bit each, keyed by (L, side, p, their polynomial).
+ * No false negatives; a false positive only skips less. */
+#define EDGE 4
+
+static inline uint64_t
+edge_hash(uint64_t poly, size_t len, int side, int p)
+{
+    const uint64_t where = ((uint64_t)len << 4) | ((uint64_t)side << 3) | (uint64_t)p;
+    return mum(poly ^ SEED1, where ^ SEED0);
+}
+
+static inline int
+edge_has(const uint64_t *edges, size_t mask, uint64_t h)
+{
+    const size_t bit = (size_t)h & mask;
+    return (int)((edges[bit >> 6] >> (bit & 63)) & 1);
+}
+
+static inline void
+edge_put(uint64_t *edges, size_t mask, uint64_t poly, Py_ssize_t len, int side,
+         Py_ssize_t p)
+{
+    const size_t bit = (size_t)edge_hash(poly, (size_t)len, side, (int)p) & mask;
+    edges[bit >> 6] |= 1ULL << (bit & 63);
+}
+
+/* Put in the edge filter the first 1..EDGE characters of every variant that deleting
+ * `kd` (0..2) characters from `s[0:kn]` gives (`side` 0), or, `s` being a keyword
+ * reversed, the reversed last ones (side 1). The first p characters of such a variant
+ * are s[0:p+j] less j of them, for some j <= kd (the first p kept characters end at
+ * position p+j-1, j deleted before it, the other kd-j after it: there is room for
+ * them, as kn - (p+j) >= kd - j when p <= kn - kd), and each such string is the first
+ * p of one: exactly those are put. */
+static void
+edge_add(uint64_t *edges, size_t mask, const Py_UCS4 *s, Py_ssize_t kn, int kd, int side)
+{
+    const Py_ssize_t len = kn - kd;
+    const uint64_t rinv = POLY_RINV;
+    uint64_t P[EDGE + 3], D[EDGE + 2], E[EDGE + 2];
+    const Py_ssize_t span = EDGE + kd < kn ? EDGE + kd : kn;
+    PREFIX_OF(P, s, span);
+    /* less x, or x < y, regrouped as in near_verified(): D[x] + P[end] R^-1, and
+     * D[x] + E[y] + P[end] R^-2 */
+    for (Py_ssize_t m = 0; m < span; m++) {
+        D[m] = P[m] - P[m + 1] * rinv;
+        E[m] = D[m] * rinv;
+    }
+    for (Py_ssize_t p = 1; p <= EDGE && p <= len; p++) { /* (p + kd <= kn) */
+        edge_put(edges, mask, P[p], len, side, p); /* j = 0 */
+        if (kd >= 1) {
+            const uint64_t top = P[p + 1] * rinv;
+            for (Py_ssize_t x = 0; x < p + 1; x++)
+                edge_put(edges, mask, D[x] + top, len, side, p);
+        }
+        if (kd >= 2) {
+            const uint64_t top = P[p + 2] * rinv * rinv;
+            for (Py_ssize_t x = 0; x < p + 2; x++) {
+                for (Py_ssize_t y = x + 1; y < p + 2; y++)
+                    edge_put(edges, mask, D[x] + E[y] + top, len, side, p);
+            }
+        }
+    }
+}
+
 /* -- TokenCodes ---------------------------------------------------------------- */
 
 #define NO_HIT INT64_MAX /* a token that hits nothing never lowers the best code */
@@ -458,6 +527,8 @@ typedef struct {
     size_t evictions;
     VariantIndex *variants; /* attached: unknown tokens without a candidate */
     unsigned char depths[256]; /* ...are settled here, per token length */
+    uint64_t *edges;        /* the variants' edge filter (see edge_add()), and */
+    size_t edge_mask;       /* its bits - 1 */
     VariantIndex *stems;    /* attached too: prefixes (caps 0) that keep a token */
     unsigned char stem_lengths[256]; /* their lengths, ascending, each < 256 */
     int stem_count;
@@ -747,6 +818,7 @@ TokenCodes_dealloc(TokenCodes *self)
 {
     Py_XDECREF(self->variants);
     Py_XDECREF(self->stems);
+    PyMem_Free(self->edges);
     for (Py_ssize_t k = 0; k < self->payload_count; k++)
         Py_DECREF(self->payloads[k]);
     PyMem_Free(self->payloads);
@@ -919,8 +991,8 @@ hopeless_starts_stem(const TokenCodes *self, PyObject *text, Py_ssize_t start, P
     return starts_stem(self, P, n);
 }
 
-static int near_verified(const VariantIndex *vi, const Py_UCS4 *cps, const uint64_t *P,
-                         Py_ssize_t n, int depths);
+static int near_verified(const VariantIndex *vi, const uint64_t *edges, size_t edge_mask,
+                         const Py_UCS4 *cps, const uint64_t *P, Py_ssize_t n, int depths);
 
 /* Whether an unknown token is sure to hit nothing: it starts no attached stem,
  * and is neither a keyword nor a typo of one (or is too long or too foreign for
@@ -962,7 +1034,8 @@ near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const uns
     }
     if ((size_t)n >= sizeof(self->depths))
         return 0; /* past the depth table (keywords of 250+ characters): Python decides */
-    const int near = near_verified(self->variants, cps, P, n, self->depths[n]);
+    const int near = near_verified(self->variants, self->edges, self->edge_mask, cps, P, n,
+                                   self->depths[n]);
     if (near == -1 && PyErr_Occurred())
         return -1;
     return near == 0; /* (-1 without an error: too many candidates, Python decides) */
@@ -995,10 +1068,16 @@ fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned 
     if (code < 0 || code >= self->payload_count) /* put() by hand: Python decides */
         return append_new(&st->unknown, token_object(text, t, key));
     PyObject *payload = self->payloads[code];
+    PyObject *token = PyTuple_GET_ITEM(payload, 4);
+    const int folded = self->stamps[code] == self->epoch;
+    /* A payload naming its token is that token's alone (payloads are equal only when
+     * their tokens are): folded already in this call, it has put that token with its
+     * hit in `hitting` too, so a repeat does nothing at all. */
+    if (folded && token != Py_None)
+        return 0;
     PyObject *hit = PyTuple_GET_ITEM(payload, 1);
     FoldState *f = st->fold;
     if (PyTuple_GET_SIZE(hit) > 0) {
-        PyObject *token = PyTuple_GET_ITEM(payload, 4);
         int put = 1;
         if (token == Py_None && t->ascii) {
             for (int k = 0; k < f->seen_count; k++) {
@@ -1018,7 +1097,7 @@ fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned 
                     return -1;
             }
             else {
-                Py_INCREF(token);
+                Py_INCREF(token); /* (the kept str: its hash is cached, nothing made) */
             }
             int rc = PyDict_SetItem(f->hitting, token, hit);
             if (rc == 0 && fresh && t->ascii && f->seen_count < FOLD_SEEN) {
@@ -1032,7 +1111,7 @@ fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned 
                 return -1;
         }
     }
-    if (self->stamps[code] == self->epoch)
+    if (folded)
         return 0;
     self->stamps[code] = self->epoch;
     PyObject *entries = PyTuple_GET_ITEM(payload, 0);
@@ -1435,7 +1514,8 @@ PyDoc_STRVAR(keep_doc,
 "Record what ``token`` (as :meth:`fold` handed it back, or any spelling of it)\n"
 "hits, for :meth:`fold`: ``None`` (nothing) or ``(entries, hit, hit_words,\n"
 "stems, lowered)`` -- tuples, the last two of str, and ``lowered`` the token\n"
-"as the view knows it (``None``: the scan's ASCII lowercasing). Equal payloads\n"
+"as the view knows it (``None``: the scan's ASCII lowercasing, a new str put\n"
+"in ``hitting`` each call; a str is put as it is, its hash cached). Equal payloads\n"
 "are stored once; past 32,768 distinct ones a new one is not kept (False),\n"
 "and the token stays unknown. A table given payloads must not be given\n"
 "codes by :meth:`put`.");
@@ -1712,6 +1792,62 @@ TokenCodes_lower(TokenCodes *self, PyObject *token)
     return result;
 }
 
+/* The edge filter of `vi` for the token lengths whose `depths` allow two deletions,
+ * and its bits - 1 in `*mask`; NULL with an error set. */
+static uint64_t *
+edge_filter(const VariantIndex *vi, const unsigned char *depths, size_t *mask)
+{
+    PyObject *keywords = vi->keywords;
+    const Py_ssize_t count = PyTuple_GET_SIZE(keywords);
+    /* two passes: the first counts an upper bound of the bits put (edge_add() puts
+     * at most 4 a side for kd = 0, 18 for 1, 52 for 2), the second puts them */
+    static const size_t most[3] = {4, 18, 52};
+    size_t bound = 0, bits = 64;
+    uint64_t *edges = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        for (Py_ssize_t i = 0; i < count; i++) {
+            const int cap = vi->caps[i];
+            if (cap == 0)
+                continue;
+            PyObject *k = PyTuple_GET_ITEM(keywords, i);
+            const Py_ssize_t kn = PyUnicode_GET_LENGTH(k);
+            Py_UCS4 head[EDGE + 2], tail[EDGE + 2]; /* (all edge_add() reads) */
+            int read = 0;
+            for (int kd = cap == 2 ? 0 : 1; kd <= cap; kd++) {
+                const Py_ssize_t n = kn - kd + 2; /* the token length it serves */
+                if (kn - kd < 1 || n >= 256 || !(depths[n] & 4))
+                    continue;
+                if (pass == 0) {
+                    bound += 2 * most[kd];
+                    continue;
+                }
+                if (!read) {
+                    const int kind = PyUnicode_KIND(k);
+                    const void *data = PyUnicode_DATA(k);
+                    for (Py_ssize_t m = 0; m < kn && m < EDGE + 2; m++) {
+                        head[m] = PyUnicode_READ(kind, data, m);
+                        tail[m] = PyUnicode_READ(kind, data, kn - 1 - m);
+                    }
+                    read = 1;
+                }
+                edge_add(edges, bits - 1, head, kn, kd, 0);
+                edge_add(edges, bits - 1, tail, kn, kd, 1);
+            }
+        }
+        if (pass == 0) {
+            while (bits < bound * 4) /* about 1 bit in 8 set, or fewer */
+                bits <<= 1;
+            edges = PyMem_Calloc(bits / 64, sizeof(uint64_t));
+            if (edges == NULL) {
+                PyErr_NoMemory();
+                return NULL;
+            }
+        }
+    }
+    *mask = bits - 1;
+    return edges;
+}
+
 PyDoc_STRVAR(attach_doc,
 "attach(variants, depths, /) -> None\n"
 "attach(variants, depths, stems, lengths, /) -> None\n\n"
@@ -1752,7 +1888,23 @@ TokenCodes_attach_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nar
                 return NULL;
             }
         }
-        memcpy(self->stem_lengths, lengths, (size_t)count);
+    }
+    unsigned char depths[sizeof(self->depths)] = {0};
+    Py_ssize_t n = PyBytes_GET_SIZE(args[1]);
+    if (n > (Py_ssize_t)sizeof(depths))
+        n = (Py_ssize_t)sizeof(depths);
+    memcpy(depths, PyBytes_AS_STRING(args[1]), (size_t)n);
+    size_t edge_mask;
+    uint64_t *edges = edge_filter((VariantIndex *)args[0], depths, &edge_mask);
+    if (edges == NULL)
+        return NULL;
+    PyMem_Free(self->edges);
+    self->edges = edges;
+    self->edge_mask = edge_mask;
+    memcpy(self->depths, depths, sizeof(depths));
+    if (nargs == 4) {
+        const Py_ssize_t count = PyBytes_GET_SIZE(args[3]);
+        memcpy(self->stem_lengths, PyBytes_AS_STRING(args[3]), (size_t)count);
         self->stem_count = (int)count;
         Py_INCREF(args[2]);
         Py_XSETREF(self->stems, (VariantIndex *)args[2]);
@@ -1761,11 +1913,6 @@ TokenCodes_attach_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nar
         self->stem_count = 0;
         Py_CLEAR(self->stems);
     }
-    memset(self->depths, 0, sizeof(self->depths));
-    Py_ssize_t n = PyBytes_GET_SIZE(args[1]);
-    if (n > (Py_ssize_t)sizeof(self->depths))
-        n = (Py_ssize_t)sizeof(self->depths);
-    memcpy(self->depths, PyBytes_AS_STRING(args[1]), (size_t)n);
     Py_INCREF(args[0]);
     Py_XSETREF(self->variants, (VariantIndex *)args[0]);
     Py_RETURN_NONE;
@@ -2407,8 +2554,8 @@ near_variant(const VariantIndex *vi, uint64_t h, const Py_UCS4 *cps, Py_ssize_t 
  * with D[m] = P[m] - P[m+1] R^-1, and the filter read inline (near_variant() is
  * called for the few variants it passes). */
 static int
-near_verified(const VariantIndex *vi, const Py_UCS4 *cps, const uint64_t *P, Py_ssize_t n,
-              int depths)
+near_verified(const VariantIndex *vi, const uint64_t *edges, size_t edge_mask,
+              const Py_UCS4 *cps, const uint64_t *P, Py_ssize_t n, int depths)
 {
     uint32_t ids[TYPO_IDS];
     Py_UCS4 buf[SMALL_CPS];
@@ -2445,10 +2592,38 @@ near_verified(const VariantIndex *vi, const Py_UCS4 *cps, const uint64_t *P, Py_
         }
     }
     if (depths & 4) {
+        /* The edge filter (attach() built it for this length, as depths & 4): the
+         * token less a < b keeps its first p characters when a >= p, and its last p
+         * when b < n - p. So when no filtered variant (all n - 2 long) starts with the
+         * token's first p characters, only a < p can give one; when none ends with its
+         * last p, only b >= n - p. Every keyword this loop may verify near has its
+         * variant filtered: a match is n - 2 long, so it is a cap-1 keyword less one
+         * character or a cap-2 one less up to two (a cap-0 keyword's only variant is
+         * itself, which verifies only as the token, n long; a cap-1 keyword n - 2 long
+         * is two insertions away). The loop so skips only the (a, b) whose variant no
+         * such keyword has: a candidate there could come only from a hash collision.
+         * (Skipping such candidates can turn the -1 of more than TYPO_IDS of them, which
+         * hands the token to Python, into the 0 Python would answer.) */
+        Py_ssize_t rows = n, from = 0; /* a < rows, b >= from */
+        for (Py_ssize_t p = 1; p <= EDGE && p <= n - 2; p++) {
+            if (!edge_has(edges, edge_mask, edge_hash(P[p], (size_t)(n - 2), 0, (int)p))) {
+                rows = p;
+                break;
+            }
+        }
+        uint64_t last = 0, pw = 1; /* the last s characters, reversed */
+        for (Py_ssize_t p = 1; p <= EDGE && p <= n - 2; p++) {
+            last += ((uint64_t)cps[n - p] + 1) * pw;
+            pw *= POLY_R;
+            if (!edge_has(edges, edge_mask, edge_hash(last, (size_t)(n - 2), 1, (int)p))) {
+                from = n - p;
+                break;
+            }
+        }
         const uint64_t top = P[n] * rinv * rinv, len = (uint64_t)(n - 2) ^ SEED1;
-        for (Py_ssize_t a = 0; a < n; a++) {
+        for (Py_ssize_t a = 0; a < rows; a++) {
             const uint64_t base = D[a] + top;
-            for (Py_ssize_t b = a + 1; b < n; b++) {
+            for (Py_ssize_t b = a + 1 > from ? a + 1 : from; b < n; b++) {
                 h = mum((base + E[b]) ^ seed0, len);
                 if (NEAR_PASSES(h)) {
                     const int near = near_variant(vi, h, cps, n, ids, &count, buf);
@@ -4204,6 +4379,68 @@ add_padded_key(const FeatureTable *self, const unsigned char *key, size_t n, IdL
  * character. While it is ASCII, its characters lowercased (lower_token()'s, one byte
  * each) are written to `key` as far as max_key bytes, zero-padded to 16: an ASCII
  * token's whole key when it may be a feature, with no second pass and no kind switch. */
+/* The character pairs of the lowercased token `cp[0..k)` (spaceless, k > 1) into
+ * `found`, after `*prev` (the code point before cp[0], none when `*prev` > 0x10FFFF),
+ * which becomes the last one: 0, -1 with an exception set. */
+static int
+add_pairs(const FeatureTable *self, const uint32_t *cp, Py_ssize_t k, uint32_t *prev,
+          IdList *found)
+{
+    unsigned char pair[9];
+    pair[0] = '#';
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (*prev <= 0x10FFFF) {
+            size_t plen = 1;
+            plen += (size_t)put_utf8(pair + plen, *prev);
+            plen += (size_t)put_utf8(pair + plen, cp[j]);
+            if (add_key(self, pair, plen, found) < 0)
+                return -1;
+        }
+        *prev = cp[j];
+    }
+    return 0;
+}
+
+#define FEATURE_CHUNK 64 /* characters of a long token lowercased at a time */
+
+/* The features of the non-ASCII token text[start:end] longer than FEATURE_CHUNK
+ * characters, as feature_ids() finds a short one's (itself when its key is at most
+ * max_key bytes, its character pairs when spaceless), lowercased a chunk at a time
+ * so that memory stays bounded whatever its length: a first pass writes the key as
+ * far as it may be one and sees whether it is spaceless (and holds U+03A3), a second
+ * one, for the pairs, lowercases it again. `key`: max_key + 4 bytes of room. 0, 1
+ * when it holds U+03A3, -1 with an exception set. */
+static int
+long_token_features(const FeatureTable *self, PyObject *text, Py_ssize_t start,
+                    Py_ssize_t end, unsigned char *key, IdList *found)
+{
+    uint32_t cp[2 * FEATURE_CHUNK]; /* each character lowercases to one or two */
+    const size_t max_key = self->max_key;
+    size_t len = 0;
+    int spaceless = 0;
+    for (Py_ssize_t at = start; at < end; at += FEATURE_CHUNK) {
+        const Py_ssize_t stop = end - at > FEATURE_CHUNK ? at + FEATURE_CHUNK : end;
+        const Py_ssize_t k = lower_token(text, at, stop, cp);
+        if (k < 0)
+            return 1;
+        for (Py_ssize_t j = 0; j < k && len <= max_key; j++)
+            len += (size_t)put_utf8(key + len, cp[j]);
+        spaceless = spaceless || spaceless_cps(cp, k);
+    }
+    if (len <= max_key && add_key(self, key, len, found) < 0)
+        return -1;
+    if (!self->has_pairs || !spaceless) /* (more than one code point: it is this long) */
+        return 0;
+    uint32_t prev = 0x110000; /* none */
+    for (Py_ssize_t at = start; at < end; at += FEATURE_CHUNK) {
+        const Py_ssize_t stop = end - at > FEATURE_CHUNK ? at + FEATURE_CHUNK : end;
+        const Py_ssize_t k = lower_token(text, at, stop, cp);
+        if (add_pairs(self, cp, k, &prev, found) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 #define FEATURE_TOKEN(T)                                                                \
     do {                                                                                \
         const T *d_ = (const T *)data;                                                  \
@@ -4239,9 +4476,7 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
             return -1;
         }
     }
-    uint32_t cp_small[128];
-    uint32_t *cp = cp_small;
-    Py_ssize_t cp_cap = (Py_ssize_t)(sizeof(cp_small) / sizeof(cp_small[0]));
+    uint32_t cp[2 * FEATURE_CHUNK]; /* a short token, lowercased */
     int status = 0;
     Py_ssize_t tokens = 0, i = 0;
     if (PyUnicode_IS_ASCII(text)) {
@@ -4292,17 +4527,11 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
                 }
                 continue;
             }
-            if (2 * m > cp_cap) { /* each character lowercases to one or two */
-                uint32_t *bigger = PyMem_Malloc((size_t)(2 * m) * sizeof(uint32_t));
-                if (bigger == NULL) {
-                    PyErr_NoMemory();
-                    status = -1;
+            if (m > FEATURE_CHUNK) {
+                status = long_token_features(self, text, start, i, key, found);
+                if (status != 0)
                     break;
-                }
-                if (cp != cp_small)
-                    PyMem_Free(cp);
-                cp = bigger;
-                cp_cap = 2 * m;
+                continue;
             }
             const Py_ssize_t k = lower_token(text, start, i, cp);
             if (k < 0) {
@@ -4317,19 +4546,11 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
                 break;
             }
             if (self->has_pairs && k > 1 && spaceless_cps(cp, k)) {
-                unsigned char pair[9];
-                pair[0] = '#';
-                for (Py_ssize_t j = 0; j + 1 < k; j++) {
-                    size_t plen = 1;
-                    plen += (size_t)put_utf8(pair + plen, cp[j]);
-                    plen += (size_t)put_utf8(pair + plen, cp[j + 1]);
-                    if (add_key(self, pair, plen, found) < 0) {
-                        status = -1;
-                        break;
-                    }
-                }
-                if (status < 0)
+                uint32_t prev = 0x110000; /* none */
+                if (add_pairs(self, cp, k, &prev, found) < 0) {
+                    status = -1;
                     break;
+                }
             }
         }
     }
@@ -4364,8 +4585,6 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
     }
     if (key != key_small)
         PyMem_Free(key);
-    if (cp != cp_small)
-        PyMem_Free(cp);
     return status;
 }
 

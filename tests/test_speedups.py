@@ -17,6 +17,7 @@ import subprocess
 import sys
 import sysconfig
 from collections.abc import Sequence
+from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -506,6 +507,99 @@ def test_attached_index_hands_back_exactly_the_keywords_and_their_typos(
     back = {rust_lower(t) for t in found[1]} if isinstance(found, tuple) else set()
     for token in {rust_lower(t) for t in tokens}:
         assert (token in back) == _near_reference(token, keywords, caps), token
+
+
+def _deletions_of(text: str, count: int) -> set[str]:
+    """``text`` less each ``count`` of its characters."""
+    return {
+        "".join(c for i, c in enumerate(text) if i not in gone)
+        for gone in combinations(range(len(text)), count)
+    }
+
+
+def _found_reference(
+    token: str, keywords: Sequence[str], caps: Sequence[int], depths: bytes
+) -> bool:
+    """Whether the attached scan hands ``token`` back (no stems, no overflow): some keyword
+    shares a deletion variant with it (itself always, the token less 1 and 2 characters
+    as ``depths[len(token)]`` allows, the keyword less up to its cap) and is the token or
+    a typo of it: the old full loops over the variants, without any filter."""
+    bits = 1 | (depths[len(token)] if len(token) < len(depths) else 0)
+    mine = [_deletions_of(token, t) if bits >> t & 1 else set() for t in range(3)]
+    for keyword, cap in zip(keywords, caps, strict=True):
+        theirs = set().union(*(_deletions_of(keyword, d) for d in range(cap + 1)))
+        if any(m & theirs for m in mine) and _near_reference(token, [keyword], [cap]):
+            return True
+    return False
+
+
+def _edited(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """``text`` after the edits (kind 0 delete, 1 insert, 2 substitute, 3 transpose at a
+    position taken modulo its length)."""
+    for kind, at, ch in edits:
+        if not text:
+            text = ch
+            continue
+        at %= len(text)
+        if kind == 0:
+            text = text[:at] + text[at + 1 :]
+        elif kind == 1:
+            text = text[:at] + ch + text[at:]
+        elif kind == 2:
+            text = text[:at] + ch + text[at + 1 :]
+        elif at + 1 < len(text):
+            text = text[:at] + text[at + 1] + text[at] + text[at + 2 :]
+    return text
+
+
+EDGE_WORD = st.text(alphabet="abcdefgh", min_size=1, max_size=13)
+EDIT = st.tuples(st.integers(0, 3), st.integers(0, 20), st.sampled_from("abcdefghi"))
+
+
+@compiled
+@settings(max_examples=600)
+@given(
+    st.lists(EDGE_WORD, max_size=6, unique=True),
+    st.lists(st.integers(0, 2), min_size=6, max_size=6),
+    st.lists(st.tuples(st.integers(0, 5), st.lists(EDIT, max_size=3)), max_size=6),
+    st.lists(EDGE_WORD, max_size=3),
+    st.one_of(st.just(bytes([7] * 20)), st.binary(min_size=20, max_size=20)),
+)
+def test_attached_index_skips_no_variant_a_keyword_has(
+    keywords: list[str],
+    caps: list[int],
+    derived: list[tuple[int, list[tuple[int, int, str]]]],
+    free: list[str],
+    depths: bytes,
+) -> None:
+    """The loop over a token's variants less two characters looks only at the rows and
+    columns whose variant starts and ends as some keyword's can (the edge filter): tokens
+    up to three edits from a keyword, or none, are handed back exactly as with the full
+    loops, at every depth and at arbitrary ones."""
+    caps = caps[: len(keywords)]
+    depths = bytes(b & 7 for b in depths)
+    tokens = list(free)
+    if keywords:
+        tokens += [_edited(keywords[k % len(keywords)], edits) for k, edits in derived]
+    tokens = [t for t in tokens if t]
+    table = TokenCodes(1 << 10)
+    table.attach(VariantIndex(keywords, caps), depths)
+    for token in tokens:
+        found = table.scan(token, 9)
+        assert (found != 9) == _found_reference(token, keywords, caps, depths), token
+
+
+@compiled
+def test_attached_index_finds_a_cap_1_typo_through_two_deletions_alone() -> None:
+    """At a length whose depths allow only two deletions, a typo of a cap-1 keyword is
+    still found through them (its variants less one character are in the edge filter)."""
+    table = TokenCodes(64)
+    depths = bytearray(16)
+    depths[9] = 4
+    table.attach(VariantIndex(["abcdefgh"], [1]), bytes(depths))
+    assert table.scan("abcdxefgh", 9) == (9, ["abcdxefgh"])
+    assert table.scan("abcdxefgy", 9) == 9  # two edits away: settled
+    assert table.settled == 1
 
 
 @compiled
@@ -1212,17 +1306,22 @@ FOLD_WORDS = [f"w{i}" for i in range(80)] + ["x" * 20, "y" * 70, "shared", "shae
 @given(
     st.lists(st.sampled_from([*FOLD_WORDS, "zz", "unknownword"]), max_size=200),
     st.dictionaries(st.sampled_from(FOLD_WORDS), st.just((("held", True),)), max_size=4),
+    st.sets(st.sampled_from(FOLD_WORDS)),
 )
 def test_fold_puts_every_hitting_token_in_hitting_however_often_it_occurs(
-    words: list[str], held: dict[str, object]
+    words: list[str], held: dict[str, object], named: set[str]
 ) -> None:
     """Each hitting token is in ``hitting`` with its payload's hit, whether it occurs once
     or many times, among more distinct hitting tokens than fold() remembers putting (64),
-    long or short, sharing a payload or not, in a dict that already held some (an earlier
+    long or short, sharing a payload or not, its payload naming the token (``named``: put
+    as kept, once per call) or not, in a dict that already held some (an earlier
     piece's): the same dict as one put per occurrence."""
     table = TokenCodes(1 << 10)
     for word in FOLD_WORDS:
-        assert table.keep(word, _payload("shared" if word.startswith("sha") else word))
+        payload = _payload("shared" if word.startswith("sha") else word)
+        if word in named:
+            payload = (*payload[:4], word)
+        assert table.keep(word, payload)
     assert table.keep("zz", None)
     hitting: dict[str, object] = dict(held)
     expected: dict[str, object] = dict(held)
@@ -1233,6 +1332,9 @@ def test_fold_puts_every_hitting_token_in_hitting_however_often_it_occurs(
     assert unknown == [w for w in words if w == "unknownword"]
     assert hitting == expected
     assert all(type(k) is str and k.isascii() for k in hitting)
+    again: dict[str, object] = {}  # the next call puts them all again
+    table.fold(" ".join(words), [], set(), set(), again)
+    assert again == {k: v for k, v in expected.items() if k in words}
 
 
 @compiled

@@ -676,6 +676,50 @@ def test_read_gives_the_plain_prediction_for_generated_models(
     _agrees(model, text, corrected)
 
 
+# Token characters only: long tokens (past the 64 characters the compiled table lowercases
+# at a time), spaceless or not, their pairs across every chunk boundary.
+LONG_TOKEN_ALPHABET = st.sampled_from(
+    list("修改代码计划テスト수정ทดสอบ") + list("xéпİΣσa") + ["𝐀", "\u0301"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.data(),
+    tokens=st.lists(st.text(alphabet=LONG_TOKEN_ALPHABET, min_size=50, max_size=300), max_size=3),
+)
+def test_read_gives_the_plain_prediction_for_long_tokens(
+    data: st.DataObject, tokens: list[str]
+) -> None:
+    model = _sample_model(data, pairs=data.draw(st.booleans()))
+    if data.draw(st.booleans()):  # one of them a feature (as long as the longest ones)
+        tokens.append(data.draw(st.sampled_from(["x" * 300, "é" * 80])))
+    _agrees(model, " ".join(tokens), frozenset())
+
+
+@compiled
+def test_the_feature_table_reads_a_huge_token_in_bounded_memory() -> None:
+    """A token of millions of characters is lowercased a chunk at a time: no buffer of
+    its length (the library's input is unbounded)."""
+    import tracemalloc
+
+    assert _FeatureTable is not None
+    table = _FeatureTable({"#修改": (1, 2), "#改修": (3, 4), "é": (5, 6)}, 2, 10)
+    for text, expected in [
+        ("修改" * 1_500_000, (2, 4, 6)),
+        ("é" * 3_000_000 + "修", (0, 0, 0)),  # spaceless (Han): pairs, none known
+        ("É" * 3_000_000, (0, 0, 0)),
+        ("é" * 3_000_000 + "Σ", None),  # a capital sigma, at its very end: Python decides
+    ]:
+        tracemalloc.start()
+        try:
+            assert table.sums(text, ()) == expected
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 1 << 20, peak
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -688,6 +732,7 @@ def test_read_gives_the_plain_prediction_for_generated_models(
         "σσ ΣΣ",  # a capital sigma: Python decides
         "Ａ K Ꞵ",  # fullwidth, Kelvin sign, a Latin capital whose lowercase is below U+2E80
         "x" * 300 + " " + "é" * 80 + " " + "x" * 301,  # longest features, and longer tokens
+        "é" * 63 + "修改" + "é" * 9,  # a long token's pair across its first 64 characters
         "a🙂b 𝐀𝐀 e\u0301",  # an emoji separates; a mathematical letter; a combining mark
     ],
 )

@@ -918,7 +918,8 @@ class CompiledRules:
                 hitting[token] = hit
                 hit_words = tuple([word for word, _ in hit])
                 words.update(hit_words)
-                keep(raw, (got, hit, hit_words, starts, None if ascii_token else token))
+                # (the token itself, hashed already: fold() puts it in `hitting` as it is)
+                keep(raw, (got, hit, hit_words, starts, token))
             elif got or starts:
                 keep(raw, (got, hit, (), starts, None))
             else:
