@@ -4,8 +4,8 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set** (tests/data/real-prompts-fresh14.jsonl): gathered while pack
-  v18's text model was refitted, by people who never tuned the pack and never ran it
+* the **held-out set** (tests/data/real-prompts-fresh15.jsonl): gathered while pack
+  v20's text model was refitted, by people who never tuned the pack and never ran it
   on them; nobody tuning has read it. It is the figure that estimates accuracy on new
   prompts, scored once per pack;
 * the sets the pack was **tuned on**: the dev set (tests/data/real-prompts-dev.jsonl,
@@ -14,8 +14,9 @@ per intent and per language:
   301; -fresh4, 291; -fresh5, 300; -fresh6, 275; -fresh7, 531; -fresh8, 296; -fresh9,
   311; -fresh10, 145; -fresh11, 267), the held-out sets of packs v4 to v15, each tuned
   on from the next pack after it was scored, and fresh12 (232: v15's and v16's held-out
-  set, then read while v17's model threshold was chosen) and fresh13 (205: v17's
-  held-out set), both fitted on by v18's model, not tuned on by its rules;
+  set, then read while v17's model threshold was chosen), fresh13 (205: v17's
+  held-out set) and fresh14 (381: the held-out set of v18 and v19), fitted on by the
+  text model (fresh14 since v20), not tuned on by the rules;
 * with ``--v3-parts``, pack v3's protocol: the dev set's held-out third
   (tests/data/real-prompts-split.json) and the second sets' held-out halves
   (tests/data/real-prompts-extra-split.json), which v3 was not tuned on;
@@ -62,7 +63,8 @@ FRESH10 = DATA / "real-prompts-fresh10.jsonl"
 FRESH11 = DATA / "real-prompts-fresh11.jsonl"
 FRESH12 = DATA / "real-prompts-fresh12.jsonl"
 FRESH13 = DATA / "real-prompts-fresh13.jsonl"
-HELD_OUT = DATA / "real-prompts-fresh14.jsonl"
+FRESH14 = DATA / "real-prompts-fresh14.jsonl"
+HELD_OUT = DATA / "real-prompts-fresh15.jsonl"
 SPLIT = DATA / "real-prompts-split.json"
 EXTRA_SPLIT = DATA / "real-prompts-extra-split.json"
 OTHER_SETS = (
@@ -119,7 +121,7 @@ def second_sets() -> list[AnnotatedCase]:
 
 
 def held_out_prompts() -> list[AnnotatedCase]:
-    """The held-out set (tests/data/real-prompts-fresh14.jsonl), never tuned on."""
+    """The held-out set (tests/data/real-prompts-fresh15.jsonl), never tuned on."""
     return _read(HELD_OUT)
 
 
@@ -191,10 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     fresh11 = _read(FRESH11)  # v15's held-out set (scored once by v13-v15); tuned on since v16
     fresh12 = _read(FRESH12)  # v16's held-out set (scored once by v15, v16); fitted on by v18
     fresh13 = _read(FRESH13)  # v17's held-out set (scored once by v16, v17); fitted on by v18
+    fresh14 = _read(FRESH14)  # v18-v19's held-out set (scored once by v17-v19); fitted on by v20
     results: dict[str, Evaluation] = {}
     if not (args.tuning_only or args.misses):
         held = held_out_prompts()
-        results["real prompts, held out: fresh14 set"] = evaluate_cases(classifier, held)
+        results["real prompts, held out: fresh15 set"] = evaluate_cases(classifier, held)
     tuned = {
         "dev set": dev,
         "second sets": second,
@@ -211,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         "eleventh fresh set": fresh11,
         "twelfth fresh set (the model's only)": fresh12,
         "thirteenth fresh set (the model's only)": fresh13,
+        "fourteenth fresh set (the model's only)": fresh14,
     }
     for name, cases in tuned.items():
         results[f"real prompts, tuned on: {name}"] = evaluate_cases(classifier, cases)

@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'c529d82878c2f0e83c92552d61dc1137e4ef2153'
+DIGEST = '48a1695e3e603b237c1a7e6388c7d5db0bb18a8f'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
