@@ -2603,7 +2603,11 @@ near_verified(const VariantIndex *vi, const uint64_t *edges, size_t edge_mask,
          * is two insertions away). The loop so skips only the (a, b) whose variant no
          * such keyword has: a candidate there could come only from a hash collision.
          * (Skipping such candidates can turn the -1 of more than TYPO_IDS of them, which
-         * hands the token to Python, into the 0 Python would answer.) */
+         * hands the token to Python, into the 0 Python would answer.) This relies on
+         * `depths` letting through every depth where a true shared variant can lie, as
+         * the engine's depth table does: with hand-made depths passed to attach(), a
+         * keyword reachable only through a tag collision on a skipped variant is no
+         * longer found, where VariantIndex.typos() would still return it. */
         Py_ssize_t rows = n, from = 0; /* a < rows, b >= from */
         for (Py_ssize_t p = 1; p <= EDGE && p <= n - 2; p++) {
             if (!edge_has(edges, edge_mask, edge_hash(P[p], (size_t)(n - 2), 0, (int)p))) {

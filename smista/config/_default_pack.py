@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '48a1695e3e603b237c1a7e6388c7d5db0bb18a8f'
+DIGEST = '5722337297457cdcf8bd39879e3d377d33560f03'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
