@@ -98,6 +98,19 @@
 
 #include "_speedups_alnum.h"
 
+/* STEP(Py_UCS1), STEP(Py_UCS2) or STEP(Py_UCS4) for a str of this kind: a loop body
+ * written once as a macro, compiled once per character width (no kind switch per
+ * character). */
+#define PER_KIND(kind, STEP)                                                            \
+    do {                                                                                \
+        if ((kind) == PyUnicode_1BYTE_KIND)                                             \
+            STEP(Py_UCS1);                                                              \
+        else if ((kind) == PyUnicode_2BYTE_KIND)                                        \
+            STEP(Py_UCS2);                                                              \
+        else                                                                            \
+            STEP(Py_UCS4);                                                              \
+    } while (0)
+
 /* Lowercased byte for an ASCII letter or digit, 0 for a separator (every
  * other ASCII byte, like smista.core.tokenizer.ASCII_TABLE's spaces). */
 static unsigned char LOWER[128];
@@ -951,12 +964,7 @@ lower_token(PyObject *text, Py_ssize_t start, Py_ssize_t end, uint32_t *out)
                 k += lower_non_ascii(ch, out + k);                                      \
         }                                                                               \
     } while (0)
-    if (kind == PyUnicode_1BYTE_KIND)
-        LOWER_RUN(Py_UCS1);
-    else if (kind == PyUnicode_2BYTE_KIND)
-        LOWER_RUN(Py_UCS2);
-    else
-        LOWER_RUN(Py_UCS4);
+    PER_KIND(kind, LOWER_RUN);
 #undef LOWER_RUN
     return k;
 }
@@ -4514,12 +4522,7 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
             Py_ssize_t start;
             size_t written = 0;
             int plain = 1;
-            if (kind == PyUnicode_1BYTE_KIND)
-                FEATURE_TOKEN(Py_UCS1);
-            else if (kind == PyUnicode_2BYTE_KIND)
-                FEATURE_TOKEN(Py_UCS2);
-            else
-                FEATURE_TOKEN(Py_UCS4);
+            PER_KIND(kind, FEATURE_TOKEN);
             if (start == n)
                 break;
             tokens++;
@@ -5108,12 +5111,7 @@ find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_s
     while (i < n) {
         /* without the per-character kind switch, to the next character the branches
          * below may act on */
-        if (kind == PyUnicode_1BYTE_KIND)
-            SPAN_SKIP(Py_UCS1);
-        else if (kind == PyUnicode_2BYTE_KIND)
-            SPAN_SKIP(Py_UCS2);
-        else
-            SPAN_SKIP(Py_UCS4);
+        PER_KIND(kind, SPAN_SKIP);
         if (i >= n)
             break;
         Py_UCS4 ch = PyUnicode_READ(kind, data, i);
@@ -5145,12 +5143,7 @@ find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_s
             continue;
         }
         Py_ssize_t start = i, end = after;
-        if (kind == PyUnicode_1BYTE_KIND)
-            SPAN_RUN(Py_UCS1);
-        else if (kind == PyUnicode_2BYTE_KIND)
-            SPAN_RUN(Py_UCS2);
-        else
-            SPAN_RUN(Py_UCS4);
+        PER_KIND(kind, SPAN_RUN);
         i = end; /* triggers inside this run are skipped */
         while (end > start + 1 && is_trailing(PyUnicode_READ(kind, data, end - 1)))
             end--;
