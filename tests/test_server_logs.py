@@ -69,3 +69,38 @@ def test_a_field_may_not_replace_a_standard_attribute() -> None:
     configure_logging("info", io.StringIO())
     with pytest.raises(KeyError, match="overwrite"):
         emit(logging.getLogger("smista.test.emit2"), "m", {"levelname": "x"})
+
+
+def test_emitted_records_read_as_any_record_with_the_same_attributes() -> None:
+    """emit's records carry their field names so the formatter need not walk every
+    attribute; the line is the one a plain record with those attributes gives, and what
+    a filter sets on the way (a new attribute, a changed field) is in it."""
+    stream = io.StringIO()
+    configure_logging("info", stream)
+    logger = logging.getLogger("smista.test.fields")
+
+    def change(record: logging.LogRecord) -> bool:
+        record.__dict__["status"] = 201
+        return True
+
+    def tag(record: logging.LogRecord) -> bool:
+        record.__dict__["tenant"] = "t1"
+        return True
+
+    fields = {"event": "access", "request_id": "r1", "status": 200, "path": "/v1/classify"}
+    emit(logger, "plain", dict(fields))
+    for added in (change, tag):
+        logger.addFilter(added)
+        emit(logger, "filtered", dict(fields))
+    logger.removeFilter(change)
+    logger.removeFilter(tag)
+    plain, changed, tagged = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert changed["status"] == 201
+    record = logging.LogRecord(logger.name, logging.INFO, "", 0, "plain", (), None)
+    record.__dict__.update(fields)
+    reference = json.loads(JsonFormatter().format(record))
+    del plain["ts"], reference["ts"]
+    assert list(plain.items()) == list(reference.items())
+    assert "_smista_fields" not in plain
+    assert (tagged["tenant"], tagged["status"]) == ("t1", 201)
+    assert list(tagged)[-1] == "tenant"
