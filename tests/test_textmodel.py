@@ -181,6 +181,10 @@ def test_to_data_and_back_and_value_semantics() -> None:
         ((("a",), (0,), 1.0, {"x": [1, 2]}), "needs 1 weights"),
         ((("a",), (0,), 1.0, {"x": [40000]}), "integers in"),
         ((("a",), (0,), 1.0, {"x": [1.5]}), "integers in"),
+        ((("a",), (0,), 1.0, {"x": [True]}), "integers in"),
+        ((("a",), (0,), 1.0, {"x": [-32769]}), "integers in"),
+        ((("a", "b"), (0, 0), 1.0, {"ok": [-32768, 32767], "bad": [0, 32768]}), "'bad'"),
+        ((("a", "b"), (0, 0), 1.0, {"ok": [1, 2], "short": [1]}), "'short' needs 2"),
     ],
 )
 def test_a_malformed_model_is_refused(args: tuple[object, ...], message: str) -> None:

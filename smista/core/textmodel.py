@@ -133,27 +133,32 @@ class TextModel:
             raise ValueError(f"bias must hold {len(labels)} finite numbers")
         if not (math.isfinite(scale) and scale > 0):
             raise ValueError("scale must be a positive number")
-        packed: dict[str, int] = {}
-        for feature, row in weights.items():
-            if not feature or len(row) != len(labels):
-                raise ValueError(f"feature {feature!r} needs {len(labels)} weights")
-            value = 0
-            for lane, weight in enumerate(row):
-                if type(weight) is not int or not -_BIAS <= weight < _BIAS:
-                    raise ValueError(
-                        f"feature {feature!r}: weights must be integers in [-32768, 32767]"
-                    )
-                value |= (weight + _BIAS) << (_LANE * lane)
-            packed[feature] = value
+        rows = {f: tuple(r) for f, r in weights.items()}
+        width = len(labels)
+        if not all(rows) or any(len(row) != width for row in rows.values()):
+            feature = next(f for f, row in rows.items() if not f or len(row) != width)
+            raise ValueError(f"feature {feature!r} needs {width} weights")
+        # Checked by C builtins over every weight at once (a model is read at start-up);
+        # the first offending feature is looked for only when one is wrong.
+        flat = [w for row in rows.values() for w in row]
+        if flat and (set(map(type, flat)) != {int} or min(flat) < -_BIAS or max(flat) >= _BIAS):
+            feature = next(
+                f
+                for f, row in rows.items()
+                if any(type(w) is not int or not -_BIAS <= w < _BIAS for w in row)
+            )
+            raise ValueError(f"feature {feature!r}: weights must be integers in [-32768, 32767]")
         self.labels: tuple[str, ...] = labels
         self.bias: tuple[float, ...] = tuple(float(b) for b in bias)
         self.scale = float(scale)
-        self.weights: dict[str, tuple[int, ...]] = {f: tuple(r) for f, r in weights.items()}
-        self._packed = packed
-        self._keys = frozenset(packed)
+        self.weights: dict[str, tuple[int, ...]] = rows
+        # Each feature's weights packed in one integer (see probabilities): built on the
+        # first pure-Python reading, which the C path never needs.
+        self._packed: dict[str, int] | None = None
+        self._keys = frozenset(rows)
         # The character pairs it knows, without their "#" (so a token's pairs are looked up
         # as plain slices); empty when it knows none (then :meth:`known` builds none).
-        self._pairs = frozenset(f[1:] for f in packed if f.startswith("#") and len(f) == 3)
+        self._pairs = frozenset(f[1:] for f in rows if f.startswith("#") and len(f) == 3)
         # The summed lanes read back in one call: little-endian 32-bit words.
         self._width = _LANE // 8 * len(labels)
         self._unpack = struct.Struct(f"<{len(labels)}I").unpack
@@ -208,7 +213,13 @@ class TextModel:
         if not count:
             return self._softmax(0, ())
         if count < _CARRY_FREE:  # one integer addition per feature sums every lane
-            total = sum(map(self._packed.__getitem__, known))
+            packed = self._packed
+            if packed is None:
+                packed = self._packed = {
+                    f: sum((w + _BIAS) << (_LANE * lane) for lane, w in enumerate(row))
+                    for f, row in self.weights.items()
+                }
+            total = sum(map(packed.__getitem__, known))
             offset = _BIAS * count
             sums: Sequence[int] = [
                 lane - offset for lane in self._unpack(total.to_bytes(self._width, "little"))
