@@ -4,8 +4,8 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set** (tests/data/real-prompts-fresh15.jsonl): gathered while pack
-  v20's text model was refitted, by people who never tuned the pack and never ran it
+* the **held-out set** (tests/data/real-prompts-fresh16.jsonl): gathered while pack
+  v21's text model was refitted, by people who never tuned the pack and never ran it
   on them; nobody tuning has read it. It is the figure that estimates accuracy on new
   prompts, scored once per pack;
 * the sets the pack was **tuned on**: the dev set (tests/data/real-prompts-dev.jsonl,
@@ -15,8 +15,9 @@ per intent and per language:
   311; -fresh10, 145; -fresh11, 267), the held-out sets of packs v4 to v15, each tuned
   on from the next pack after it was scored, and fresh12 (232: v15's and v16's held-out
   set, then read while v17's model threshold was chosen), fresh13 (205: v17's
-  held-out set) and fresh14 (381: the held-out set of v18 and v19), fitted on by the
-  text model (fresh14 since v20), not tuned on by the rules;
+  held-out set), fresh14 (381: the held-out set of v18 and v19) and fresh15 (412: v20's
+  held-out set), fitted on by the text model (fresh14 since v20, fresh15 since v21), not
+  tuned on by the rules;
 * with ``--v3-parts``, pack v3's protocol: the dev set's held-out third
   (tests/data/real-prompts-split.json) and the second sets' held-out halves
   (tests/data/real-prompts-extra-split.json), which v3 was not tuned on;
@@ -64,7 +65,8 @@ FRESH11 = DATA / "real-prompts-fresh11.jsonl"
 FRESH12 = DATA / "real-prompts-fresh12.jsonl"
 FRESH13 = DATA / "real-prompts-fresh13.jsonl"
 FRESH14 = DATA / "real-prompts-fresh14.jsonl"
-HELD_OUT = DATA / "real-prompts-fresh15.jsonl"
+FRESH15 = DATA / "real-prompts-fresh15.jsonl"
+HELD_OUT = DATA / "real-prompts-fresh16.jsonl"
 SPLIT = DATA / "real-prompts-split.json"
 EXTRA_SPLIT = DATA / "real-prompts-extra-split.json"
 OTHER_SETS = (
@@ -121,7 +123,7 @@ def second_sets() -> list[AnnotatedCase]:
 
 
 def held_out_prompts() -> list[AnnotatedCase]:
-    """The held-out set (tests/data/real-prompts-fresh15.jsonl), never tuned on."""
+    """The held-out set (tests/data/real-prompts-fresh16.jsonl), never tuned on."""
     return _read(HELD_OUT)
 
 
@@ -194,10 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     fresh12 = _read(FRESH12)  # v16's held-out set (scored once by v15, v16); fitted on by v18
     fresh13 = _read(FRESH13)  # v17's held-out set (scored once by v16, v17); fitted on by v18
     fresh14 = _read(FRESH14)  # v18-v19's held-out set (scored once by v17-v19); fitted on by v20
+    fresh15 = _read(FRESH15)  # v20's held-out set (scored once by v19, v20); fitted on by v21
     results: dict[str, Evaluation] = {}
     if not (args.tuning_only or args.misses):
         held = held_out_prompts()
-        results["real prompts, held out: fresh15 set"] = evaluate_cases(classifier, held)
+        results["real prompts, held out: fresh16 set"] = evaluate_cases(classifier, held)
     tuned = {
         "dev set": dev,
         "second sets": second,
@@ -215,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         "twelfth fresh set (the model's only)": fresh12,
         "thirteenth fresh set (the model's only)": fresh13,
         "fourteenth fresh set (the model's only)": fresh14,
+        "fifteenth fresh set (the model's only)": fresh15,
     }
     for name, cases in tuned.items():
         results[f"real prompts, tuned on: {name}"] = evaluate_cases(classifier, cases)

@@ -82,10 +82,14 @@ FRESH_FLOORS = {
     # gatherers; v17 78.7% (300/381), v18 78.5% (299/381), v19 78.2% (298/381), each
     # scored once. v20's model is fitted on it: v20 81.6% (311/381) minus two points.
     "real-prompts-fresh14.jsonl": (381, 0.79),
-    # The held-out set (benchmarks.accuracy.HELD_OUT): gathered while v20's model was
-    # refitted, by four gatherers; v19 76.0% (313/412), v20 76.2% (314/412), each scored
+    # The held-out set of v20: gathered while v20's model was refitted, by four gatherers;
+    # v19 76.0% (313/412), v20 76.2% (314/412), each scored once. v21's model is fitted on
+    # it: v21 80.3% (331/412) minus two points.
+    "real-prompts-fresh15.jsonl": (412, 0.78),
+    # The held-out set (benchmarks.accuracy.HELD_OUT): gathered while v21's model was
+    # refitted, by four gatherers; v20 72.2% (293/406), v21 73.2% (297/406), each scored
     # once. A floor so no engine change loses an answer silently.
-    "real-prompts-fresh15.jsonl": (412, 0.76),
+    "real-prompts-fresh16.jsonl": (406, 0.73),
 }
 
 
@@ -283,7 +287,7 @@ def test_the_rules_alone_read_the_inflected_forms() -> None:
             "このコードの内容を説明して",
             TaskIntent.CHAT,
             marks=pytest.mark.xfail(
-                strict=True, reason="v20: the refitted model's edit at 0.51 decides"
+                strict=True, reason="v20: the refitted model's edit at 0.51 decides (v21: 0.56)"
             ),
         ),
         ("홈페이지의 제목을 바꿔줘", TaskIntent.EDIT),
@@ -332,7 +336,8 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
             "在庫管理アプリの仕様を提案してください",
             TaskIntent.PLAN,
             marks=pytest.mark.xfail(
-                strict=True, reason="v19: the model's edit at 0.67 decides (edits from 0.5)"
+                strict=True,
+                reason="v19: the model's edit at 0.67 decides (edits from 0.5; v21: 0.66)",
             ),
         ),
         ("你帮我构思一下这个项目应该怎么做", TaskIntent.PLAN),
@@ -359,7 +364,8 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
             "Analizar el directorio y generar un resumen del objetivo",
             TaskIntent.SUMMARIZE,
             marks=pytest.mark.xfail(
-                strict=True, reason="v17: the text model reads an edit at 0.74, before rule 71"
+                strict=True,
+                reason="v17: the text model reads an edit at 0.74, before rule 71 (v21: 0.70)",
             ),
         ),
         # the question review nouns are exact: "problema"/"problemi" are no "problems"
@@ -380,7 +386,8 @@ def test_v13_readings(text: str, intent: TaskIntent) -> None:
             "我们是不是应该先写测试",
             TaskIntent.CHAT,
             marks=pytest.mark.xfail(
-                strict=True, reason="v18: the refitted model reads an edit at 0.70 (no 吗, no ?)"
+                strict=True,
+                reason="v18: the refitted model reads an edit at 0.70 (no 吗, no ?; v21: 0.61)",
             ),
         ),
         ("这个库支持异步吗 我在文档里没找到", TaskIntent.CHAT),
@@ -394,7 +401,8 @@ def test_v13_readings(text: str, intent: TaskIntent) -> None:
             "修正したらブラウザで動作確認してください",
             TaskIntent.SKILL,
             marks=pytest.mark.xfail(
-                strict=True, reason="v17: the text model reads an edit at 0.75 (the fix first)"
+                strict=True,
+                reason="v17: the text model reads an edit at 0.75 (the fix first; v21: 0.80)",
             ),
         ),
         # S5: "just tell me"
@@ -463,7 +471,7 @@ def test_v15_readings(text: str, intent: TaskIntent) -> None:
             "说明每个目录的作用，不要执行命令",
             TaskIntent.CHAT,
             marks=pytest.mark.xfail(
-                strict=True, reason="v20: the refitted model's edit at 0.55 decides"
+                strict=True, reason="v20: the refitted model's edit at 0.55 decides (v21: 0.57)"
             ),
         ),
     ],

@@ -273,7 +273,7 @@ def test_a_turn_with_no_signal_follows_and_says_so() -> None:
 
 
 def test_follow_up_looks_back_past_signal_less_turns() -> None:
-    result = CLASSIFIER.classify_turn(convo("fix the retry loop", "hmm", "yes"))
+    result = CLASSIFIER.classify_turn(convo("fix the retry loop", "wait", "yes"))
     assert result.classification.intent == smista.TaskIntent.EDIT
     assert result.follow is not None
     assert result.follow.turns_back == 2
@@ -281,7 +281,7 @@ def test_follow_up_looks_back_past_signal_less_turns() -> None:
 
 
 def test_no_earlier_signal_keeps_the_own_classification() -> None:
-    result = CLASSIFIER.classify_turn(convo("hmm", "yes"))
+    result = CLASSIFIER.classify_turn(convo("wait", "yes"))
     assert not result.follow_up
     assert result.classification == CLASSIFIER.classify("yes")
 

@@ -10,15 +10,16 @@ and writes the model file the ``predicted`` condition kind reads.
     python tools/train_model.py                     # train on every tuned-on set, write the file
     python tools/train_model.py --validate          # the held-out protocol below, nothing written
     python tools/train_model.py --choose-bars       # per-label bars, each set left out in turn
+    python tools/train_model.py --arbiters          # learned arbiters, each set left out in turn
 
 ``--validate`` is how the pack's threshold and regularisation were chosen, without the
-held-out set: for each of the seven earlier held-out sets (fresh8 to fresh14), a model
+held-out set: for each of the eight earlier held-out sets (fresh8 to fresh15), a model
 trained only on the sets gathered before it is combined with the pack that had not
-seen that set either (v12, v13, v14, v15, v16 for both fresh12 and fresh13, and v19
-for fresh14, from git), and accuracy is counted for each ``min_probability`` (read as
-the shipped pack reads it: rules of a lower priority than its ``predicted`` rules still
-decide, and an edit is never read for a question). The held-out set of the day
-(fresh15, and any later one) is never read here.
+seen that set either (v12, v13, v14, v15, v16 for both fresh12 and fresh13, v19 for
+fresh14 and v20's rules for fresh15, from git), and accuracy is counted for each
+``min_probability`` (read as the shipped pack reads it: rules of a lower priority than
+its ``predicted`` rules still decide, and an edit is never read for a question). The
+held-out set of the day (fresh16, and any later one) is never read here.
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ ORDER = (
     "extra-en",
     "extra-intl",
     "fresh",
-    *(f"fresh{i}" for i in range(2, 15)),
+    *(f"fresh{i}" for i in range(2, 16)),
 )
-HELD_OUT_OF_THE_DAY = "fresh15"
+HELD_OUT_OF_THE_DAY = "fresh16"
 # (held-out set, the commit whose rules/default.toml had not seen it)
 VALIDATION = (
     ("fresh8", "9946a86"),
@@ -64,6 +65,7 @@ VALIDATION = (
     ("fresh12", "e6b4e4b"),
     ("fresh13", "e6b4e4b"),
     ("fresh14", "7d8eb65"),
+    ("fresh15", "9772e28"),
 )
 SCALE = 4096.0
 """Integer weight units per unit of the fitted (float) weights."""
@@ -313,6 +315,130 @@ def choose_bars(c: float, ignore_code: bool, min_df: int, keep: int) -> None:
     print(f"{one_bar / n:.1%} with 0.7")
 
 
+ARBITER_LABELS = (*LABELS, "default")
+"""What the rules can answer, for the arbiters: a label, or no rule matched."""
+
+
+def arbiters(c: float, ignore_code: bool, min_df: int, keep: int) -> None:
+    """Arbiters between the model and the rules, each validation set left out in turn.
+
+    For each prompt of a validation set the readings are those of :func:`validate` (a
+    model fitted on the sets gathered before it, the pack that had not seen it). Two
+    kinds of arbiter, fitted on the other sets, decide where the shipped reading lets
+    the model or the later rules decide (rules before section U still do):
+
+    * ``bayes``: the model's probabilities times how often the rules give their answer
+      for each true label (their confusion on the other sets, smoothed by ``alpha``),
+      raised to ``beta``; the rules' answer is read with the question markers and the
+      confidence label;
+    * ``stack``: a logistic regression over the model's log-probabilities, the rules'
+      answer, the question reading and the rule that matched (rules matching at least 15
+      prompts), at regularisation ``C``.
+
+    Prints accuracy over all the sets against the shipped reading (edits from 0.5, the
+    rest from 0.7)."""
+    import math
+    from collections import Counter, defaultdict
+
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    Reading = tuple[dict[str, object], tuple[float, ...], Classification, bool, bool]
+    readings: dict[str, list[Reading]] = {}
+    for held, commit in VALIDATION:
+        config = _pack_at(commit)
+        rules = Classifier(config)
+        model = fit(_gathered_before(held), ignore_code, c, min_df, keep)
+        rows = []
+        for row in _rows(held):
+            text = str(row["text"])
+            ruled = rules.classify(text)
+            winner = ruled.matched_rule
+            early = winner is not None and config.rules[winner].priority < MODEL_PRIORITY
+            probs = model.probabilities(_tokens(text, ignore_code))
+            rows.append((row, probs, ruled, early, _asks(text)))
+        readings[held] = rows
+
+    def answer(ruled: Classification) -> str:
+        return ruled.intent.value if ruled.matched_rule is not None else "default"
+
+    def shipped(reading: Reading) -> str:
+        _, probs, ruled, early, asks = reading
+        top = max(probs)
+        label = LABELS[probs.index(top)]
+        bar = 0.5 if label == "edit" else 0.7
+        if early or top < bar or (label == "edit" and asks):
+            return ruled.intent.value
+        return label
+
+    def left_out(make: Any) -> float:
+        right = total = 0
+        for held in readings:
+            decide = make([r for name in readings if name != held for r in readings[name]])
+            for reading in readings[held]:
+                pick = reading[2].intent.value if reading[3] else decide(reading)
+                right += _correct(pick, reading[0])
+                total += 1
+        return right / total
+
+    def bayes(alpha: float, beta: float) -> Any:
+        def observed(reading: Reading) -> str:
+            ruled, asks = reading[2], reading[4]
+            return f"{answer(ruled)}|{asks}|{ruled.confidence.value}"
+
+        def make(train: list[Reading]) -> Any:
+            seen: dict[str, Counter[str]] = defaultdict(Counter)
+            for reading in train:
+                if not reading[3]:
+                    seen[str(reading[0]["intent"])][observed(reading)] += 1
+            kinds = len({o for counts in seen.values() for o in counts}) + 1
+
+            def decide(reading: Reading) -> str:
+                o = observed(reading)
+                return max(
+                    LABELS,
+                    key=lambda y: (
+                        math.log(max(reading[1][LABELS.index(y)], 1e-9))
+                        + beta
+                        * math.log((seen[y][o] + alpha) / (sum(seen[y].values()) + alpha * kinds))
+                    ),
+                )
+
+            return decide
+
+        return make
+
+    def stack(strength: float) -> Any:
+        def make(train: list[Reading]) -> Any:
+            matched = Counter(r[2].matched_rule for r in train)
+            frequent = sorted(k for k, n in matched.items() if k is not None and n >= 15)
+
+            def features(reading: Reading) -> list[float]:
+                probs, ruled, asks = reading[1], reading[2], reading[4]
+                return [
+                    *(math.log(max(p, 1e-6)) for p in probs),
+                    *(float(answer(ruled) == a) for a in ARBITER_LABELS),
+                    float(asks),
+                    *(float(ruled.matched_rule == k) for k in frequent),
+                ]
+
+            late = [r for r in train if not r[3]]
+            fitted = LogisticRegression(C=strength, max_iter=3000).fit(
+                np.array([features(r) for r in late]), [str(r[0]["intent"]) for r in late]
+            )
+            return lambda reading: str(fitted.predict(np.array([features(reading)]))[0])
+
+        return make
+
+    n = sum(len(rows) for rows in readings.values())
+    print(f"arbiters, each of {len(readings)} validation sets left out in turn ({n} prompts)")
+    print(f"  shipped reading (edits from 0.5, else 0.7): {left_out(lambda _: shipped):.1%}")
+    for alpha, beta in ((0.5, 1.0), (2.0, 1.0), (5.0, 1.0), (5.0, 1.25), (5.0, 1.5)):
+        print(f"  bayes alpha={alpha} beta={beta}: {left_out(bayes(alpha, beta)):.1%}")
+    for strength in (0.1, 0.3, 1.0, 3.0):
+        print(f"  stack C={strength}: {left_out(stack(strength)):.1%}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--validate", action="store_true", help="the held-out protocol only")
@@ -329,11 +455,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="per-label bars chosen with each validation set left out in turn",
     )
+    parser.add_argument(
+        "--arbiters",
+        action="store_true",
+        help="arbiters between model and rules, each validation set left out in turn",
+    )
     parser.add_argument("-o", "--output", type=Path, default=OUT)
     args = parser.parse_args(argv)
     options = load_config(ROOT / "rules" / "default.toml").options
     ignore_code = bool(options and options.ignore_code)
     c_values = [float(x) for x in args.c.split(",")]
+    if args.arbiters:
+        arbiters(c_values[0], ignore_code, args.min_df, args.keep)
+        return 0
     if args.choose_bars:
         choose_bars(c_values[0], ignore_code, args.min_df, args.keep)
         return 0
