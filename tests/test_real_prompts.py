@@ -250,3 +250,18 @@ def test_a_later_fresh_set_shares_no_text_repository_or_page_with_the_earlier_se
 
 def _jsonl(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def test_the_second_labelling_covers_its_two_sets_exactly() -> None:
+    """tests/data/second-labels.jsonl (benchmarks.agreement): one second label per prompt of
+    the dev set and of fresh16, no other, each an intent with a different or null alt."""
+    intents = {"chat", "plan", "edit", "review", "summarize", "prompt", "skill"}
+    rows = _jsonl(DATA / "second-labels.jsonl")
+    assert all(list(r) == ["set", "id", "intent", "alt"] for r in rows)
+    assert all(r["intent"] in intents and r["alt"] in intents | {None} for r in rows)
+    assert all(r["alt"] != r["intent"] for r in rows)
+    for name in ("dev", "fresh16"):
+        first = [str(r["id"]) for r in _jsonl(DATA / f"real-prompts-{name}.jsonl")]
+        second = [str(r["id"]) for r in rows if r["set"] == name]
+        assert sorted(second) == sorted(first)
+    assert len(rows) == len({(r["set"], r["id"]) for r in rows})
