@@ -257,6 +257,7 @@ def test_the_second_labelling_covers_its_two_sets_exactly() -> None:
     the dev set and of fresh16, no other, each an intent with a different or null alt."""
     intents = {"chat", "plan", "edit", "review", "summarize", "prompt", "skill"}
     rows = _jsonl(DATA / "second-labels.jsonl")
+    assert {r["set"] for r in rows} == {"dev", "fresh16"}
     assert all(list(r) == ["set", "id", "intent", "alt"] for r in rows)
     assert all(r["intent"] in intents and r["alt"] in intents | {None} for r in rows)
     assert all(r["alt"] != r["intent"] for r in rows)

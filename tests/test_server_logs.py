@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -65,42 +66,66 @@ def test_emitted_records_carry_the_fields_in_order() -> None:
     assert first["logger"] == "smista.test.emit"
 
 
-def test_a_field_may_not_replace_a_standard_attribute() -> None:
+@pytest.mark.parametrize("name", ["levelname", "message", "asctime", "_smista_fields"])
+def test_a_field_may_not_replace_a_standard_attribute(name: str) -> None:
+    """As Logger.makeRecord refuses such ``extra`` keys."""
     configure_logging("info", io.StringIO())
     with pytest.raises(KeyError, match="overwrite"):
-        emit(logging.getLogger("smista.test.emit2"), "m", {"levelname": "x"})
+        emit(logging.getLogger("smista.test.emit2"), "m", {name: "x"})
 
 
-def test_emitted_records_read_as_any_record_with_the_same_attributes() -> None:
-    """emit's records carry their field names so the formatter need not walk every
-    attribute; the line is the one a plain record with those attributes gives, and what
-    a filter sets on the way (a new attribute, a changed field) is in it."""
+def _change(record: logging.LogRecord) -> None:
+    record.__dict__["status"] = 201
+
+
+def _tag(record: logging.LogRecord) -> None:
+    record.__dict__["tenant"] = "t1"
+
+
+def _swap(record: logging.LogRecord) -> None:  # one attribute out, another in
+    del record.__dict__["stack_info"]
+    record.__dict__["tenant"] = "t1"
+
+
+def _replace(record: logging.LogRecord) -> None:  # a field out, another in
+    del record.__dict__["path"]
+    record.__dict__["route"] = "classify"
+
+
+def _reorder(record: logging.LogRecord) -> None:  # a field moved to the end
+    record.__dict__["request_id"] = record.__dict__.pop("request_id")
+
+
+@pytest.mark.parametrize("edit", [None, _change, _tag, _swap, _replace, _reorder])
+def test_emitted_records_read_as_any_record_with_the_same_attributes(
+    edit: Callable[[logging.LogRecord], None] | None,
+) -> None:
+    """emit's records carry their attribute and field names, so the formatter need not
+    walk every attribute; whatever a filter does on the way, the line is the one the walk
+    gives for the same attributes, and the short way is taken when nothing was added or
+    removed."""
     stream = io.StringIO()
     configure_logging("info", stream)
     logger = logging.getLogger("smista.test.fields")
+    seen: list[logging.LogRecord] = []
 
-    def change(record: logging.LogRecord) -> bool:
-        record.__dict__["status"] = 201
+    def apply(record: logging.LogRecord) -> bool:
+        if edit is not None:
+            edit(record)
+        seen.append(record)
         return True
 
-    def tag(record: logging.LogRecord) -> bool:
-        record.__dict__["tenant"] = "t1"
-        return True
-
-    fields = {"event": "access", "request_id": "r1", "status": 200, "path": "/v1/classify"}
-    emit(logger, "plain", dict(fields))
-    for added in (change, tag):
-        logger.addFilter(added)
-        emit(logger, "filtered", dict(fields))
-    logger.removeFilter(change)
-    logger.removeFilter(tag)
-    plain, changed, tagged = (json.loads(line) for line in stream.getvalue().splitlines())
-    assert changed["status"] == 201
-    record = logging.LogRecord(logger.name, logging.INFO, "", 0, "plain", (), None)
-    record.__dict__.update(fields)
-    reference = json.loads(JsonFormatter().format(record))
-    del plain["ts"], reference["ts"]
-    assert list(plain.items()) == list(reference.items())
-    assert "_smista_fields" not in plain
-    assert (tagged["tenant"], tagged["status"]) == ("t1", 201)
-    assert list(tagged)[-1] == "tenant"
+    logger.addFilter(apply)
+    try:
+        emit(logger, "m", {"event": "access", "request_id": "r1", "status": 200, "path": "/p"})
+    finally:
+        logger.removeFilter(apply)
+    (line,) = stream.getvalue().splitlines()
+    (record,) = seen
+    plain = logging.LogRecord.__new__(logging.LogRecord)
+    plain.__dict__.update({k: v for k, v in record.__dict__.items() if k != "_smista_fields"})
+    assert json.loads(line) == json.loads(JsonFormatter().format(plain))
+    assert list(json.loads(line)) == list(json.loads(JsonFormatter().format(plain)))
+    short = tuple(record.__dict__) == record.__dict__["_smista_fields"][0]
+    assert short == (edit in (None, _change))
+    assert "_smista_fields" not in json.loads(line)

@@ -185,11 +185,21 @@ def test_to_data_and_back_and_value_semantics() -> None:
         ((("a",), (0,), 1.0, {"x": [-32769]}), "integers in"),
         ((("a", "b"), (0, 0), 1.0, {"ok": [-32768, 32767], "bad": [0, 32768]}), "'bad'"),
         ((("a", "b"), (0, 0), 1.0, {"ok": [1, 2], "short": [1]}), "'short' needs 2"),
+        # the first offending feature in order, whatever is wrong with a later one
+        ((("a",), (0,), 1.0, {"x": [1.5], "y": [1, 2]}), "'x': weights must be integers"),
+        ((("a",), (0,), 1.0, {"x": [1, 2], "y": [1.5]}), "'x' needs 1 weights"),
     ],
 )
 def test_a_malformed_model_is_refused(args: tuple[object, ...], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         TextModel(*args)  # type: ignore[arg-type]
+
+
+def test_a_row_must_be_a_sized_sequence() -> None:
+    with pytest.raises(TypeError):
+        TextModel(("a",), (0,), 1.0, {"x": iter([1])})  # type: ignore[dict-item]
+    with pytest.raises(TypeError):
+        TextModel(("a",), (0,), 1.0, {"x": 5})  # type: ignore[dict-item]
 
 
 @pytest.mark.parametrize(

@@ -197,6 +197,7 @@ def _pack_at(commit: str) -> ClassificationConfig:
 def _gathered_before(held: str) -> list[dict[str, object]]:
     """The training rows a model for the held-out set ``held`` may see: the sets gathered
     before it, and the pack's golden cases."""
+    assert HELD_OUT_OF_THE_DAY not in ORDER, "the held-out set of the day is never trained on"
     return [r for name in ORDER[: ORDER.index(held)] for r in _rows(name)] + _cases()
 
 
@@ -386,7 +387,9 @@ def arbiters(c: float, ignore_code: bool, min_df: int, keep: int) -> None:
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    Reading = tuple[dict[str, object], tuple[float, ...], Classification, bool, bool]
+    # (row, the model's probabilities, the rules' answer, decided before section U,
+    # asks, the matched rule as written: its index differs from pack to pack)
+    Reading = tuple[dict[str, object], tuple[float, ...], Classification, bool, bool, str]
     readings: dict[str, list[Reading]] = {}
     for held, commit in VALIDATION:
         config = _pack_at(commit)
@@ -399,14 +402,15 @@ def arbiters(c: float, ignore_code: bool, min_df: int, keep: int) -> None:
             winner = ruled.matched_rule
             early = winner is not None and config.rules[winner].priority < MODEL_PRIORITY
             probs = model.probabilities(_tokens(text, ignore_code))
-            rows.append((row, probs, ruled, early, _asks(text)))
+            rule = config.rules[winner].model_dump_json() if winner is not None else ""
+            rows.append((row, probs, ruled, early, _asks(text), rule))
         readings[held] = rows
 
     def answer(ruled: Classification) -> str:
         return ruled.intent.value if ruled.matched_rule is not None else "default"
 
     def shipped(reading: Reading) -> str:
-        _, probs, ruled, early, asks = reading
+        _, probs, ruled, early, asks, _ = reading
         top = max(probs)
         label = LABELS[probs.index(top)]
         bar = 0.5 if label == "edit" else 0.7
@@ -453,16 +457,16 @@ def arbiters(c: float, ignore_code: bool, min_df: int, keep: int) -> None:
 
     def stack(strength: float) -> Any:
         def make(train: list[Reading]) -> Any:
-            matched = Counter(r[2].matched_rule for r in train)
-            frequent = sorted(k for k, n in matched.items() if k is not None and n >= 15)
+            matched = Counter(r[5] for r in train)
+            frequent = sorted(k for k, n in matched.items() if k and n >= 15)
 
             def features(reading: Reading) -> list[float]:
-                probs, ruled, asks = reading[1], reading[2], reading[4]
+                probs, ruled, asks, rule = reading[1], reading[2], reading[4], reading[5]
                 return [
                     *(math.log(max(p, 1e-6)) for p in probs),
                     *(float(answer(ruled) == a) for a in ARBITER_LABELS),
                     float(asks),
-                    *(float(ruled.matched_rule == k) for k in frequent),
+                    *(float(rule == k) for k in frequent),
                 ]
 
             late = [r for r in train if not r[3]]
@@ -525,6 +529,7 @@ def main(argv: list[str] | None = None) -> int:
         bars = {k: float(v) for k, v in (x.split("=") for x in args.bars.split(",") if x)}
         validate(c_values, thresholds, ignore_code, args.min_df, args.keep, bars)
         return 0
+    assert HELD_OUT_OF_THE_DAY not in ORDER, "the held-out set of the day is never trained on"
     rows = [r for name in ORDER for r in _rows(name)] + _cases()
     model = fit(rows, ignore_code, c_values[0], args.min_df, args.keep)
     text = json.dumps(model.to_data(), ensure_ascii=False, separators=(",", ":"))

@@ -42,7 +42,7 @@ from itertools import repeat as _repeat
 from operator import add as _add
 from operator import sub as _sub
 from operator import truediv as _truediv
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
 from smista.core.tokenizer import tokenize
@@ -100,6 +100,20 @@ class Prediction(NamedTuple):
     probability: float
 
 
+def _refuse(weights: Mapping[str, Sequence[int]], width: int) -> NoReturn:
+    """Raise the ``ValueError`` naming the first feature of ``weights`` (in order) whose
+    row is not ``width`` integers in [-32768, 32767]."""
+    for feature, row in weights.items():
+        if not feature or len(row) != width:
+            raise ValueError(f"feature {feature!r} needs {width} weights")
+        for weight in row:
+            if type(weight) is not int or not -_BIAS <= weight < _BIAS:
+                raise ValueError(
+                    f"feature {feature!r}: weights must be integers in [-32768, 32767]"
+                )
+    raise AssertionError("no offending feature")  # pragma: no cover (callers checked)
+
+
 class TextModel:
     """Immutable label weights over prompt features; see the module docstring."""
 
@@ -133,21 +147,17 @@ class TextModel:
             raise ValueError(f"bias must hold {len(labels)} finite numbers")
         if not (math.isfinite(scale) and scale > 0):
             raise ValueError("scale must be a positive number")
-        rows = {f: tuple(r) for f, r in weights.items()}
         width = len(labels)
-        if not all(rows) or any(len(row) != width for row in rows.values()):
-            feature = next(f for f, row in rows.items() if not f or len(row) != width)
-            raise ValueError(f"feature {feature!r} needs {width} weights")
-        # Checked by C builtins over every weight at once (a model is read at start-up);
-        # the first offending feature is looked for only when one is wrong.
+        rows: dict[str, tuple[int, ...]] = {}
+        for feature, row in weights.items():
+            if not feature or len(row) != width:
+                _refuse(weights, width)
+            rows[feature] = tuple(row)
+        # The weights are checked by C builtins all at once (a model is read at start-up);
+        # the row-by-row check runs only to name the first offending feature.
         flat = [w for row in rows.values() for w in row]
         if flat and (set(map(type, flat)) != {int} or min(flat) < -_BIAS or max(flat) >= _BIAS):
-            feature = next(
-                f
-                for f, row in rows.items()
-                if any(type(w) is not int or not -_BIAS <= w < _BIAS for w in row)
-            )
-            raise ValueError(f"feature {feature!r}: weights must be integers in [-32768, 32767]")
+            _refuse(weights, width)
         self.labels: tuple[str, ...] = labels
         self.bias: tuple[float, ...] = tuple(float(b) for b in bias)
         self.scale = float(scale)

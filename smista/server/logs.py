@@ -30,8 +30,9 @@ DECISION = logging.getLogger("smista.decision.log")
 """One record per answered classification, preview or tier request."""
 
 _FIELDS = "_smista_fields"
-"""Set by :func:`emit` on its records: (the record's attribute count, its field names),
-so the formatter reads those fields instead of walking every attribute."""
+"""Set by :func:`emit` on its records: (the record's attribute names in order, the names
+of its fields the line shows), so the formatter reads those fields instead of walking
+every attribute while the attribute names are still the same."""
 
 _STANDARD = frozenset(
     logging.LogRecord("", 0, "", 0, "", None, None).__dict__.keys()
@@ -72,11 +73,11 @@ class JsonFormatter(logging.Formatter):
         out["event"] = attrs.get("event", "log")
         out["message"] = record.getMessage()
         made = attrs.get(_FIELDS)
-        if made is not None and len(attrs) == made[0]:
-            # a record of emit() nothing has added to: its fields are known, in order
+        if made is not None and tuple(attrs) == made[0]:
+            # a record of emit() whose attributes are those it was made with, in the same
+            # order (a filter may have changed values, read here): its fields are known
             for key in made[1]:
-                if key != "event":
-                    out[key] = attrs[key]
+                out[key] = attrs[key]
         else:
             for key, value in attrs.items():
                 if key not in _STANDARD and key != "event":
@@ -116,11 +117,13 @@ def emit(logger: logging.Logger, message: str, fields: dict[str, object]) -> Non
         attrs["created"] = now
         attrs["msecs"] = (now - int(now)) * 1000
         attrs["msg"] = message
-        for key in fields:
-            if key in attrs and key not in ("message", "asctime"):
+        for key in fields:  # (as Logger.makeRecord refuses its ``extra``)
+            if key in attrs or key in ("message", "asctime", _FIELDS):
                 raise KeyError(f"Attempt to overwrite {key!r} in LogRecord")
         attrs.update(fields)
-        attrs[_FIELDS] = (len(attrs) + (_FIELDS not in attrs), tuple(fields))
+        attrs[_FIELDS] = ()
+        names = tuple(key for key in fields if key not in _STANDARD and key != "event")
+        attrs[_FIELDS] = (tuple(attrs), names)
         logger.handle(record)
 
 
