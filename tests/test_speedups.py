@@ -1352,7 +1352,7 @@ def test_keep_stops_at_its_payload_limit_and_checks_payloads() -> None:
         with pytest.raises(TypeError):
             table.keep("x", bad)
     with pytest.raises(TypeError):
-        table.fold("x", [], set(), [], {})  # type: ignore[arg-type]
+        table.fold("x", [], set(), [], {})  # type: ignore[call-overload]
 
 
 @compiled

@@ -895,15 +895,21 @@ class CompiledRules:
         fast.put(raw, code)
         return entries, code
 
-    def _scan_piece(self, text: str, scan: Any, found: _Found) -> None:
+    def _scan_piece(self, text: str, scan: Any, found: _Found, features: Any = None) -> Any:
         """Fold into ``found`` what the tokens of ``text`` hit: the verifying table's one
         pass folds the known tokens' payloads in C (their entries, the words and stems
         they hit), and the new tokens near a keyword, word or stem are resolved here,
-        folded and kept."""
+        folded and kept. With ``features`` (the text model's ``feature_table()``), the
+        same pass reads the ids of the model's features the text holds: returned, for
+        ``TextModel.read`` (``None``: without it, or where the text must be read again)."""
         entry_lists, words, prefixes, hitting = found
-        unknown = scan.fold(text, entry_lists, words, prefixes, hitting)
+        ids = None
+        if features is None:
+            unknown = scan.fold(text, entry_lists, words, prefixes, hitting)
+        else:
+            unknown, ids = scan.fold(text, entry_lists, words, prefixes, hitting, features)
         if not unknown:
-            return
+            return ids
         resolve = self._new_token
         keep = scan.keep
         for raw in unknown:
@@ -924,6 +930,7 @@ class CompiledRules:
                 keep(raw, (got, hit, (), starts, None))
             else:
                 keep(raw, None)
+        return ids
 
     def _new_token(self, token: str) -> tuple[tuple[_Entry, ...], _Hits, tuple[str, ...]]:
         """What a lowercased token the verifying scan handed back hits: its entries (as
@@ -997,7 +1004,9 @@ class CompiledRules:
         best: dict[int, _Entry] = {}
         # A text model reads keywords matched by typo as the keywords (PromptView):
         # gathered from the entries on the way, as corrections() states them.
-        corrected: set[str] | None = None if self.options.model is None else set()
+        model = self.options.model
+        corrected: set[str] | None = None if model is None else set()
+        ids: bytes | None = None  # (the model's features, read by the scan: PromptView)
         if scan is not None:
             # One C pass (piece by piece past LARGE_TEXT: memory stays bounded by a
             # piece, the rules and the tokens that hit something) gives the tokens
@@ -1005,8 +1014,10 @@ class CompiledRules:
             # others are settled there); what they hit among the view's looked-up
             # words and stems is read on the way.
             folded: _Found = ([], set(), set(), {})
-            for piece in pieces(visible, LARGE_TEXT) if len(visible) > LARGE_TEXT else (visible,):
-                self._scan_piece(piece, scan, folded)
+            one = len(visible) <= LARGE_TEXT
+            features = model.feature_table() if one and model is not None else None
+            for piece in (visible,) if one else pieces(visible, LARGE_TEXT):
+                ids = self._scan_piece(piece, scan, folded, features)
                 if folded[0]:
                     self._fold_entries(best, corrected, folded[0])
                     folded[0].clear()
@@ -1028,6 +1039,7 @@ class CompiledRules:
             visible=visible,
             signal_hits=signal_hits,
             corrected=corrected,
+            feature_ids=ids,
         )
         hits = sorted(best.values())
         gates = self._gates

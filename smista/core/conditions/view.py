@@ -243,6 +243,7 @@ class PromptView:
         "_content",
         "_content_limit",
         "_corrected",
+        "_feature_ids",
         "_hitting",
         "_lead",
         "_lowered",
@@ -274,6 +275,7 @@ class PromptView:
         signal_tokens: Iterable[str] | None = None,
         signal_hits: SignalHits | None = None,
         corrected: Collection[str] | None = None,
+        feature_ids: bytes | None = None,
     ) -> None:
         """``tokens``, when given, must be ``tokenize(visible text)`` (the engine has them);
         ``signals``, when given, must hold the words phrases and leading words look up and
@@ -284,7 +286,8 @@ class PromptView:
         some token hits, the stems some token starts with, and each hitting token's
         words (the engine's scan reads them on its way); ``corrected``, the rule set's
         keywords some token matches by typo (``CompiledRules.corrections``), which a text
-        model reads as well."""
+        model reads as well; ``feature_ids``, when given, must be what the engine's scan of
+        the visible text read with the model's ``feature_table()`` (``TextModel.read``)."""
         self.text = text
         self.options = options if options is not None else PlanOptions()
         if visible is None:
@@ -301,6 +304,7 @@ class PromptView:
         self._prediction: Prediction | bool | None = False  # False: not computed yet
         self._confident: str | bool | None = False  # False: not computed yet
         self._corrected = corrected
+        self._feature_ids = feature_ids
         self._signals = signals
         self._signal_tokens = signal_tokens
         self._prefixes: Words | None = None
@@ -340,7 +344,9 @@ class PromptView:
             self._prediction = (
                 None
                 if model is None
-                else model.read(self.visible, self._corrected or (), self._tokens)
+                else model.read(
+                    self.visible, self._corrected or (), self._tokens, self._feature_ids
+                )
             )
         return self._prediction  # type: ignore[return-value]
 
