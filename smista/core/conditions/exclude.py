@@ -44,7 +44,7 @@ def excluded_by(condition: Condition, view: PromptView) -> str | None:
     one any of whose other words no token hits is passed over without reading
     the prompt's tokens.
     """
-    entries, by_first = _plan(condition)
+    entries, by_first = _plan.get(condition)
     present = view.present_words if view.has_index else None
     candidates: Iterable[tuple[str, tuple[str, ...]]] = entries
     if present is not None:
