@@ -151,11 +151,16 @@ class RuleMatch(NamedTuple):
     extra: tuple[Evidence, ...] = ()
 
 
+_new = tuple.__new__
+"""``_new(RuleMatch, (every field))`` is ``RuleMatch(*fields)`` without the Python-level
+``__new__`` a named tuple's class call runs (hot paths only)."""
+
+
 def _evidence(match: RuleMatch) -> list[Evidence]:
     """Every condition's evidence in reason order (keywords first, contexts last)."""
     found: list[Evidence] = []
     if match.keyword is not None:
-        found.append(Evidence("keywords", match.keyword, match.fuzzy))
+        found.append(_new(Evidence, ("keywords", match.keyword, match.fuzzy)))
     found.extend(match.extra)
     if match.context is not None:
         found.append(Evidence("requires_any_context", match.context))
@@ -1115,10 +1120,12 @@ class CompiledRules:
                     extra = tuple(found)
                 if not extra:
                     continue
+            # (RuleMatch(...) without its Python-level __new__: the same tuple)
             if hit is None:
-                return RuleMatch(index, self.labels[index], None, False, context, extra)
+                return _new(RuleMatch, (index, self.labels[index], None, False, context, extra))
             keyword = self.keywords[index][hit[2]]
-            return RuleMatch(index, self.labels[index], keyword, bool(hit[1]), context, extra)
+            fuzzy = bool(hit[1])
+            return _new(RuleMatch, (index, self.labels[index], keyword, fuzzy, context, extra))
         return RuleMatch(None, self.default_label)
 
     def memo_size(self) -> int:
@@ -1394,7 +1401,8 @@ class CompiledRules:
         key = (index, pos, fuzzy)
         match = self._matches.get(key)
         if match is None:
-            match = RuleMatch(index, self.labels[index], self.keywords[index][pos], bool(fuzzy))
+            keyword = self.keywords[index][pos]
+            match = _new(RuleMatch, (index, self.labels[index], keyword, bool(fuzzy), None, ()))
             self._matches[key] = match
         return match
 

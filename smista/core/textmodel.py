@@ -93,6 +93,9 @@ def features(tokens: Sequence[str], corrected: Iterable[str] = ()) -> set[str]:
     return found
 
 
+_new = tuple.__new__
+
+
 class Prediction(NamedTuple):
     """The model's answer: the most probable label and its probability."""
 
@@ -273,8 +276,8 @@ class TextModel:
             got = table.sums(text, corrected) if ids is None else table.sums_of(ids, corrected)
             if got is not None:  # (None: a token of the text holds U+03A3)
                 top = _softmax_top(self.bias, self.scale, got)
-                if top is not None:
-                    return Prediction(self.labels[top[0]], top[1])
+                if top is not None:  # (Prediction(...) without its Python-level __new__)
+                    return _new(Prediction, (self.labels[top[0]], top[1]))
                 return self._top(self._softmax(got[0], got[1:]))  # (a score past the floats)
         return self.predict(tokenize(text) if tokens is None else tokens, corrected)
 

@@ -84,7 +84,7 @@ class ExcludeKind(ConditionKind):
         return Condition(self.key, tuple(value))
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
-        return None if excluded_by(condition, view) is not None else Evidence(self.key, None)
+        return None if excluded_by(condition, view) is not None else _NONE_EXCLUDED
 
     def trace(self, condition: Condition, view: PromptView) -> str:
         hit = excluded_by(condition, view)
@@ -114,3 +114,5 @@ class ExcludeKind(ConditionKind):
 
 
 EXCLUDE = ExcludeKind()
+_NONE_EXCLUDED = Evidence(EXCLUDE.key, None)
+"""The kind's one piece of evidence (immutable: made once, not per prompt)."""
