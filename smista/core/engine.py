@@ -152,6 +152,7 @@ class RuleMatch(NamedTuple):
 
 
 _new = tuple.__new__
+_new_object = object.__new__
 """``_new(RuleMatch, (every field))`` is ``RuleMatch(*fields)`` without the Python-level
 ``__new__`` a named tuple's class call runs (hot paths only)."""
 
@@ -1035,7 +1036,12 @@ class CompiledRules:
             tokens = tokenize(visible)
             learned = self._learn(set(tokens).difference(self._state[0]))
             self._fold_entries(best, corrected, learned)
-        view = PromptView(
+        # PromptView(...) without the class call: it would gather these keyword arguments
+        # into a dict for __init__ (type_call, slot_tp_init); a method call passes them
+        # as they are.
+        view = _new_object(PromptView)
+        PromptView.__init__(
+            view,
             text,
             contexts,
             self.options,
