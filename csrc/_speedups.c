@@ -5304,13 +5304,22 @@ is_trailing(Py_UCS4 ch)
 /* How a character may start a code span: 1 a trigger ('/', '\\', '.', '_'), 2 an
  * uppercase letter (the lowercase one before it is a trigger). Uppercase letters
  * are rare in prose, so the lowercase ones cost no look ahead. */
-static const unsigned char SPAN_START[128] = {
+static const unsigned char SPAN_START[256] = {
     ['/'] = 1, ['\\'] = 1, ['.'] = 1, ['_'] = 1,
     ['A'] = 2, ['B'] = 2, ['C'] = 2, ['D'] = 2, ['E'] = 2, ['F'] = 2, ['G'] = 2,
     ['H'] = 2, ['I'] = 2, ['J'] = 2, ['K'] = 2, ['L'] = 2, ['M'] = 2, ['N'] = 2,
     ['O'] = 2, ['P'] = 2, ['Q'] = 2, ['R'] = 2, ['S'] = 2, ['T'] = 2, ['U'] = 2,
     ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
 };
+
+/* Whether one of the eight characters at `p` (of a one-byte text) has a role (the
+ * table's 256 entries cover a byte: none past ASCII has one). */
+static inline int
+span_start8(const unsigned char *p)
+{
+    return (SPAN_START[p[0]] | SPAN_START[p[1]] | SPAN_START[p[2]] | SPAN_START[p[3]] |
+            SPAN_START[p[4]] | SPAN_START[p[5]] | SPAN_START[p[6]] | SPAN_START[p[7]]) != 0;
+}
 
 /* Skip, in text of code unit `T`, what find_code_spans() passes over at once: no
  * trigger character, no lower-to-upper change. Stops at the first trigger, or at
@@ -5321,6 +5330,9 @@ static const unsigned char SPAN_START[128] = {
         const T *d_ = (const T *)data;                                                  \
         const Py_ssize_t from_ = i;                                                     \
         for (;;) {                                                                      \
+            if (sizeof(T) == 1) /* eight role-0 characters at a time, first */          \
+                while (i + 8 <= n && !span_start8((const unsigned char *)d_ + i))       \
+                    i += 8;                                                             \
             while (i < n && (d_[i] >= 128 || SPAN_START[d_[i]] == 0))                   \
                 i++;                                                                    \
             if (i >= n || SPAN_START[d_[i]] == 1)                                       \
