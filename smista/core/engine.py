@@ -57,6 +57,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from heapq import heappop, heappush
 from itertools import chain, combinations, islice
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read once, before the try below
@@ -152,6 +153,7 @@ class RuleMatch(NamedTuple):
 
 
 _new = tuple.__new__
+_first = itemgetter(0)
 _new_object = object.__new__
 """``_new(RuleMatch, (every field))`` is ``RuleMatch(*fields)`` without the Python-level
 ``__new__`` a named tuple's class call runs (hot paths only)."""
@@ -928,7 +930,7 @@ class CompiledRules:
                 prefixes.update(starts)
             if hit:
                 hitting[token] = hit
-                hit_words = tuple([word for word, _ in hit])
+                hit_words = tuple(map(_first, hit))
                 words.update(hit_words)
                 # (the token itself, hashed already: fold() puts it in `hitting` as it is)
                 keep(raw, (got, hit, hit_words, starts, token))
@@ -971,7 +973,7 @@ class CompiledRules:
         """``_learn((token,))`` for a token the memo holds neither way, given the keywords
         of this or another index it is a typo of (see :meth:`_new_token`)."""
         places = self._typo_places
-        entries = self._entries_with(token, [k for k in typos if k in places])
+        entries = self._entries_with(token, [k for k in typos if k in places] if typos else typos)
         if not entries and self._hopeless(token):  # (a token with entries never is)
             return entries
         self._learned += 1

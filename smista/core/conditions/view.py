@@ -13,6 +13,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Collection, Iterable
 from functools import cache
+from operator import itemgetter
 from typing import NamedTuple
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
@@ -30,6 +31,9 @@ from smista.core.tokenizer import pieces, tokenize
 
 __all__ = ["PlanOptions", "PromptView", "SignalHits", "is_hangul_or_han", "visible_text"]
 
+
+_first = itemgetter(0)
+"""The word of a ``(word, fuzzy)`` hit."""
 
 _LEAD_WINDOW = 4
 """Content tokens a view reads at least, so most leading entries need one reading."""
@@ -529,5 +533,5 @@ class PromptView:
         if self._lead is None:
             content = self.content_head(1)
             hit = self.hits_of(content[0]) if content else ()
-            self._lead = frozenset(w for w, _ in hit) if hit else frozenset()
+            self._lead = frozenset(map(_first, hit)) if hit else frozenset()
         return self._lead
