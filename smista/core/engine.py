@@ -1056,9 +1056,9 @@ class CompiledRules:
         )
         hits = sorted(best.values())
         gates = self._gates
-        if gates is None:  # in the order of each gate's first rule
-            gates = self._gates = tuple(
-                sorted(
+        if gates is None:  # in the order of each gate's first rule, then one past them all
+            gates = self._gates = (
+                *sorted(
                     (
                         self._plan[min(at for ats in by_key.values() for at in ats)][0],
                         BY_KEY[kind].present,
@@ -1066,7 +1066,8 @@ class CompiledRules:
                         by_key,
                     )
                     for kind, by_key in self._by_gate.items()
-                )
+                ),
+                (_NEVER, None, None, {}),  # (never read: no candidate ranks past _PAST)
             )
         every = self._plan
         checks = self._checks
@@ -1081,21 +1082,23 @@ class CompiledRules:
         # when the next candidate ranks at or past its first rule: once an earlier rule
         # holds, the later gates are never read.
         pending = list(self._ungated)  # (ascending: already a heap)
-        n_hits, n_gates = len(hits), len(gates)
+        n_hits = len(hits)
         h = g = 0
         last = -1
-        gate_rank = gates[0][0] if gates else _NEVER  # (the next gate's first rule)
+        gate_rank = gates[0][0]  # (the next gate's first rule; _NEVER past the last gate)
         while True:
             hit_rank = hits[h][0] if h < n_hits else _PAST
             plan_rank = every[pending[0]][0] if pending else _PAST
             while gate_rank <= hit_rank and gate_rank <= plan_rank:
                 _, present, gate_plan, by_key = gates[g]
-                for key in present(view, gate_plan):
-                    for at in by_key[key]:
-                        heappush(pending, at)
+                keys = present(view, gate_plan)
+                if keys:  # (else nothing is pending that was not: plan_rank stands)
+                    for key in keys:
+                        for at in by_key[key]:
+                            heappush(pending, at)
+                    plan_rank = every[pending[0]][0]
                 g += 1
-                gate_rank = gates[g][0] if g < n_gates else _NEVER
-                plan_rank = every[pending[0]][0] if pending else _PAST
+                gate_rank = gates[g][0]
             if hit_rank < plan_rank:
                 hit: _Entry | None = hits[h]
                 index = hits[h][3]
