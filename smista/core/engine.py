@@ -153,10 +153,12 @@ class RuleMatch(NamedTuple):
 
 
 _new = tuple.__new__
-_first = itemgetter(0)
-_new_object = object.__new__
 """``_new(RuleMatch, (every field))`` is ``RuleMatch(*fields)`` without the Python-level
 ``__new__`` a named tuple's class call runs (hot paths only)."""
+_new_object = object.__new__
+"""``_new_object(PromptView)``: an instance whose ``__init__`` the caller then runs."""
+_first = itemgetter(0)
+"""The word of a ``(word, fuzzy)`` hit."""
 
 
 def _evidence(match: RuleMatch) -> list[Evidence]:
@@ -903,7 +905,9 @@ class CompiledRules:
         fast.put(raw, code)
         return entries, code
 
-    def _scan_piece(self, text: str, scan: Any, found: _Found, features: Any = None) -> Any:
+    def _scan_piece(
+        self, text: str, scan: Any, found: _Found, features: Any = None
+    ) -> bytes | None:
         """Fold into ``found`` what the tokens of ``text`` hit: the verifying table's one
         pass folds the known tokens' payloads in C (their entries, the words and stems
         they hit), and the new tokens near a keyword, word or stem are resolved here,
@@ -911,7 +915,7 @@ class CompiledRules:
         same pass reads the ids of the model's features the text holds: returned, for
         ``TextModel.read`` (``None``: without it, or where the text must be read again)."""
         entry_lists, words, prefixes, hitting = found
-        ids = None
+        ids: bytes | None = None
         if features is None:
             unknown = scan.fold(text, entry_lists, words, prefixes, hitting)
         else:
@@ -1039,8 +1043,8 @@ class CompiledRules:
             learned = self._learn(set(tokens).difference(self._state[0]))
             self._fold_entries(best, corrected, learned)
         # PromptView(...) without the class call: it would gather these keyword arguments
-        # into a dict for __init__ (type_call, slot_tp_init); a method call passes them
-        # as they are.
+        # into a dict for __init__ (type_call, slot_tp_init); calling __init__ itself
+        # passes them as they are.
         view = _new_object(PromptView)
         PromptView.__init__(
             view,
