@@ -49,6 +49,8 @@
  * to Python) and adds up the weights of the known features it holds: tokens, the '#' +
  * character pairs of tokens of spaceless scripts, and the corrected words given, each
  * counted once. TextModel.known() and TextModel.probabilities() state the same.
+ * TokenCodes.fold() can read the same features' ids on its own pass over a prompt (the
+ * engine's scan), for sums_of(): the text is then tokenized once.
  *
  * Also here: count_newlines, the memchr loop that bulk classification
  * (smista.scale.batch) uses to number lines without touching them in Python.
@@ -870,11 +872,205 @@ typedef struct {
     PyObject *seen[FOLD_SEEN];
 } FoldState;
 
+/* -- FeatureTable storage (the type itself is further down; fold() reads it too) -- */
+
+/* A text model's known features with their integer weights (smista.core.textmodel),
+ * read off a prompt in one pass: the tokens of the text (split and lowercased as
+ * smista.core.tokenizer does, the first `max_tokens` of them), the '#' + pair of
+ * neighbouring characters of each token of a script written without spaces, and the
+ * corrected words given, each known feature counted once; sums() gives how many and
+ * the sum of their weights for each label. Exactly what TextModel.known() and the
+ * packed sums of TextModel.probabilities() give for tokenize(text) (tests compare
+ * them). Features are keyed by their exact code points (as UTF-8, a lone surrogate
+ * written like any other code point) under the process's keyed hash. Immutable once
+ * built; holds only a tuple of str (no GC). */
+
+typedef struct {
+    uint32_t hash; /* 0 = empty */
+    uint32_t id;
+} FeatureSlot;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *features;   /* tuple of str: the feature of each id */
+    FeatureSlot *slots;
+    size_t mask;
+    uint32_t *offsets;    /* key of id k: pool[offsets[k] .. offsets[k + 1]] */
+    unsigned char *pool;
+    int32_t *weights;     /* id k, label l: weights[k * lanes + l] */
+    Py_ssize_t count;
+    Py_ssize_t lanes;
+    Py_ssize_t max_tokens;
+    size_t max_key;       /* the longest key, in bytes (a longer token is no feature) */
+    int has_pairs;        /* some feature is '#' and two characters */
+} FeatureTable;
+
+/* UTF-8 bytes of the code point `ch` (a surrogate too: three bytes); the count. */
+static inline int
+put_utf8(unsigned char *out, uint32_t ch)
+{
+    if (ch < 0x80) {
+        out[0] = (unsigned char)ch;
+        return 1;
+    }
+    if (ch < 0x800) {
+        out[0] = (unsigned char)(0xC0 | (ch >> 6));
+        out[1] = (unsigned char)(0x80 | (ch & 0x3F));
+        return 2;
+    }
+    if (ch < 0x10000) {
+        out[0] = (unsigned char)(0xE0 | (ch >> 12));
+        out[1] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
+        out[2] = (unsigned char)(0x80 | (ch & 0x3F));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xF0 | (ch >> 18));
+    out[1] = (unsigned char)(0x80 | ((ch >> 12) & 0x3F));
+    out[2] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
+    out[3] = (unsigned char)(0x80 | (ch & 0x3F));
+    return 4;
+}
+
+/* The id of the feature whose key is `key[0..n)`, of key_hash() `h`, or -1. */
+static inline Py_ssize_t
+feature_id_hashed(const FeatureTable *self, const unsigned char *key, size_t n, uint32_t h)
+{
+    size_t i = h & self->mask;
+    for (;;) {
+        const FeatureSlot *s = &self->slots[i];
+        if (s->hash == 0)
+            return -1;
+        if (s->hash == h) {
+            const uint32_t a = self->offsets[s->id], b = self->offsets[s->id + 1];
+            if (b - a == n && memcmp(self->pool + a, key, n) == 0)
+                return s->id;
+        }
+        i = (i + 1) & self->mask;
+    }
+}
+
+/* The id of the feature whose key is `key[0..n)`, or -1. */
+static inline Py_ssize_t
+feature_id(const FeatureTable *self, const unsigned char *key, size_t n)
+{
+    return feature_id_hashed(self, key, n, key_hash(key, n));
+}
+
+/* The distinct ids found so far: a list, and a bitmap over every id saying which are in. */
+typedef struct {
+    uint32_t *ids;
+    Py_ssize_t count;
+    Py_ssize_t cap;
+    uint64_t *seen;
+    uint32_t small[64];
+    uint64_t seen_small[64]; /* room for 4,096 features */
+} IdList;
+
+static int
+ids_init(IdList *list, Py_ssize_t features)
+{
+    list->ids = list->small;
+    list->count = 0;
+    list->cap = (Py_ssize_t)(sizeof(list->small) / sizeof(list->small[0]));
+    const size_t words = ((size_t)features + 63) / 64;
+    if (words <= sizeof(list->seen_small) / sizeof(list->seen_small[0])) {
+        list->seen = list->seen_small;
+        memset(list->seen, 0, words * sizeof(uint64_t));
+    }
+    else {
+        list->seen = PyMem_Calloc(words, sizeof(uint64_t));
+        if (list->seen == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void
+ids_free(IdList *list)
+{
+    if (list->ids != list->small)
+        PyMem_Free(list->ids);
+    if (list->seen != list->seen_small)
+        PyMem_Free(list->seen);
+}
+
+/* Add `id` unless it is in already (each known feature counts once). */
+static inline int
+ids_add(IdList *list, Py_ssize_t id)
+{
+    uint64_t *word = &list->seen[id >> 6];
+    const uint64_t bit = 1ULL << (id & 63);
+    if (*word & bit)
+        return 0;
+    *word |= bit;
+    if (list->count == list->cap) {
+        const Py_ssize_t cap = list->cap * 2;
+        uint32_t *bigger = PyMem_Malloc((size_t)cap * sizeof(uint32_t));
+        if (bigger == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(bigger, list->ids, (size_t)list->count * sizeof(uint32_t));
+        if (list->ids != list->small)
+            PyMem_Free(list->ids);
+        list->ids = bigger;
+        list->cap = cap;
+    }
+    list->ids[list->count++] = (uint32_t)id;
+    return 0;
+}
+
+#define FEATURE_CHUNK 64 /* characters of a long token lowercased at a time */
+
+/* fold()'s reading of a text model's features off the tokens it scans (see
+ * TokenCodes_fold): the ids of the known features of the text's first max_tokens
+ * tokens, as feature_ids() finds them, without tokenizing the text again. */
+typedef struct {
+    const FeatureTable *table;
+    IdList found;
+    Py_ssize_t tokens;
+    int status; /* 0; 1: a token read holds U+03A3 (Python decides) */
+    unsigned char *key;
+    unsigned char key_small[256];
+    uint32_t cp[2 * FEATURE_CHUNK];
+} FeatureScan;
+
+static int feature_scan_init(FeatureScan *fs, PyObject *table);
+static int feature_token_slow(FeatureScan *fs, PyObject *text, Py_ssize_t start,
+                              Py_ssize_t end, int ascii);
+static PyObject *feature_scan_result(const FeatureScan *fs);
+static void feature_scan_free(FeatureScan *fs);
+
+/* The scan's token text[start:end] for the features: `ascii` when all its characters
+ * are; `key` its key as the scan wrote it (ASCII lowercased, zero-padded to 16), when
+ * complete (`len` bytes; else NULL), and `hash` its key_hash() when `hashed`. 0, -1 with
+ * an exception set. */
+static inline int
+feature_token(FeatureScan *fs, PyObject *text, Py_ssize_t start, Py_ssize_t end, int ascii,
+              const unsigned char *key, size_t len, uint32_t hash, int hashed)
+{
+    if (fs->status != 0 || fs->tokens >= fs->table->max_tokens)
+        return 0;
+    if (!ascii || key == NULL)
+        return feature_token_slow(fs, text, start, end, ascii);
+    fs->tokens++; /* the scan's key is the feature's key */
+    const FeatureTable *self = fs->table;
+    if (len > self->max_key)
+        return 0;
+    if (!hashed)
+        hash = len <= 16 ? key_hash_short(key, len) : key_hash(key, len);
+    const Py_ssize_t id = feature_id_hashed(self, key, len, hash);
+    return id >= 0 ? ids_add(&fs->found, id) : 0;
+}
+
 typedef struct {
     int64_t best;
     PyObject *hits;    /* NULL: fold codes into best; else append hit tokens */
     PyObject *unknown; /* created on the first unknown token */
     FoldState *fold;   /* non-NULL: fold() (hits is NULL then) */
+    FeatureScan *features; /* non-NULL: fold() reads a text model's features too */
 } ScanState;
 
 /* The token as a str: lowercased when ASCII, as written otherwise. */
@@ -1264,6 +1460,14 @@ scan_text(TokenCodes *self, PyObject *text, int kind, int ascii, const void *dat
         }
         if (hopeless || (max_len > 0 && i - start > max_len) ||
             (max_foreign >= 0 && foreign_count > max_foreign)) {
+            /* (the key is whole unless it was cut short or spilled) */
+            if (st->features != NULL &&
+                feature_token(st->features, text, start, i, all_ascii,
+                              hopeless || heap != NULL ? NULL : key, len, 0, 0) < 0) {
+                if (heap != NULL)
+                    PyMem_Free(heap);
+                return -1;
+            }
             if (heap != NULL)
                 PyMem_Free(heap);
             /* can match no keyword: no hit, nothing stored; unless it may start
@@ -1283,6 +1487,14 @@ scan_text(TokenCodes *self, PyObject *text, int kind, int ascii, const void *dat
         t->len = (uint32_t)len;
         t->ascii = all_ascii;
         t->hash = heap != NULL ? table_hash(self, key, len) : table_hash_padded(self, key, len);
+        /* (the table's hash is key_hash() of the key, unless a test makes keys collide) */
+        if (st->features != NULL &&
+            feature_token(st->features, text, start, i, all_ascii, key, len, t->hash,
+                          !self->collide) < 0) {
+            if (heap != NULL)
+                PyMem_Free(heap);
+            return -1;
+        }
         if (heap != NULL) { /* a long key: probe now, in order */
             int rc = flush(self, text, batch, pending, st);
             pending = 0;
@@ -1344,7 +1556,7 @@ TokenCodes_scan_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs
         PyErr_SetString(PyExc_ValueError, "scan() best must be non-negative");
         return NULL;
     }
-    ScanState st = {best, NULL, NULL, NULL};
+    ScanState st = {best, NULL, NULL, NULL, NULL};
     if (scan_any(self, text, &st) < 0) {
         Py_XDECREF(st.unknown);
         return NULL;
@@ -1380,7 +1592,7 @@ TokenCodes_hits_locked(TokenCodes *self, PyObject *text)
     PyObject *found = PyList_New(0);
     if (found == NULL)
         return NULL;
-    ScanState st = {0, found, NULL, NULL};
+    ScanState st = {0, found, NULL, NULL, NULL};
     if (scan_any(self, text, &st) < 0) {
         Py_DECREF(st.hits);
         Py_XDECREF(st.unknown);
@@ -1409,22 +1621,36 @@ TokenCodes_hits(TokenCodes *self, PyObject *text)
 static int dict_get_ref(PyObject *dict, PyObject *key, PyObject **out);
 
 PyDoc_STRVAR(fold_doc,
-"fold(text, entries, words, prefixes, hitting, /) -> list[str]\n--\n\n"
+"fold(text, entries, words, prefixes, hitting, features=None, /)\n"
+"    -> list[str] | tuple[list[str], bytes | None]\n--\n\n"
 "One scan of ``text`` against a table filled by :meth:`keep`: the payload of\n"
 "each known token that hits something is folded into the accumulators\n"
 "(its entries tuple appended to the list ``entries`` when non-empty, its hit\n"
 "words added to the set ``words``, its stems to the set ``prefixes``, and the\n"
 "token mapped to its hit in the dict ``hitting`` when it hits a word), each\n"
-"payload once per call. Returns the unknown tokens, as :meth:`hits` does.");
+"payload once per call. Returns the unknown tokens, as :meth:`hits` does.\n"
+"With ``features``, a FeatureTable: ``(the unknown tokens, the ids of the known\n"
+"features of the text's tokens)``, read on the same pass, for\n"
+"``features.sums_of`` (``None`` where ``features.sums(text, ...)`` gives None).");
 
 static PyObject *
 TokenCodes_fold_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5 || !PyUnicode_Check(args[0]) || !PyList_Check(args[1]) ||
+    if ((nargs != 5 && nargs != 6) || !PyUnicode_Check(args[0]) || !PyList_Check(args[1]) ||
         !PySet_Check(args[2]) || !PySet_Check(args[3]) || !PyDict_Check(args[4])) {
         PyErr_SetString(PyExc_TypeError,
-                        "fold() takes a str, a list, two sets and a dict");
+                        "fold() takes a str, a list, two sets and a dict (and a FeatureTable)");
         return NULL;
+    }
+    PyObject *table = nargs == 6 ? args[5] : NULL;
+    if (table != NULL) { /* a FeatureTable of any module object of this extension */
+        PyObject *module = PyType_GetModuleByDef(Py_TYPE(table), &speedups_module);
+        if (module == NULL)
+            PyErr_Clear();
+        if (module == NULL || Py_TYPE(table) != speedups_state(module)->FeatureTableType) {
+            PyErr_SetString(PyExc_TypeError, "fold() features must be a FeatureTable");
+            return NULL;
+        }
     }
     if (++self->epoch == 0) { /* wrapped: no stamp may look current */
         if (self->stamps != NULL)
@@ -1432,15 +1658,33 @@ TokenCodes_fold_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs
         self->epoch = 1;
     }
     FoldState fold = {args[1], args[2], args[3], args[4], 0, {0}, {NULL}};
-    ScanState st = {0, NULL, NULL, &fold};
+    ScanState st = {0, NULL, NULL, &fold, NULL};
+    FeatureScan reading; /* (on the stack: about 1.6 kB) */
+    FeatureScan *features = NULL;
+    if (table != NULL) {
+        if (feature_scan_init(&reading, table) < 0)
+            return NULL;
+        features = st.features = &reading;
+    }
     const int failed = scan_any(self, args[0], &st) < 0;
     for (int k = 0; k < fold.seen_count; k++)
         Py_DECREF(fold.seen[k]);
-    if (failed) {
-        Py_XDECREF(st.unknown);
-        return NULL;
+    PyObject *out = NULL;
+    if (!failed) {
+        out = st.unknown != NULL ? st.unknown : PyList_New(0);
+        st.unknown = NULL;
+        if (out != NULL && features != NULL) {
+            PyObject *ids = feature_scan_result(features);
+            if (ids == NULL)
+                Py_CLEAR(out);
+            else
+                out = Py_BuildValue("(NN)", out, ids);
+        }
     }
-    return st.unknown != NULL ? st.unknown : PyList_New(0);
+    Py_XDECREF(st.unknown);
+    if (features != NULL)
+        feature_scan_free(features);
+    return out;
 }
 
 static PyObject *
@@ -4062,89 +4306,7 @@ static PyType_Spec SubstringSet_spec = {
     .slots = SubstringSet_slots,
 };
 
-/* -- FeatureTable -------------------------------------------------------------- */
-
-/* A text model's known features with their integer weights (smista.core.textmodel),
- * read off a prompt in one pass: the tokens of the text (split and lowercased as
- * smista.core.tokenizer does, the first `max_tokens` of them), the '#' + pair of
- * neighbouring characters of each token of a script written without spaces, and the
- * corrected words given, each known feature counted once; sums() gives how many and
- * the sum of their weights for each label. Exactly what TextModel.known() and the
- * packed sums of TextModel.probabilities() give for tokenize(text) (tests compare
- * them). Features are keyed by their exact code points (as UTF-8, a lone surrogate
- * written like any other code point) under the process's keyed hash. Immutable once
- * built; holds only a tuple of str (no GC). */
-
-typedef struct {
-    uint32_t hash; /* 0 = empty */
-    uint32_t id;
-} FeatureSlot;
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *features;   /* tuple of str: the feature of each id */
-    FeatureSlot *slots;
-    size_t mask;
-    uint32_t *offsets;    /* key of id k: pool[offsets[k] .. offsets[k + 1]] */
-    unsigned char *pool;
-    int32_t *weights;     /* id k, label l: weights[k * lanes + l] */
-    Py_ssize_t count;
-    Py_ssize_t lanes;
-    Py_ssize_t max_tokens;
-    size_t max_key;       /* the longest key, in bytes (a longer token is no feature) */
-    int has_pairs;        /* some feature is '#' and two characters */
-} FeatureTable;
-
-/* UTF-8 bytes of the code point `ch` (a surrogate too: three bytes); the count. */
-static inline int
-put_utf8(unsigned char *out, uint32_t ch)
-{
-    if (ch < 0x80) {
-        out[0] = (unsigned char)ch;
-        return 1;
-    }
-    if (ch < 0x800) {
-        out[0] = (unsigned char)(0xC0 | (ch >> 6));
-        out[1] = (unsigned char)(0x80 | (ch & 0x3F));
-        return 2;
-    }
-    if (ch < 0x10000) {
-        out[0] = (unsigned char)(0xE0 | (ch >> 12));
-        out[1] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
-        out[2] = (unsigned char)(0x80 | (ch & 0x3F));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0 | (ch >> 18));
-    out[1] = (unsigned char)(0x80 | ((ch >> 12) & 0x3F));
-    out[2] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
-    out[3] = (unsigned char)(0x80 | (ch & 0x3F));
-    return 4;
-}
-
-/* The id of the feature whose key is `key[0..n)`, of key_hash() `h`, or -1. */
-static inline Py_ssize_t
-feature_id_hashed(const FeatureTable *self, const unsigned char *key, size_t n, uint32_t h)
-{
-    size_t i = h & self->mask;
-    for (;;) {
-        const FeatureSlot *s = &self->slots[i];
-        if (s->hash == 0)
-            return -1;
-        if (s->hash == h) {
-            const uint32_t a = self->offsets[s->id], b = self->offsets[s->id + 1];
-            if (b - a == n && memcmp(self->pool + a, key, n) == 0)
-                return s->id;
-        }
-        i = (i + 1) & self->mask;
-    }
-}
-
-/* The id of the feature whose key is `key[0..n)`, or -1. */
-static inline Py_ssize_t
-feature_id(const FeatureTable *self, const unsigned char *key, size_t n)
-{
-    return feature_id_hashed(self, key, n, key_hash(key, n));
-}
+/* -- FeatureTable ---------------------------------------------------------------- */
 
 static void
 FeatureTable_dealloc(FeatureTable *self)
@@ -4193,7 +4355,8 @@ FeatureTable_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->lanes = lanes;
     self->max_tokens = max_tokens;
     size_t size = 8;
-    while (size < (size_t)n * 2)
+    while (size < (size_t)n * 4) /* (at most a quarter full: most tokens are no feature, and a
+                                   * miss ends at the first empty slot) */
         size <<= 1;
     self->mask = size - 1;
     self->features = PyTuple_New(n);
@@ -4301,72 +4464,6 @@ spaceless_cps(const uint32_t *cp, Py_ssize_t n)
     return 0;
 }
 
-/* The distinct ids found so far: a list, and a bitmap over every id saying which are in. */
-typedef struct {
-    uint32_t *ids;
-    Py_ssize_t count;
-    Py_ssize_t cap;
-    uint64_t *seen;
-    uint32_t small[64];
-    uint64_t seen_small[64]; /* room for 4,096 features */
-} IdList;
-
-static int
-ids_init(IdList *list, Py_ssize_t features)
-{
-    list->ids = list->small;
-    list->count = 0;
-    list->cap = (Py_ssize_t)(sizeof(list->small) / sizeof(list->small[0]));
-    const size_t words = ((size_t)features + 63) / 64;
-    if (words <= sizeof(list->seen_small) / sizeof(list->seen_small[0])) {
-        list->seen = list->seen_small;
-        memset(list->seen, 0, words * sizeof(uint64_t));
-    }
-    else {
-        list->seen = PyMem_Calloc(words, sizeof(uint64_t));
-        if (list->seen == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static void
-ids_free(IdList *list)
-{
-    if (list->ids != list->small)
-        PyMem_Free(list->ids);
-    if (list->seen != list->seen_small)
-        PyMem_Free(list->seen);
-}
-
-/* Add `id` unless it is in already (each known feature counts once). */
-static inline int
-ids_add(IdList *list, Py_ssize_t id)
-{
-    uint64_t *word = &list->seen[id >> 6];
-    const uint64_t bit = 1ULL << (id & 63);
-    if (*word & bit)
-        return 0;
-    *word |= bit;
-    if (list->count == list->cap) {
-        const Py_ssize_t cap = list->cap * 2;
-        uint32_t *bigger = PyMem_Malloc((size_t)cap * sizeof(uint32_t));
-        if (bigger == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        memcpy(bigger, list->ids, (size_t)list->count * sizeof(uint32_t));
-        if (list->ids != list->small)
-            PyMem_Free(list->ids);
-        list->ids = bigger;
-        list->cap = cap;
-    }
-    list->ids[list->count++] = (uint32_t)id;
-    return 0;
-}
-
 /* Look up the key `key[0..n)` and add its id if it is a feature: 0, or -1 with an
  * exception set. */
 static inline int
@@ -4412,8 +4509,6 @@ add_pairs(const FeatureTable *self, const uint32_t *cp, Py_ssize_t k, uint32_t *
     }
     return 0;
 }
-
-#define FEATURE_CHUNK 64 /* characters of a long token lowercased at a time */
 
 /* The features of the non-ASCII token text[start:end] longer than FEATURE_CHUNK
  * characters, as feature_ids() finds a short one's (itself when its key is at most
@@ -4468,6 +4563,95 @@ long_token_features(const FeatureTable *self, PyObject *text, Py_ssize_t start,
         }                                                                               \
     } while (0)
 
+/* The features of the token text[start:end] that is not all ASCII (`plain` 0) or is
+ * (`plain` 1: its key is written here), as feature_ids() reads each token: itself when
+ * its key (lowercased, as UTF-8) is at most max_key bytes, and its character pairs when
+ * it is spaceless. `key`: max_key + 4 bytes of room, at least 16; `cp`: room for
+ * 2 * FEATURE_CHUNK code points. 0, 1 when it holds U+03A3, -1 with an exception set. */
+static int
+token_features(const FeatureTable *self, PyObject *text, Py_ssize_t start, Py_ssize_t end,
+               int plain, unsigned char *key, uint32_t *cp, IdList *found)
+{
+    const size_t max_key = self->max_key;
+    const Py_ssize_t m = end - start;
+    if (plain) {
+        if ((size_t)m > max_key)
+            return 0;
+        const int kind = PyUnicode_KIND(text);
+        const void *data = PyUnicode_DATA(text);
+        memset(key, 0, 16); /* (see add_padded_key) */
+        for (Py_ssize_t j = 0; j < m; j++)
+            key[j] = LOWER[PyUnicode_READ(kind, data, start + j)];
+        return add_padded_key(self, key, (size_t)m, found);
+    }
+    if (m > FEATURE_CHUNK)
+        return long_token_features(self, text, start, end, key, found);
+    const Py_ssize_t k = lower_token(text, start, end, cp);
+    if (k < 0)
+        return 1;
+    size_t len = 0;
+    for (Py_ssize_t j = 0; j < k && len <= max_key; j++)
+        len += (size_t)put_utf8(key + len, cp[j]);
+    if (len <= max_key && add_key(self, key, len, found) < 0)
+        return -1;
+    if (self->has_pairs && k > 1 && spaceless_cps(cp, k)) {
+        uint32_t prev = 0x110000; /* none */
+        if (add_pairs(self, cp, k, &prev, found) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The known features among `corrected` (any iterable of str) into `found`: 0, -1 with
+ * an exception set. `key`: max_key + 4 bytes of room. */
+static int
+corrected_features(const FeatureTable *self, PyObject *corrected, unsigned char *key,
+                   IdList *found)
+{
+    if ((PyAnySet_Check(corrected) && PySet_GET_SIZE(corrected) == 0) ||
+        (PyTuple_Check(corrected) && PyTuple_GET_SIZE(corrected) == 0))
+        return 0;
+    const size_t max_key = self->max_key;
+    int status = 0;
+    PyObject *iter = PyObject_GetIter(corrected);
+    PyObject *word;
+    if (iter == NULL)
+        return -1;
+    while (status == 0 && (word = PyIter_Next(iter)) != NULL) {
+        if (!PyUnicode_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "corrected words must be str");
+            status = -1;
+        }
+        else {
+            const int wkind = PyUnicode_KIND(word);
+            const void *wdata = PyUnicode_DATA(word);
+            const Py_ssize_t wn = PyUnicode_GET_LENGTH(word);
+            size_t len = 0;
+            for (Py_ssize_t j = 0; j < wn && len <= max_key; j++)
+                len += (size_t)put_utf8(key + len, PyUnicode_READ(wkind, wdata, j));
+            if (len <= max_key && add_key(self, key, len, found) < 0)
+                status = -1;
+        }
+        Py_DECREF(word);
+    }
+    Py_DECREF(iter);
+    if (status == 0 && PyErr_Occurred())
+        status = -1;
+    return status;
+}
+
+/* A key buffer of max_key + 4 bytes (at least 16): `small` when it is large enough. */
+static unsigned char *
+feature_key(const FeatureTable *self, unsigned char *small, size_t small_size)
+{
+    if (self->max_key + 4 <= small_size)
+        return small;
+    unsigned char *key = PyMem_Malloc(self->max_key + 4);
+    if (key == NULL)
+        PyErr_NoMemory();
+    return key;
+}
+
 /* The known features of `text` and `corrected` (any iterable of str) into `found`:
  * 0, 1 when a token read holds U+03A3 (Python decides then), -1 with an exception set. */
 static int
@@ -4480,14 +4664,9 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
     /* a key is written only while it may still be a feature: max_key bytes and the
      * last character's (up to 4) */
     unsigned char key_small[256];
-    unsigned char *key = key_small;
-    if (max_key + 4 > sizeof(key_small)) {
-        key = PyMem_Malloc(max_key + 4);
-        if (key == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-    }
+    unsigned char *key = feature_key(self, key_small, sizeof(key_small));
+    if (key == NULL)
+        return -1;
     uint32_t cp[2 * FEATURE_CHUNK]; /* a short token, lowercased */
     int status = 0;
     Py_ssize_t tokens = 0, i = 0;
@@ -4534,65 +4713,68 @@ feature_ids(const FeatureTable *self, PyObject *text, PyObject *corrected, IdLis
                 }
                 continue;
             }
-            if (m > FEATURE_CHUNK) {
-                status = long_token_features(self, text, start, i, key, found);
-                if (status != 0)
-                    break;
-                continue;
-            }
-            const Py_ssize_t k = lower_token(text, start, i, cp);
-            if (k < 0) {
-                status = 1;
+            status = token_features(self, text, start, i, 0, key, cp, found);
+            if (status != 0)
                 break;
-            }
-            size_t len = 0;
-            for (Py_ssize_t j = 0; j < k && len <= max_key; j++)
-                len += (size_t)put_utf8(key + len, cp[j]);
-            if (len <= max_key && add_key(self, key, len, found) < 0) {
-                status = -1;
-                break;
-            }
-            if (self->has_pairs && k > 1 && spaceless_cps(cp, k)) {
-                uint32_t prev = 0x110000; /* none */
-                if (add_pairs(self, cp, k, &prev, found) < 0) {
-                    status = -1;
-                    break;
-                }
-            }
         }
     }
-    if (status == 0 && !(PyAnySet_Check(corrected) && PySet_GET_SIZE(corrected) == 0) &&
-        !(PyTuple_Check(corrected) && PyTuple_GET_SIZE(corrected) == 0)) {
-        PyObject *iter = PyObject_GetIter(corrected);
-        PyObject *word;
-        if (iter == NULL)
-            status = -1;
-        while (status == 0 && (word = PyIter_Next(iter)) != NULL) {
-            if (!PyUnicode_Check(word)) {
-                PyErr_SetString(PyExc_TypeError, "corrected words must be str");
-                status = -1;
-            }
-            else {
-                const int wkind = PyUnicode_KIND(word);
-                const void *wdata = PyUnicode_DATA(word);
-                const Py_ssize_t wn = PyUnicode_GET_LENGTH(word);
-                size_t len = 0;
-                for (Py_ssize_t j = 0; j < wn && len <= max_key; j++)
-                    len += (size_t)put_utf8(key + len, PyUnicode_READ(wkind, wdata, j));
-                if (len <= max_key && add_key(self, key, len, found) < 0)
-                    status = -1;
-            }
-            Py_DECREF(word);
-        }
-        if (iter != NULL) {
-            Py_DECREF(iter);
-            if (status == 0 && PyErr_Occurred())
-                status = -1;
-        }
-    }
+    if (status == 0)
+        status = corrected_features(self, corrected, key, found);
     if (key != key_small)
         PyMem_Free(key);
     return status;
+}
+
+/* feature_token() of a token that is not all ASCII, or whose key the scan did not write
+ * whole: read here from the text (as feature_ids() reads each token). */
+static int
+feature_token_slow(FeatureScan *fs, PyObject *text, Py_ssize_t start, Py_ssize_t end,
+                   int ascii)
+{
+    fs->tokens++;
+    const int status = token_features(fs->table, text, start, end, ascii, fs->key, fs->cp,
+                                      &fs->found);
+    if (status == 1)
+        fs->status = 1;
+    return status < 0 ? -1 : 0;
+}
+
+/* The ids fold() found as bytes (native uint32 each), or None when a token read holds
+ * U+03A3. */
+static PyObject *
+feature_scan_result(const FeatureScan *fs)
+{
+    if (fs->status != 0)
+        Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize((const char *)fs->found.ids,
+                                     (Py_ssize_t)((size_t)fs->found.count * sizeof(uint32_t)));
+}
+
+/* Set up `fs` (which must not move until feature_scan_free()) for `table`, a
+ * FeatureTable the caller holds: 0, -1 with an exception set. */
+static int
+feature_scan_init(FeatureScan *fs, PyObject *table)
+{
+    fs->table = (const FeatureTable *)table;
+    fs->tokens = 0;
+    fs->status = 0;
+    fs->key = feature_key(fs->table, fs->key_small, sizeof(fs->key_small));
+    if (fs->key == NULL)
+        return -1;
+    if (ids_init(&fs->found, fs->table->count) < 0) {
+        if (fs->key != fs->key_small)
+            PyMem_Free(fs->key);
+        return -1;
+    }
+    return 0;
+}
+
+static void
+feature_scan_free(FeatureScan *fs)
+{
+    ids_free(&fs->found);
+    if (fs->key != fs->key_small)
+        PyMem_Free(fs->key);
 }
 
 static int
@@ -4612,6 +4794,39 @@ PyDoc_STRVAR(FeatureTable_sums_doc,
 "``corrected`` words hold, each counted once, then the sum of their weights for each\n"
 "label; ``None`` if a token read holds U+03A3 (Python decides then).");
 
+/* (how many ids `found` holds, then the sum of their weights for each label) */
+static PyObject *
+sums_tuple(const FeatureTable *self, const IdList *found)
+{
+    PyObject *out = NULL;
+    const Py_ssize_t lanes = self->lanes;
+    int64_t small_sums[16];
+    int64_t *sums = lanes <= 16 ? small_sums : PyMem_Calloc((size_t)lanes, sizeof(int64_t));
+    if (sums == NULL)
+        return PyErr_NoMemory();
+    memset(sums, 0, (size_t)lanes * sizeof(int64_t));
+    for (Py_ssize_t j = 0; j < found->count; j++) {
+        const int32_t *w = self->weights + (size_t)found->ids[j] * (size_t)lanes;
+        for (Py_ssize_t l = 0; l < lanes; l++)
+            sums[l] += w[l];
+    }
+    out = PyTuple_New(lanes + 1);
+    if (out != NULL) {
+        for (Py_ssize_t l = 0; l <= lanes; l++) {
+            PyObject *v =
+                l == 0 ? PyLong_FromSsize_t(found->count) : PyLong_FromLongLong(sums[l - 1]);
+            if (v == NULL) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyTuple_SET_ITEM(out, l, v);
+        }
+    }
+    if (sums != small_sums)
+        PyMem_Free(sums);
+    return out;
+}
+
 static PyObject *
 FeatureTable_sums(FeatureTable *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -4627,32 +4842,55 @@ FeatureTable_sums(FeatureTable *self, PyObject *const *args, Py_ssize_t nargs)
         Py_INCREF(out);
     }
     else if (status == 0) {
-        const Py_ssize_t lanes = self->lanes;
-        int64_t small_sums[16];
-        int64_t *sums = lanes <= 16 ? small_sums : PyMem_Calloc((size_t)lanes, sizeof(int64_t));
-        if (sums == NULL)
-            PyErr_NoMemory();
+        out = sums_tuple(self, &found);
+    }
+    ids_free(&found);
+    return out;
+}
+
+PyDoc_STRVAR(FeatureTable_sums_of_doc,
+"sums_of(ids, corrected, /) -> tuple[int, ...]\n--\n\n"
+"sums(text, corrected) given ``ids``, the ids of the known features of the text's\n"
+"tokens that TokenCodes.fold(text, ..., table) gave (bytes: native 32-bit ids, each\n"
+"below len(table)); ValueError if they are not such ids.");
+
+static PyObject *
+FeatureTable_sums_of(FeatureTable *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "sums_of() takes bytes and an iterable of str");
+        return NULL;
+    }
+    const Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    if (size % (Py_ssize_t)sizeof(uint32_t) != 0) {
+        PyErr_SetString(PyExc_ValueError, "sums_of() ids must be 32-bit ids");
+        return NULL;
+    }
+    IdList found;
+    if (ids_init(&found, self->count) < 0)
+        return NULL;
+    const unsigned char *raw = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    int status = 0;
+    for (Py_ssize_t at = 0; status == 0 && at < size; at += (Py_ssize_t)sizeof(uint32_t)) {
+        uint32_t id;
+        memcpy(&id, raw + at, sizeof(id));
+        if ((Py_ssize_t)id >= self->count) {
+            PyErr_SetString(PyExc_ValueError, "sums_of() ids must be ids of this table");
+            status = -1;
+        }
         else {
-            memset(sums, 0, (size_t)lanes * sizeof(int64_t));
-            for (Py_ssize_t j = 0; j < found.count; j++) {
-                const int32_t *w = self->weights + (size_t)found.ids[j] * (size_t)lanes;
-                for (Py_ssize_t l = 0; l < lanes; l++)
-                    sums[l] += w[l];
-            }
-            out = PyTuple_New(lanes + 1);
-            if (out != NULL) {
-                for (Py_ssize_t l = 0; l <= lanes; l++) {
-                    PyObject *v = l == 0 ? PyLong_FromSsize_t(found.count)
-                                         : PyLong_FromLongLong(sums[l - 1]);
-                    if (v == NULL) {
-                        Py_CLEAR(out);
-                        break;
-                    }
-                    PyTuple_SET_ITEM(out, l, v);
-                }
-            }
-            if (sums != small_sums)
-                PyMem_Free(sums);
+            status = ids_add(&found, (Py_ssize_t)id);
+        }
+    }
+    PyObject *out = NULL;
+    if (status == 0) {
+        unsigned char key_small[256];
+        unsigned char *key = feature_key(self, key_small, sizeof(key_small));
+        if (key != NULL) {
+            if (corrected_features(self, args[1], key, &found) == 0)
+                out = sums_tuple(self, &found);
+            if (key != key_small)
+                PyMem_Free(key);
         }
     }
     ids_free(&found);
@@ -4696,6 +4934,8 @@ FeatureTable_len(FeatureTable *self)
 
 static PyMethodDef FeatureTable_methods[] = {
     {"sums", (PyCFunction)(void (*)(void))FeatureTable_sums, METH_FASTCALL, FeatureTable_sums_doc},
+    {"sums_of", (PyCFunction)(void (*)(void))FeatureTable_sums_of, METH_FASTCALL,
+     FeatureTable_sums_of_doc},
     {"known", (PyCFunction)(void (*)(void))FeatureTable_known, METH_FASTCALL,
      FeatureTable_known_doc},
     {NULL, NULL, 0, NULL},
@@ -5064,13 +5304,22 @@ is_trailing(Py_UCS4 ch)
 /* How a character may start a code span: 1 a trigger ('/', '\\', '.', '_'), 2 an
  * uppercase letter (the lowercase one before it is a trigger). Uppercase letters
  * are rare in prose, so the lowercase ones cost no look ahead. */
-static const unsigned char SPAN_START[128] = {
+static const unsigned char SPAN_START[256] = {
     ['/'] = 1, ['\\'] = 1, ['.'] = 1, ['_'] = 1,
     ['A'] = 2, ['B'] = 2, ['C'] = 2, ['D'] = 2, ['E'] = 2, ['F'] = 2, ['G'] = 2,
     ['H'] = 2, ['I'] = 2, ['J'] = 2, ['K'] = 2, ['L'] = 2, ['M'] = 2, ['N'] = 2,
     ['O'] = 2, ['P'] = 2, ['Q'] = 2, ['R'] = 2, ['S'] = 2, ['T'] = 2, ['U'] = 2,
     ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
 };
+
+/* Whether one of the eight characters at `p` (of a one-byte text) has a role (the
+ * table's 256 entries cover a byte: none past ASCII has one). */
+static inline int
+span_start8(const unsigned char *p)
+{
+    return (SPAN_START[p[0]] | SPAN_START[p[1]] | SPAN_START[p[2]] | SPAN_START[p[3]] |
+            SPAN_START[p[4]] | SPAN_START[p[5]] | SPAN_START[p[6]] | SPAN_START[p[7]]) != 0;
+}
 
 /* Skip, in text of code unit `T`, what find_code_spans() passes over at once: no
  * trigger character, no lower-to-upper change. Stops at the first trigger, or at
@@ -5081,6 +5330,9 @@ static const unsigned char SPAN_START[128] = {
         const T *d_ = (const T *)data;                                                  \
         const Py_ssize_t from_ = i;                                                     \
         for (;;) {                                                                      \
+            if (sizeof(T) == 1) /* eight role-0 characters at a time, first */          \
+                while (i + 8 <= n && !span_start8((const unsigned char *)d_ + i))       \
+                    i += 8;                                                             \
             while (i < n && (d_[i] >= 128 || SPAN_START[d_[i]] == 0))                   \
                 i++;                                                                    \
             if (i >= n || SPAN_START[d_[i]] == 1)                                       \

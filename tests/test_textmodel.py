@@ -33,9 +33,11 @@ from tests import reference
 
 try:  # (SMISTA_IMPLEMENTATION=python hides it, as from the engine)
     from smista.core._speedups import FeatureTable as _FeatureTable
+    from smista.core._speedups import TokenCodes as _TokenCodes
     from smista.core._speedups import softmax_top
 except ImportError:
     _FeatureTable = None  # type: ignore[assignment,misc]
+    _TokenCodes = None  # type: ignore[assignment,misc]
     softmax_top = None  # type: ignore[assignment]
 
 LABELS = ("chat", "plan", "edit", "review", "summarize", "prompt", "skill")
@@ -595,6 +597,47 @@ def _agrees(model: TextModel, text: str, corrected: frozenset[str]) -> None:
         return
     assert known == plain
     assert sums == _plain_sums(model, plain)
+    _scan_agrees(model, table, text, corrected, sums)
+
+
+def _scan_tables() -> Iterator[object]:
+    """Token tables whose scans take each way a token can go: every token probed (no
+    bounds), most too long or too foreign to be (read by the scan's key or from the
+    text), every key hashing alike (the scan's hash is then not the features')."""
+    assert _TokenCodes is not None
+    yield _TokenCodes(64)
+    yield _TokenCodes(64, max_len=3, alphabet="abcfix", max_foreign=0)
+    yield _TokenCodes(64, max_len=1, alphabet="", max_foreign=0)
+    yield _TokenCodes(64, collide=True)
+
+
+def _scan_agrees(
+    model: TextModel,
+    table: object,
+    text: str,
+    corrected: frozenset[str],
+    sums: tuple[int, ...] | None,
+) -> None:
+    """The ids the engine's scan reads on its pass (TokenCodes.fold with the table) give
+    the sums of the table's own reading, and read() gives the plain prediction with them;
+    the scan's own findings are those of a scan without the table."""
+    for codes in _scan_tables():
+        unknown = codes.fold(text, [], set(), set(), {})  # type: ignore[attr-defined]
+        again, ids = codes.fold(text, [], set(), set(), {}, table)  # type: ignore[attr-defined]
+        assert again == unknown
+        if sums is None:
+            assert ids is None
+            continue
+        assert ids is not None
+        assert table.sums_of(ids, corrected) == sums  # type: ignore[attr-defined]
+        assert model.read(text, corrected, None, ids) == model.predict(tokenize(text), corrected)
+    # past the tokens a table reads (two here): the same tokens read either way
+    assert _FeatureTable is not None
+    short = _FeatureTable(model.weights, len(model.labels), 2)
+    for codes in _scan_tables():
+        _, ids = codes.fold(text, [], set(), set(), {}, short)  # type: ignore[attr-defined]
+        expected = short.sums(text, corrected)
+        assert (short.sums_of(ids, corrected) if ids is not None else None) == expected
 
 
 def _same_top(bias: tuple[float, ...], scale: float, sums: tuple[int, ...]) -> None:
@@ -876,6 +919,19 @@ def test_the_feature_table_refuses_what_it_cannot_read() -> None:
     with pytest.raises(ValueError, match="lanes"):
         _FeatureTable({}, 1, -1)
     assert _FeatureTable({"fix": (1,)}, 1, 0).sums("fix", ()) == (0, 0)
+    assert table.sums_of(b"", ["fix"]) == (1, 1, 2)
+    assert table.sums_of(b"\0\0\0\0" * 3, ()) == (1, 1, 2)  # (each id counts once)
+    with pytest.raises(ValueError, match="ids of this table"):
+        table.sums_of(b"\1\0\0\0", ())  # no feature 1
+    with pytest.raises(ValueError, match="32-bit ids"):
+        table.sums_of(b"\0\0", ())  # half an id
+    with pytest.raises(TypeError, match="takes bytes"):
+        table.sums_of("fix", ())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="corrected words must be str"):
+        table.sums_of(b"", [1])  # type: ignore[list-item]
+    assert _TokenCodes is not None
+    with pytest.raises(TypeError, match="must be a FeatureTable"):
+        _TokenCodes(8).fold("fix", [], set(), set(), {}, {"fix": (1, 2)})  # type: ignore[call-overload]
     lone = _FeatureTable({"\ud800x": (5,), "x\udfff": (7,)}, 1, 10)
     assert lone.sums("x", ["\ud800x", "x\udfff", "\ud800"]) == (2, 12)
 

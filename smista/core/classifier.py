@@ -225,12 +225,18 @@ class Classifier:
 def inferred(match: RuleMatch) -> Classification:
     """The result of a matcher outcome: its intent, reason, rule and confidence."""
     return Classification(
-        intent=TaskIntent(match.label),
+        intent=_INTENTS.get(match.label) or TaskIntent(match.label),
         source=IntentSource.INFERRED,
         reason=reason_of(match),
         matched_rule=match.rule,
-        confidence=Confidence(confidence_of(match)),
+        confidence=_CONFIDENCES.get(level := confidence_of(match)) or Confidence(level),
     )
+
+
+# The members by value: ``TaskIntent(value)`` without the enum machinery's call (any
+# other value still goes through it, and fails there as it always did).
+_INTENTS: dict[str, TaskIntent] = {intent.value: intent for intent in TaskIntent}
+_CONFIDENCES: dict[str, Confidence] = {level.value: level for level in Confidence}
 
 
 def explicit(command: TaskIntent | str) -> Classification:

@@ -57,6 +57,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from heapq import heappop, heappush
 from itertools import chain, combinations, islice
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read once, before the try below
@@ -151,11 +152,20 @@ class RuleMatch(NamedTuple):
     extra: tuple[Evidence, ...] = ()
 
 
+_new = tuple.__new__
+"""``_new(RuleMatch, (every field))`` is ``RuleMatch(*fields)`` without the Python-level
+``__new__`` a named tuple's class call runs (hot paths only)."""
+_new_object = object.__new__
+"""``_new_object(PromptView)``: an instance whose ``__init__`` the caller then runs."""
+_first = itemgetter(0)
+"""The word of a ``(word, fuzzy)`` hit."""
+
+
 def _evidence(match: RuleMatch) -> list[Evidence]:
     """Every condition's evidence in reason order (keywords first, contexts last)."""
     found: list[Evidence] = []
     if match.keyword is not None:
-        found.append(Evidence("keywords", match.keyword, match.fuzzy))
+        found.append(_new(Evidence, ("keywords", match.keyword, match.fuzzy)))
     found.extend(match.extra)
     if match.context is not None:
         found.append(Evidence("requires_any_context", match.context))
@@ -895,15 +905,23 @@ class CompiledRules:
         fast.put(raw, code)
         return entries, code
 
-    def _scan_piece(self, text: str, scan: Any, found: _Found) -> None:
+    def _scan_piece(
+        self, text: str, scan: Any, found: _Found, features: Any = None
+    ) -> bytes | None:
         """Fold into ``found`` what the tokens of ``text`` hit: the verifying table's one
         pass folds the known tokens' payloads in C (their entries, the words and stems
         they hit), and the new tokens near a keyword, word or stem are resolved here,
-        folded and kept."""
+        folded and kept. With ``features`` (the text model's ``feature_table()``), the
+        same pass reads the ids of the model's features the text holds: returned, for
+        ``TextModel.read`` (``None``: without it, or where the text must be read again)."""
         entry_lists, words, prefixes, hitting = found
-        unknown = scan.fold(text, entry_lists, words, prefixes, hitting)
+        ids: bytes | None = None
+        if features is None:
+            unknown = scan.fold(text, entry_lists, words, prefixes, hitting)
+        else:
+            unknown, ids = scan.fold(text, entry_lists, words, prefixes, hitting, features)
         if not unknown:
-            return
+            return ids
         resolve = self._new_token
         keep = scan.keep
         for raw in unknown:
@@ -916,7 +934,7 @@ class CompiledRules:
                 prefixes.update(starts)
             if hit:
                 hitting[token] = hit
-                hit_words = tuple([word for word, _ in hit])
+                hit_words = tuple(map(_first, hit))
                 words.update(hit_words)
                 # (the token itself, hashed already: fold() puts it in `hitting` as it is)
                 keep(raw, (got, hit, hit_words, starts, token))
@@ -924,6 +942,7 @@ class CompiledRules:
                 keep(raw, (got, hit, (), starts, None))
             else:
                 keep(raw, None)
+        return ids
 
     def _new_token(self, token: str) -> tuple[tuple[_Entry, ...], _Hits, tuple[str, ...]]:
         """What a lowercased token the verifying scan handed back hits: its entries (as
@@ -958,7 +977,7 @@ class CompiledRules:
         """``_learn((token,))`` for a token the memo holds neither way, given the keywords
         of this or another index it is a typo of (see :meth:`_new_token`)."""
         places = self._typo_places
-        entries = self._entries_with(token, [k for k in typos if k in places])
+        entries = self._entries_with(token, [k for k in typos if k in places] if typos else typos)
         if not entries and self._hopeless(token):  # (a token with entries never is)
             return entries
         self._learned += 1
@@ -997,7 +1016,9 @@ class CompiledRules:
         best: dict[int, _Entry] = {}
         # A text model reads keywords matched by typo as the keywords (PromptView):
         # gathered from the entries on the way, as corrections() states them.
-        corrected: set[str] | None = None if self.options.model is None else set()
+        model = self.options.model
+        corrected: set[str] | None = None if model is None else set()
+        ids: bytes | None = None  # (the model's features, read by the scan: PromptView)
         if scan is not None:
             # One C pass (piece by piece past LARGE_TEXT: memory stays bounded by a
             # piece, the rules and the tokens that hit something) gives the tokens
@@ -1005,8 +1026,10 @@ class CompiledRules:
             # others are settled there); what they hit among the view's looked-up
             # words and stems is read on the way.
             folded: _Found = ([], set(), set(), {})
-            for piece in pieces(visible, LARGE_TEXT) if len(visible) > LARGE_TEXT else (visible,):
-                self._scan_piece(piece, scan, folded)
+            one = len(visible) <= LARGE_TEXT
+            features = model.feature_table() if one and model is not None else None
+            for piece in (visible,) if one else pieces(visible, LARGE_TEXT):
+                ids = self._scan_piece(piece, scan, folded, features)
                 if folded[0]:
                     self._fold_entries(best, corrected, folded[0])
                     folded[0].clear()
@@ -1019,7 +1042,12 @@ class CompiledRules:
             tokens = tokenize(visible)
             learned = self._learn(set(tokens).difference(self._state[0]))
             self._fold_entries(best, corrected, learned)
-        view = PromptView(
+        # PromptView(...) without the class call: it would gather these keyword arguments
+        # into a dict for __init__ (type_call, slot_tp_init); calling __init__ itself
+        # passes them as they are.
+        view = _new_object(PromptView)
+        PromptView.__init__(
+            view,
             text,
             contexts,
             self.options,
@@ -1028,12 +1056,13 @@ class CompiledRules:
             visible=visible,
             signal_hits=signal_hits,
             corrected=corrected,
+            feature_ids=ids,
         )
         hits = sorted(best.values())
         gates = self._gates
-        if gates is None:  # in the order of each gate's first rule
-            gates = self._gates = tuple(
-                sorted(
+        if gates is None:  # in the order of each gate's first rule, then one past them all
+            gates = self._gates = (
+                *sorted(
                     (
                         self._plan[min(at for ats in by_key.values() for at in ats)][0],
                         BY_KEY[kind].present,
@@ -1041,7 +1070,8 @@ class CompiledRules:
                         by_key,
                     )
                     for kind, by_key in self._by_gate.items()
-                )
+                ),
+                (_NEVER, None, None, {}),  # (never read: no candidate ranks past _PAST)
             )
         every = self._plan
         checks = self._checks
@@ -1056,21 +1086,23 @@ class CompiledRules:
         # when the next candidate ranks at or past its first rule: once an earlier rule
         # holds, the later gates are never read.
         pending = list(self._ungated)  # (ascending: already a heap)
-        n_hits, n_gates = len(hits), len(gates)
+        n_hits = len(hits)
         h = g = 0
         last = -1
-        gate_rank = gates[0][0] if gates else _NEVER  # (the next gate's first rule)
+        gate_rank = gates[0][0]  # (the next gate's first rule; _NEVER past the last gate)
         while True:
             hit_rank = hits[h][0] if h < n_hits else _PAST
             plan_rank = every[pending[0]][0] if pending else _PAST
             while gate_rank <= hit_rank and gate_rank <= plan_rank:
                 _, present, gate_plan, by_key = gates[g]
-                for key in present(view, gate_plan):
-                    for at in by_key[key]:
-                        heappush(pending, at)
+                keys = present(view, gate_plan)
+                if keys:  # (else nothing is pending that was not: plan_rank stands)
+                    for key in keys:
+                        for at in by_key[key]:
+                            heappush(pending, at)
+                    plan_rank = every[pending[0]][0]
                 g += 1
-                gate_rank = gates[g][0] if g < n_gates else _NEVER
-                plan_rank = every[pending[0]][0] if pending else _PAST
+                gate_rank = gates[g][0]
             if hit_rank < plan_rank:
                 hit: _Entry | None = hits[h]
                 index = hits[h][3]
@@ -1103,10 +1135,12 @@ class CompiledRules:
                     extra = tuple(found)
                 if not extra:
                     continue
+            # (RuleMatch(...) without its Python-level __new__: the same tuple)
             if hit is None:
-                return RuleMatch(index, self.labels[index], None, False, context, extra)
+                return _new(RuleMatch, (index, self.labels[index], None, False, context, extra))
             keyword = self.keywords[index][hit[2]]
-            return RuleMatch(index, self.labels[index], keyword, bool(hit[1]), context, extra)
+            fuzzy = bool(hit[1])
+            return _new(RuleMatch, (index, self.labels[index], keyword, fuzzy, context, extra))
         return RuleMatch(None, self.default_label)
 
     def memo_size(self) -> int:
@@ -1382,7 +1416,8 @@ class CompiledRules:
         key = (index, pos, fuzzy)
         match = self._matches.get(key)
         if match is None:
-            match = RuleMatch(index, self.labels[index], self.keywords[index][pos], bool(fuzzy))
+            keyword = self.keywords[index][pos]
+            match = _new(RuleMatch, (index, self.labels[index], keyword, bool(fuzzy), None, ()))
             self._matches[key] = match
         return match
 

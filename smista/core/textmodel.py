@@ -93,6 +93,9 @@ def features(tokens: Sequence[str], corrected: Iterable[str] = ()) -> set[str]:
     return found
 
 
+_new = tuple.__new__
+
+
 class Prediction(NamedTuple):
     """The model's answer: the most probable label and its probability."""
 
@@ -262,25 +265,40 @@ class TextModel:
         return Prediction(self.labels[probs.index(top)], top)
 
     def read(
-        self, text: str, corrected: Iterable[str] = (), tokens: Sequence[str] | None = None
+        self,
+        text: str,
+        corrected: Iterable[str] = (),
+        tokens: Sequence[str] | None = None,
+        ids: bytes | None = None,
     ) -> Prediction:
         """``predict(tokenize(text), corrected)``; ``tokens``, when given, must be
         ``tokenize(text)``. With the C extension, the known features and their sums are
         found in one compiled pass over ``text`` (:class:`FeatureTable`: the same
         features as :meth:`known`, the same integer sums; tests hold the two equal), and
         the softmax's top label in C too (``softmax_top``: :meth:`_softmax` and
-        :meth:`_top`'s arithmetic, bit for bit)."""
+        :meth:`_top`'s arithmetic, bit for bit). ``ids``, when given, must be what the
+        engine's scan of ``text`` read with :meth:`feature_table`
+        (``TokenCodes.fold(text, ..., table)``): the text is then not read again."""
         table = self._table
         if table is False:
             table = self._table = self._compile()
         if table is not None:
-            got = table.sums(text, corrected)
+            got = table.sums(text, corrected) if ids is None else table.sums_of(ids, corrected)
             if got is not None:  # (None: a token of the text holds U+03A3)
                 top = _softmax_top(self.bias, self.scale, got)
-                if top is not None:
-                    return Prediction(self.labels[top[0]], top[1])
+                if top is not None:  # (Prediction(...) without its Python-level __new__)
+                    return _new(Prediction, (self.labels[top[0]], top[1]))
                 return self._top(self._softmax(got[0], got[1:]))  # (a score past the floats)
         return self.predict(tokenize(text) if tokens is None else tokens, corrected)
+
+    def feature_table(self) -> Any:
+        """The C table of the features and weights :meth:`read` uses (``None`` without
+        the extension), built on first use: the engine's scan reads a prompt's feature
+        ids with it (``TokenCodes.fold``), for :meth:`read`'s ``ids``."""
+        table = self._table
+        if table is False:
+            table = self._table = self._compile()
+        return table
 
     def _compile(self) -> Any:
         """The C table of the features and weights (``None`` without the extension)."""

@@ -44,7 +44,7 @@ def excluded_by(condition: Condition, view: PromptView) -> str | None:
     one any of whose other words no token hits is passed over without reading
     the prompt's tokens.
     """
-    entries, by_first = _plan(condition)
+    entries, by_first = _plan.get(condition)
     present = view.present_words if view.has_index else None
     candidates: Iterable[tuple[str, tuple[str, ...]]] = entries
     if present is not None:
@@ -84,7 +84,7 @@ class ExcludeKind(ConditionKind):
         return Condition(self.key, tuple(value))
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
-        return None if excluded_by(condition, view) is not None else Evidence(self.key, None)
+        return None if excluded_by(condition, view) is not None else _NONE_EXCLUDED
 
     def trace(self, condition: Condition, view: PromptView) -> str:
         hit = excluded_by(condition, view)
@@ -114,3 +114,5 @@ class ExcludeKind(ConditionKind):
 
 
 EXCLUDE = ExcludeKind()
+_NONE_EXCLUDED = Evidence(EXCLUDE.key, None)
+"""The kind's one piece of evidence (immutable: made once, not per prompt)."""

@@ -122,7 +122,7 @@ class LeadingKind(ConditionKind):
         # the wildcard holds; a listed entry that holds is the better evidence (a
         # wildcard alone, as in a catch-all, looks nothing up)
         found = self._listed(condition, view) if len(condition.values) > 1 else None
-        return found or Evidence(self.key, ANY)
+        return found or _ANY_WORD
 
     def describe(self, evidence: Evidence) -> str | None:
         return "a content word" if evidence.shown == ANY else super().describe(evidence)
@@ -208,3 +208,5 @@ class LeadingKind(ConditionKind):
 
 
 LEADING = LeadingKind()
+_ANY_WORD = Evidence(LEADING.key, ANY)
+"""The wildcard's evidence (immutable: made once, not per prompt)."""

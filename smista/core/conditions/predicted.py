@@ -77,7 +77,8 @@ class PredictedKind(ConditionKind):
             return None
         prediction = view.prediction
         assert prediction is not None  # (a confident label is the model's)
-        return Evidence(self.key, f"{label} {prediction.probability:.2f}")
+        # (Evidence(...) without its Python-level __new__: the same tuple)
+        return _new(Evidence, (self.key, f"{label} {prediction.probability:.2f}", False))
 
     def describe(self, evidence: Evidence) -> str | None:
         label, probability = str(evidence.shown).rsplit(" ", 1)
@@ -134,4 +135,5 @@ class PredictedKind(ConditionKind):
 
 
 PREDICTED = PredictedKind()
+_new = tuple.__new__
 _NONE: frozenset[str] = frozenset()

@@ -13,6 +13,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Collection, Iterable
 from functools import cache
+from operator import itemgetter
 from typing import NamedTuple
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
@@ -30,6 +31,9 @@ from smista.core.tokenizer import pieces, tokenize
 
 __all__ = ["PlanOptions", "PromptView", "SignalHits", "is_hangul_or_han", "visible_text"]
 
+
+_first = itemgetter(0)
+"""The word of a ``(word, fuzzy)`` hit."""
 
 _LEAD_WINDOW = 4
 """Content tokens a view reads at least, so most leading entries need one reading."""
@@ -243,6 +247,7 @@ class PromptView:
         "_content",
         "_content_limit",
         "_corrected",
+        "_feature_ids",
         "_hitting",
         "_lead",
         "_lowered",
@@ -274,6 +279,7 @@ class PromptView:
         signal_tokens: Iterable[str] | None = None,
         signal_hits: SignalHits | None = None,
         corrected: Collection[str] | None = None,
+        feature_ids: bytes | None = None,
     ) -> None:
         """``tokens``, when given, must be ``tokenize(visible text)`` (the engine has them);
         ``signals``, when given, must hold the words phrases and leading words look up and
@@ -284,7 +290,8 @@ class PromptView:
         some token hits, the stems some token starts with, and each hitting token's
         words (the engine's scan reads them on its way); ``corrected``, the rule set's
         keywords some token matches by typo (``CompiledRules.corrections``), which a text
-        model reads as well."""
+        model reads as well; ``feature_ids``, when given, must be what the engine's scan of
+        the visible text read with the model's ``feature_table()`` (``TextModel.read``)."""
         self.text = text
         self.options = options if options is not None else PlanOptions()
         if visible is None:
@@ -301,6 +308,7 @@ class PromptView:
         self._prediction: Prediction | bool | None = False  # False: not computed yet
         self._confident: str | bool | None = False  # False: not computed yet
         self._corrected = corrected
+        self._feature_ids = feature_ids
         self._signals = signals
         self._signal_tokens = signal_tokens
         self._prefixes: Words | None = None
@@ -340,7 +348,9 @@ class PromptView:
             self._prediction = (
                 None
                 if model is None
-                else model.read(self.visible, self._corrected or (), self._tokens)
+                else model.read(
+                    self.visible, self._corrected or (), self._tokens, self._feature_ids
+                )
             )
         return self._prediction  # type: ignore[return-value]
 
@@ -523,5 +533,5 @@ class PromptView:
         if self._lead is None:
             content = self.content_head(1)
             hit = self.hits_of(content[0]) if content else ()
-            self._lead = frozenset(w for w, _ in hit) if hit else frozenset()
+            self._lead = frozenset(map(_first, hit)) if hit else frozenset()
         return self._lead
