@@ -129,3 +129,38 @@ def test_emitted_records_read_as_any_record_with_the_same_attributes(
     short = tuple(record.__dict__) == record.__dict__["_smista_fields"][0]
     assert short == (edit in (None, _change))
     assert "_smista_fields" not in json.loads(line)
+
+
+def test_a_record_factorys_own_attributes_are_in_the_line() -> None:
+    """A record factory may add attributes (Ray's adds a timestamp once imported): emit's
+    records carry them as the factory made them, and the line shows them as the walk
+    over any record's attributes does."""
+    stream = io.StringIO()
+    configure_logging("info", stream)
+    factory = logging.getLogRecordFactory()
+
+    def stamped(*args: object, **kwargs: object) -> logging.LogRecord:
+        record = factory(*args, **kwargs)
+        record.__dict__["_stamp"] = 7
+        return record
+
+    logging.setLogRecordFactory(stamped)
+    try:
+        logger = logging.getLogger("smista.test.factory")
+        seen: list[logging.LogRecord] = []
+
+        def keep(record: logging.LogRecord) -> bool:
+            seen.append(record)
+            return True
+
+        logger.addFilter(keep)
+        emit(logger, "m", {"event": "access", "status": 200})
+    finally:
+        logging.setLogRecordFactory(factory)
+    (line,) = stream.getvalue().splitlines()
+    (record,) = seen
+    plain = logging.LogRecord.__new__(logging.LogRecord)
+    plain.__dict__.update(record.__dict__)
+    assert json.loads(line)["_stamp"] == 7
+    assert list(json.loads(line).items()) == list(json.loads(JsonFormatter().format(plain)).items())
+    assert tuple(record.__dict__) == record.__dict__["_smista_fields"][0]  # the short way

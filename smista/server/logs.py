@@ -94,7 +94,8 @@ _ENCODER = json.JSONEncoder(ensure_ascii=True, default=str, separators=(",", ":"
 """One encoder for every record (``json.dumps`` with options builds one per call)."""
 
 
-_TEMPLATES: dict[str, dict[str, Any]] = {}
+_TEMPLATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {}
+"""Per logger: a record's attributes as made once, and those of them the line shows."""
 
 
 def emit(logger: logging.Logger, message: str, fields: dict[str, object]) -> None:
@@ -106,10 +107,13 @@ def emit(logger: logging.Logger, message: str, fields: dict[str, object]) -> Non
     no ``LogRecord.__init__`` per request.
     """
     if logger.isEnabledFor(logging.INFO):
-        template = _TEMPLATES.get(logger.name)
-        if template is None:
+        known = _TEMPLATES.get(logger.name)
+        if known is None:
             made = logger.makeRecord(logger.name, logging.INFO, "", 0, "", (), None)
-            template = _TEMPLATES[logger.name] = dict(made.__dict__)
+            # (a record factory may add attributes of its own: Ray's adds a timestamp)
+            extras = tuple(k for k in made.__dict__ if k not in _STANDARD and k != "event")
+            known = _TEMPLATES[logger.name] = (dict(made.__dict__), extras)
+        template, extras = known
         record = logging.LogRecord.__new__(logging.LogRecord)
         attrs = record.__dict__
         attrs.update(template)
@@ -122,7 +126,7 @@ def emit(logger: logging.Logger, message: str, fields: dict[str, object]) -> Non
                 raise KeyError(f"Attempt to overwrite {key!r} in LogRecord")
         attrs.update(fields)
         attrs[_FIELDS] = ()
-        names = tuple(key for key in fields if key not in _STANDARD and key != "event")
+        names = extras + tuple(key for key in fields if key not in _STANDARD and key != "event")
         attrs[_FIELDS] = (tuple(attrs), names)
         logger.handle(record)
 
