@@ -29,14 +29,9 @@ ACCESS = logging.getLogger("smista.access")
 DECISION = logging.getLogger("smista.decision.log")
 """One record per answered classification, preview or tier request."""
 
-_FIELDS = "_smista_fields"
-"""Set by :func:`emit` on its records: (the record's attribute names in order, the names
-of its fields the line shows), so the formatter reads those fields instead of walking
-every attribute while the attribute names are still the same."""
-
 _STANDARD = frozenset(
     logging.LogRecord("", 0, "", 0, "", None, None).__dict__.keys()
-    | {"message", "asctime", "color_message", _FIELDS}
+    | {"message", "asctime", "color_message"}
 )
 
 
@@ -72,16 +67,9 @@ class JsonFormatter(logging.Formatter):
         attrs = record.__dict__
         out["event"] = attrs.get("event", "log")
         out["message"] = record.getMessage()
-        made = attrs.get(_FIELDS)
-        if made is not None and tuple(attrs) == made[0]:
-            # a record of emit() whose attributes are those it was made with, in the same
-            # order (a filter may have changed values, read here): its fields are known
-            for key in made[1]:
-                out[key] = attrs[key]
-        else:
-            for key, value in attrs.items():
-                if key not in _STANDARD and key != "event":
-                    out[key] = value
+        for key, value in attrs.items():
+            if key not in _STANDARD and key != "event":
+                out[key] = value
         if record.exc_info and record.exc_info[0] is not None:
             exc_type, _, tb = record.exc_info
             out["exc_type"] = exc_type.__name__
@@ -94,8 +82,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=True, default=str, separators=(",", ":"
 """One encoder for every record (``json.dumps`` with options builds one per call)."""
 
 
-_TEMPLATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {}
-"""Per logger: a record's attributes as made once, and those of them the line shows."""
+_TEMPLATES: dict[str, dict[str, Any]] = {}
 
 
 def emit(logger: logging.Logger, message: str, fields: dict[str, object]) -> None:
@@ -107,13 +94,10 @@ def emit(logger: logging.Logger, message: str, fields: dict[str, object]) -> Non
     no ``LogRecord.__init__`` per request.
     """
     if logger.isEnabledFor(logging.INFO):
-        known = _TEMPLATES.get(logger.name)
-        if known is None:
+        template = _TEMPLATES.get(logger.name)
+        if template is None:
             made = logger.makeRecord(logger.name, logging.INFO, "", 0, "", (), None)
-            # (a record factory may add attributes of its own: Ray's adds a timestamp)
-            extras = tuple(k for k in made.__dict__ if k not in _STANDARD and k != "event")
-            known = _TEMPLATES[logger.name] = (dict(made.__dict__), extras)
-        template, extras = known
+            template = _TEMPLATES[logger.name] = dict(made.__dict__)
         record = logging.LogRecord.__new__(logging.LogRecord)
         attrs = record.__dict__
         attrs.update(template)
@@ -122,12 +106,9 @@ def emit(logger: logging.Logger, message: str, fields: dict[str, object]) -> Non
         attrs["msecs"] = (now - int(now)) * 1000
         attrs["msg"] = message
         for key in fields:  # (as Logger.makeRecord refuses its ``extra``)
-            if key in attrs or key in ("message", "asctime", _FIELDS):
+            if key in attrs or key in ("message", "asctime"):
                 raise KeyError(f"Attempt to overwrite {key!r} in LogRecord")
         attrs.update(fields)
-        attrs[_FIELDS] = ()
-        names = extras + tuple(key for key in fields if key not in _STANDARD and key != "event")
-        attrs[_FIELDS] = (tuple(attrs), names)
         logger.handle(record)
 
 
