@@ -674,3 +674,31 @@ def test_per_object_memo_is_keyed_by_identity_and_bounded() -> None:
     assert len(memo) <= 3  # past the limit it started again
     assert memo(first) == 2
     assert len(calls) == 6  # forgotten, so derived again
+
+
+def test_a_subclassed_kind_keeps_its_own_key_in_its_fixed_evidence() -> None:
+    """The leading wildcard's and the exclusion's evidence are made once for the registered
+    kinds; a subclass under another key reports its own key."""
+    from smista.core.conditions.exclude import EXCLUDE, ExcludeKind
+    from smista.core.conditions.leading import LEADING, LeadingKind
+    from smista.core.conditions.view import PromptView
+
+    class Lead(LeadingKind):
+        key = "lead_again"
+
+    class Veto(ExcludeKind):
+        key = "exclude_again"
+
+    view = PromptView("add a test")
+    for registered, subclassed, values in (
+        (LEADING, Lead(), ["*"]),
+        (EXCLUDE, Veto(), ["remove"]),
+    ):
+        condition = registered.compile(values, typo=True)
+        evidence = registered.match(condition, view)
+        again = subclassed.match(condition, view)
+        assert evidence is not None
+        assert again is not None
+        assert evidence.kind == registered.key
+        assert again.kind == subclassed.key
+        assert again[1:] == evidence[1:]

@@ -594,6 +594,7 @@ def _agrees(model: TextModel, text: str, corrected: frozenset[str]) -> None:
     if known is None:  # a token read holds U+03A3: Python decides
         assert sums is None
         assert "Σ" in text
+        _scan_agrees(model, table, text, corrected, None)  # (the scan gives no ids either)
         return
     assert known == plain
     assert sums == _plain_sums(model, plain)
@@ -953,3 +954,17 @@ def test_the_feature_table_reads_a_snapshot_of_the_weights() -> None:
     table = _FeatureTable(weights, 1, 10)
     assert len(table) == 2
     assert table.sums("fix the bug", ()) == (2, 7)
+
+
+@compiled
+def test_the_scan_gives_no_feature_ids_when_a_read_token_holds_sigma() -> None:
+    """U+03A3 lowercases by context, which the C reading does not follow: fold's ids are
+    None when one of the tokens the table reads holds it (Python decides), and bytes when
+    it lies past them."""
+    assert _TokenCodes is not None
+    assert _FeatureTable is not None
+    table = _FeatureTable({"a": (1,), "b": (2,)}, 1, 2)
+    assert _TokenCodes(64).fold("a Σ b", [], set(), set(), {}, table)[1] is None
+    _, ids = _TokenCodes(64).fold("a b Σ", [], set(), set(), {}, table)
+    assert isinstance(ids, bytes)
+    assert table.sums_of(ids, frozenset()) == table.sums("a b Σ", frozenset())

@@ -84,7 +84,10 @@ class ExcludeKind(ConditionKind):
         return Condition(self.key, tuple(value))
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
-        return None if excluded_by(condition, view) is not None else _NONE_EXCLUDED
+        if excluded_by(condition, view) is not None:
+            return None
+        # (made once for the registered kind; a subclass keeps its own key)
+        return _NONE_EXCLUDED if self is EXCLUDE else Evidence(self.key, None)
 
     def trace(self, condition: Condition, view: PromptView) -> str:
         hit = excluded_by(condition, view)

@@ -122,7 +122,8 @@ class LeadingKind(ConditionKind):
         # the wildcard holds; a listed entry that holds is the better evidence (a
         # wildcard alone, as in a catch-all, looks nothing up)
         found = self._listed(condition, view) if len(condition.values) > 1 else None
-        return found or _ANY_WORD
+        # (made once for the registered kind; a subclass keeps its own key)
+        return found or (_ANY_WORD if self is LEADING else Evidence(self.key, ANY))
 
     def describe(self, evidence: Evidence) -> str | None:
         return "a content word" if evidence.shown == ANY else super().describe(evidence)
