@@ -280,12 +280,12 @@ key_hash(const unsigned char *p, size_t n)
     return fold_hash(mum(h ^ SEED0, (uint64_t)n ^ SEED1));
 }
 
-/* UTF-8 bytes of one character of a key (ASCII lowered); returns the count. */
+/* UTF-8 bytes of the code point `ch` (a surrogate too: three bytes); the count. */
 static inline int
-put_key_char(unsigned char *out, Py_UCS4 ch)
+put_utf8(unsigned char *out, uint32_t ch)
 {
     if (ch < 0x80) {
-        out[0] = LOWER[ch] ? LOWER[ch] : (unsigned char)ch;
+        out[0] = (unsigned char)ch;
         return 1;
     }
     if (ch < 0x800) {
@@ -304,6 +304,17 @@ put_key_char(unsigned char *out, Py_UCS4 ch)
     out[2] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
     out[3] = (unsigned char)(0x80 | (ch & 0x3F));
     return 4;
+}
+
+/* UTF-8 bytes of one character of a key (ASCII lowered); returns the count. */
+static inline int
+put_key_char(unsigned char *out, Py_UCS4 ch)
+{
+    if (ch < 0x80) {
+        out[0] = LOWER[ch] ? LOWER[ch] : (unsigned char)ch;
+        return 1;
+    }
+    return put_utf8(out, (uint32_t)ch);
 }
 
 /* -- module state -------------------------------------------------------------------- */
@@ -904,32 +915,6 @@ typedef struct {
     size_t max_key;       /* the longest key, in bytes (a longer token is no feature) */
     int has_pairs;        /* some feature is '#' and two characters */
 } FeatureTable;
-
-/* UTF-8 bytes of the code point `ch` (a surrogate too: three bytes); the count. */
-static inline int
-put_utf8(unsigned char *out, uint32_t ch)
-{
-    if (ch < 0x80) {
-        out[0] = (unsigned char)ch;
-        return 1;
-    }
-    if (ch < 0x800) {
-        out[0] = (unsigned char)(0xC0 | (ch >> 6));
-        out[1] = (unsigned char)(0x80 | (ch & 0x3F));
-        return 2;
-    }
-    if (ch < 0x10000) {
-        out[0] = (unsigned char)(0xE0 | (ch >> 12));
-        out[1] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
-        out[2] = (unsigned char)(0x80 | (ch & 0x3F));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0 | (ch >> 18));
-    out[1] = (unsigned char)(0x80 | ((ch >> 12) & 0x3F));
-    out[2] = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
-    out[3] = (unsigned char)(0x80 | (ch & 0x3F));
-    return 4;
-}
 
 /* The id of the feature whose key is `key[0..n)`, of key_hash() `h`, or -1. */
 static inline Py_ssize_t
