@@ -57,6 +57,7 @@ ORDER = (
     *(f"fresh{i}" for i in range(2, 16)),
 )
 HELD_OUT_OF_THE_DAY = "fresh16"
+assert HELD_OUT_OF_THE_DAY not in ORDER, "the held-out set of the day is never trained on"
 # (held-out set, the commit whose rules/default.toml had not seen it)
 VALIDATION = (
     ("fresh8", "9946a86"),
@@ -197,7 +198,6 @@ def _pack_at(commit: str) -> ClassificationConfig:
 def _gathered_before(held: str) -> list[dict[str, object]]:
     """The training rows a model for the held-out set ``held`` may see: the sets gathered
     before it, and the pack's golden cases."""
-    assert HELD_OUT_OF_THE_DAY not in ORDER, "the held-out set of the day is never trained on"
     return [r for name in ORDER[: ORDER.index(held)] for r in _rows(name)] + _cases()
 
 
@@ -388,8 +388,9 @@ def arbiters(c: float, ignore_code: bool, min_df: int, keep: int) -> None:
     from sklearn.linear_model import LogisticRegression
 
     # (row, the model's probabilities, the rules' answer, decided before section U,
-    # asks, the matched rule as written: its index differs from pack to pack)
-    Reading = tuple[dict[str, object], tuple[float, ...], Classification, bool, bool, str]
+    # asks, the matched rule as written: its index differs from pack to pack, and the
+    # shipped reading's answer)
+    Reading = tuple[dict[str, object], tuple[float, ...], Classification, bool, bool, str, str]
     readings: dict[str, list[Reading]] = {}
     for held, commit in VALIDATION:
         config = _pack_at(commit)
@@ -401,22 +402,18 @@ def arbiters(c: float, ignore_code: bool, min_df: int, keep: int) -> None:
             ruled = rules.classify(text)
             winner = ruled.matched_rule
             early = winner is not None and config.rules[winner].priority < MODEL_PRIORITY
-            probs = model.probabilities(_tokens(text, ignore_code))
+            tokens = _tokens(text, ignore_code)
+            probs = model.probabilities(tokens)
             rule = config.rules[winner].model_dump_json() if winner is not None else ""
-            rows.append((row, probs, ruled, early, _asks(text), rule))
+            pick = _decide(model.predict(tokens), ruled, config, text, 0.7, {"edit": 0.5})
+            rows.append((row, probs, ruled, early, _asks(text), rule, pick))
         readings[held] = rows
 
     def answer(ruled: Classification) -> str:
         return ruled.intent.value if ruled.matched_rule is not None else "default"
 
     def shipped(reading: Reading) -> str:
-        _, probs, ruled, early, asks, _ = reading
-        top = max(probs)
-        label = LABELS[probs.index(top)]
-        bar = 0.5 if label == "edit" else 0.7
-        if early or top < bar or (label == "edit" and asks):
-            return ruled.intent.value
-        return label
+        return reading[6]
 
     def left_out(make: Any) -> float:
         right = total = 0
@@ -529,7 +526,6 @@ def main(argv: list[str] | None = None) -> int:
         bars = {k: float(v) for k, v in (x.split("=") for x in args.bars.split(",") if x)}
         validate(c_values, thresholds, ignore_code, args.min_df, args.keep, bars)
         return 0
-    assert HELD_OUT_OF_THE_DAY not in ORDER, "the held-out set of the day is never trained on"
     rows = [r for name in ORDER for r in _rows(name)] + _cases()
     model = fit(rows, ignore_code, c_values[0], args.min_df, args.keep)
     text = json.dumps(model.to_data(), ensure_ascii=False, separators=(",", ":"))
