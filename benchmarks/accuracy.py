@@ -4,10 +4,11 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set** (tests/data/real-prompts-fresh16.jsonl): gathered while pack
-  v21's text model was refitted, by people who never tuned the pack and never ran it
-  on them; nobody tuning has read it. It is the figure that estimates accuracy on new
-  prompts, scored once per pack;
+* the **held-out sets**: tests/data/real-prompts-fresh17.jsonl, gathered while a refit of
+  the text model (v22, not shipped) was made, and tests/data/real-prompts-fresh16.jsonl,
+  gathered while pack v21's model was refitted; both by people who never tuned the pack
+  and never ran it on them, and neither tuned or fitted on by v21. They are the figures
+  that estimate accuracy on new prompts, each scored once per pack;
 * the sets the pack was **tuned on**: the dev set (tests/data/real-prompts-dev.jsonl,
   294), the second sets (tests/data/real-prompts-extra-*.jsonl, 600), and the first
   eleven fresh sets (tests/data/real-prompts-fresh.jsonl, 314; -fresh2, 301; -fresh3,
@@ -29,6 +30,12 @@ per intent and per language:
     python -m benchmarks.accuracy --misses        # what to work on (implies --tuning-only)
     python -m benchmarks.accuracy --v3-parts      # pack v3's held-out parts too
     python -m benchmarks.accuracy --json
+    python -m benchmarks.accuracy --as-turns      # the held-out sets read as turns too
+
+``--as-turns`` reads each held-out prompt also as a host that sends the message list
+would hand it over: a turn whose earlier user turns are the prompts before it from the same
+source file (the sets keep each file's prompts in file order), so the follow-up rule of
+``[classification.turns]`` may give a terse follow-up the intent of the turn it continues.
 
 While tuning a pack, use ``--tuning-only``: the held-out set is measured once,
 at the end, and is the figure that estimates accuracy on new prompts. ``--misses``
@@ -66,7 +73,8 @@ FRESH12 = DATA / "real-prompts-fresh12.jsonl"
 FRESH13 = DATA / "real-prompts-fresh13.jsonl"
 FRESH14 = DATA / "real-prompts-fresh14.jsonl"
 FRESH15 = DATA / "real-prompts-fresh15.jsonl"
-HELD_OUT = DATA / "real-prompts-fresh16.jsonl"
+HELD_OUT = DATA / "real-prompts-fresh17.jsonl"
+EARLIER_HELD_OUT = DATA / "real-prompts-fresh16.jsonl"
 SPLIT = DATA / "real-prompts-split.json"
 EXTRA_SPLIT = DATA / "real-prompts-extra-split.json"
 OTHER_SETS = (
@@ -123,7 +131,7 @@ def second_sets() -> list[AnnotatedCase]:
 
 
 def held_out_prompts() -> list[AnnotatedCase]:
-    """The held-out set (tests/data/real-prompts-fresh16.jsonl), never tuned on."""
+    """The held-out set (tests/data/real-prompts-fresh17.jsonl), never tuned on."""
     return _read(HELD_OUT)
 
 
@@ -161,6 +169,28 @@ def _json(ev: Evaluation) -> dict[str, object]:
     return doc
 
 
+def _as_turns(classifier: Classifier, path: Path) -> tuple[int, int, int]:
+    """``(right bare, right as turns, prompts)`` for a labelled JSONL set, each prompt read as
+    a turn after the earlier prompts of its source file (at most the turns' history depth)."""
+    from smista.core.turnclassify import classify_turn
+    from smista.core.turnrules import TurnSettings
+
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    depth = (classifier.config.turns or TurnSettings()).history_depth
+    earlier: dict[str, list[str]] = {}
+    bare = turned = 0
+    for row in rows:
+        text, gold = str(row["text"]), (row["intent"], row.get("alt"))
+        before = earlier.setdefault(str(row["source"]), [])
+        messages = [{"role": "user", "content": t} for t in (*before[-depth:], text)]
+        bare += classifier.classify(text).intent.value in gold
+        turned += (
+            classify_turn(classifier, {"messages": messages}).classification.intent.value in gold
+        )
+        before.append(text)
+    return bare, turned, len(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", type=Path, help="rules file (default: the shipped pack)")
@@ -174,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         "--v3-parts", action="store_true", help="also score pack v3's held-out parts"
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--as-turns", action="store_true", help="also read the held-out sets as turns"
+    )
     args = parser.parse_args(argv)
 
     config: ClassificationConfig = (
@@ -200,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Evaluation] = {}
     if not (args.tuning_only or args.misses):
         held = held_out_prompts()
-        results["real prompts, held out: fresh16 set"] = evaluate_cases(classifier, held)
+        results["real prompts, held out: fresh17 set"] = evaluate_cases(classifier, held)
+        earlier = _read(EARLIER_HELD_OUT)  # v21's held-out set (scored once by v20, v21)
+        results["real prompts, held out: fresh16 set"] = evaluate_cases(classifier, earlier)
     tuned = {
         "dev set": dev,
         "second sets": second,
@@ -238,6 +273,19 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({k: _json(v) for k, v in results.items()}, indent=2))
         return 0
     print(f"rules: {args.rules or 'shipped default pack'}")
+    if args.as_turns and not (args.tuning_only or args.misses):
+        sums = [0, 0, 0]
+        for path in (HELD_OUT, EARLIER_HELD_OUT):
+            bare, turned, total = _as_turns(classifier, path)
+            sums = [sums[0] + bare, sums[1] + turned, sums[2] + total]
+            print(
+                f"{path.stem + ', read as turns':<40} {_pct(turned, total)}"
+                f"  (alone: {_pct(bare, total).strip()})"
+            )
+        print(
+            f"{'both held-out sets, read as turns':<40} {_pct(sums[1], sums[2])}"
+            f"  (alone: {_pct(sums[0], sums[2]).strip()})"
+        )
     for name, ev in results.items():
         print()
         print("\n".join(_summary(name, ev)))
