@@ -543,7 +543,16 @@ typedef struct {
     PyObject_HEAD
     Slot *slots;
     size_t mask;  /* number of slots - 1 (a power of two) */
-    size_t used;  /* tokens held */
+    /* While the table grows: the previous array, moved into `slots` a few slots per
+     * put_key() from `cursor` up (see grow()); NULL otherwise. */
+    Slot *old;
+    size_t old_mask;
+    size_t cursor;
+    /* From 3/8 full: the next array (twice as many slots), zeroed a few slots per
+     * put_key() up to `zeroed` (see prepare()); NULL otherwise. */
+    Slot *next;
+    size_t zeroed;
+    size_t used;  /* tokens held (in both arrays) */
     size_t limit; /* most tokens held; past it the CLOCK hand evicts one */
     size_t hand;  /* the CLOCK hand */
     Py_ssize_t max_len;    /* longer tokens never match (0: no bound) */
@@ -584,15 +593,38 @@ table_hash(const TokenCodes *self, const unsigned char *key, size_t n)
     return self->collide ? 1u : key_hash(key, n);
 }
 
+/* Free the heap keys of slots[from..mask] (slots below `from` hold none). */
+static void
+free_keys_of(Slot *slots, size_t from, size_t mask)
+{
+    if (slots == NULL)
+        return;
+    for (size_t i = from; i <= mask; i++) {
+        if (slots[i].hash && slot_len(&slots[i]) > INLINE_KEY)
+            PyMem_Free(slots[i].key.big);
+    }
+}
+
+/* Free the old array of an unfinished growth, with the keys it still owns. */
+static void
+drop_old(TokenCodes *self)
+{
+    if (self->old == NULL)
+        return;
+    free_keys_of(self->old, self->cursor, self->old_mask);
+    PyMem_Free(self->old);
+    self->old = NULL;
+    self->cursor = 0;
+}
+
 static void
 free_keys(TokenCodes *self)
 {
-    if (self->slots == NULL)
-        return;
-    for (size_t i = 0; i <= self->mask; i++) {
-        if (self->slots[i].hash && slot_len(&self->slots[i]) > INLINE_KEY)
-            PyMem_Free(self->slots[i].key.big);
-    }
+    free_keys_of(self->slots, 0, self->mask);
+    drop_old(self);
+    PyMem_Free(self->next); /* (holds no token yet) */
+    self->next = NULL;
+    self->zeroed = 0;
 }
 
 static int
@@ -641,24 +673,142 @@ find_slot(Slot *slots, size_t mask, uint32_t h, const unsigned char *key, size_t
     }
 }
 
+/* While the table grows, the slot of the old array holding `key`, or NULL.
+ *
+ * Why this finds every token the old array still holds: nothing is put in it, and
+ * nothing taken out of it but by migrate(), which empties it from slot 0 up to
+ * `cursor` (eviction waits for the move to end), so every slot at or past the cursor
+ * is as it was when the growth began, when the probe run from a token's home to its
+ * slot held no empty slot. A run that reaches the emptied prefix (from its home, or by
+ * wrapping past the end) goes on at the cursor: the token lies at or past it, so the
+ * rest of its run is intact. A second wrap has seen every slot past the cursor. */
+static Slot *
+find_old(const TokenCodes *self, uint32_t h, const unsigned char *key, size_t len)
+{
+    Slot *old = self->old;
+    const size_t mask = self->old_mask, cursor = self->cursor;
+    size_t i = (size_t)h & mask;
+    int wrapped = 0;
+    if (i < cursor)
+        i = cursor;
+    for (;;) {
+        Slot *s = &old[i];
+        if (s->hash == 0)
+            return NULL;
+        if (s->hash == h && slot_len(s) == len && memcmp(slot_key(s), key, len) == 0)
+            return s;
+        if (i == mask) {
+            if (wrapped)
+                return NULL;
+            wrapped = 1;
+            i = cursor;
+        }
+        else {
+            i++;
+        }
+    }
+}
+
+/* Move the next `steps` slots of the old array (at most what is left) into the
+ * current one, freeing the old array after its last. Each token lives in one array,
+ * so a moved one goes to the first empty slot of its run without a comparison. */
+static void
+migrate(TokenCodes *self, size_t steps)
+{
+    Slot *old = self->old;
+    const size_t count = self->old_mask + 1;
+    size_t c = self->cursor;
+    const size_t end = steps < count - c ? c + steps : count;
+    Slot *slots = self->slots;
+    const size_t mask = self->mask;
+    for (; c < end; c++) {
+        if (old[c].hash) {
+            size_t j = (size_t)old[c].hash & mask;
+            while (slots[j].hash)
+                j = (j + 1) & mask;
+            slots[j] = old[c];
+            old[c].hash = 0; /* (read by no lookup: it lies below the cursor) */
+        }
+    }
+    self->cursor = c;
+    if (c == count) {
+        PyMem_Free(old);
+        self->old = NULL;
+        self->cursor = 0;
+    }
+}
+
+/* Slots a put_key() moves while the table grows: MIGRATE_STEP, or more when that would
+ * not end the move before the table is full (eviction works on one array; with a
+ * limit near a growth the move ends sooner, and at the limit all at once). With the
+ * table doubling when half full, MIGRATE_STEP >= 2 ends each move before the next. */
+#define MIGRATE_STEP 8
+
+static inline size_t
+migrate_steps(const TokenCodes *self)
+{
+    const size_t left = self->old_mask + 1 - self->cursor;
+    if (self->used >= self->limit)
+        return left;
+    const size_t room = self->limit - self->used;
+    const size_t need = (left + room - 1) / room;
+    return need > MIGRATE_STEP ? need : MIGRATE_STEP;
+}
+
+/* Slots of the next array a put_key() zeroes: it is allocated when the table is 3/8
+ * full, count / 8 insertions before it doubles, and has 2 * count slots to zero, so
+ * 16 would do; 32 ends at 7/16. */
+#define ZERO_STEP 32
+
+/* After an insertion: from 3/8 full on, when the table can still double (its limit
+ * lets it pass half full), allocate the next array and zero it ZERO_STEP slots at a
+ * time, so that doubling neither zeroes 2 * count slots in one call (calloc() does when
+ * the allocator hands back used memory: most of the doubling's cost once the rehash is
+ * spread) nor touches all their pages at once. Without memory now, grow() allocates. */
+static void
+prepare(TokenCodes *self)
+{
+    const size_t count = self->mask + 1;
+    if (self->next == NULL) {
+        if (self->used * 8 <= count * 3 || self->limit * 2 <= count)
+            return;
+        self->next = PyMem_Malloc(2 * count * sizeof(Slot));
+        self->zeroed = 0;
+        if (self->next == NULL)
+            return;
+    }
+    const size_t left = 2 * count - self->zeroed;
+    const size_t step = left < ZERO_STEP ? left : ZERO_STEP;
+    memset(self->next + self->zeroed, 0, step * sizeof(Slot));
+    self->zeroed += step;
+}
+
+/* Double the table: a fresh array takes new tokens at once, and the old one's move
+ * into it is spread over the next put_key() calls (migrate()), so no call pays for
+ * rehashing the whole table (a stall of milliseconds at 64k tokens). Lookups read both
+ * arrays until the move ends. */
 static int
 grow(TokenCodes *self)
 {
-    size_t old_count = self->mask + 1;
+    if (self->old != NULL)
+        migrate(self, SIZE_MAX); /* (not reached with MIGRATE_STEP >= 2) */
+    const size_t old_count = self->mask + 1;
     Slot *old = self->slots;
-    if (alloc_slots(self, old_count * 2) < 0) {
+    if (self->next != NULL) {
+        const size_t count = 2 * old_count;
+        memset(self->next + self->zeroed, 0, (count - self->zeroed) * sizeof(Slot));
+        self->slots = self->next;
+        self->mask = count - 1;
+        self->next = NULL;
+        self->zeroed = 0;
+    }
+    else if (alloc_slots(self, old_count * 2) < 0) {
         self->slots = old;
         return -1;
     }
-    for (size_t i = 0; i < old_count; i++) {
-        if (old[i].hash) {
-            size_t j = (size_t)old[i].hash & self->mask;
-            while (self->slots[j].hash)
-                j = (j + 1) & self->mask;
-            self->slots[j] = old[i];
-        }
-    }
-    PyMem_Free(old);
+    self->old = old;
+    self->old_mask = old_count - 1;
+    self->cursor = 0;
     self->hand &= self->mask;
     return 0;
 }
@@ -717,13 +867,22 @@ put_key(TokenCodes *self, const unsigned char *key, size_t len, int64_t code)
     if (len > (size_t)MAX_KEY)
         return 0; /* never looked up either */
     uint32_t h = table_hash(self, key, len);
+    if (self->old != NULL)
+        migrate(self, migrate_steps(self));
     Slot *s = find_slot(self->slots, self->mask, h, key, len);
     if (s->hash) {
         s->code = code;
         return 0;
     }
+    if (self->old != NULL) {
+        Slot *o = find_old(self, h, key, len);
+        if (o != NULL) {
+            o->code = code;
+            return 0;
+        }
+    }
     if (self->used >= self->limit) {
-        evict_one(self);
+        evict_one(self); /* (the move has ended: migrate_steps() at the limit) */
         s = find_slot(self->slots, self->mask, h, key, len);
     }
     unsigned char *copy = NULL;
@@ -748,6 +907,7 @@ put_key(TokenCodes *self, const unsigned char *key, size_t len, int64_t code)
     self->used++;
     if (self->used * 2 > self->mask + 1)
         return grow(self);
+    prepare(self);
     return 0;
 }
 
@@ -1327,9 +1487,13 @@ probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *k
     Slot *slots = self->slots;
     const size_t mask = self->mask;
     size_t j = (size_t)t->hash & mask;
+    Slot *s;
     for (;;) {
-        Slot *s = &slots[j];
+        s = &slots[j];
         if (s->hash == 0) {
+            /* (while the table grows, the token may still be in the old array) */
+            if (self->old != NULL && (s = find_old(self, t->hash, key, t->len)) != NULL)
+                break;
             if (self->variants != NULL) {
                 const int nothing = near_nothing(self, text, t, key);
                 if (nothing < 0)
@@ -1343,25 +1507,25 @@ probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *k
         }
         if (s->hash == t->hash && slot_len(s) == t->len &&
             (t->len <= INLINE_KEY ? same16(s->key.small, key)
-                                  : memcmp(s->key.big, key, t->len) == 0)) {
-            if (!(s->lenref & REF))
-                s->lenref |= REF;
-            if (st->fold != NULL) {
-                if (s->code == NO_HIT)
-                    return 0;
-                return fold_payload(self, text, t, key, st, s->code);
-            }
-            if (st->hits == NULL) {
-                if (s->code < st->best)
-                    st->best = s->code;
-            }
-            else if (s->code != NO_HIT) {
-                return append_new(&st->hits, token_object(text, t, key));
-            }
-            return 0;
-        }
+                                  : memcmp(s->key.big, key, t->len) == 0))
+            break;
         j = (j + 1) & mask;
     }
+    if (!(s->lenref & REF))
+        s->lenref |= REF;
+    if (st->fold != NULL) {
+        if (s->code == NO_HIT)
+            return 0;
+        return fold_payload(self, text, t, key, st, s->code);
+    }
+    if (st->hits == NULL) {
+        if (s->code < st->best)
+            st->best = s->code;
+    }
+    else if (s->code != NO_HIT) {
+        return append_new(&st->hits, token_object(text, t, key));
+    }
+    return 0;
 }
 
 static inline int
@@ -1982,7 +2146,13 @@ TokenCodes_get_locked(TokenCodes *self, PyObject *token)
     unsigned char *key = key_of(token, &len, small, sizeof(small));
     if (key == NULL)
         return NULL;
-    Slot *s = find_slot(self->slots, self->mask, table_hash(self, key, len), key, len);
+    const uint32_t h = table_hash(self, key, len);
+    Slot *s = find_slot(self->slots, self->mask, h, key, len);
+    if (s->hash == 0 && self->old != NULL) {
+        Slot *o = find_old(self, h, key, len);
+        if (o != NULL)
+            s = o;
+    }
     if (key != small)
         PyMem_Free(key);
     if (s->hash == 0 || len == 0)

@@ -12,6 +12,7 @@ matcher with and without it.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -289,6 +290,88 @@ def test_collisions_and_eviction_keep_every_answer(
             answer = table.scan(known, BIG)
             assert answer in (want, (BIG, [_as_handed_back(known)]))
     assert len(table) == min(limit, len(last))
+
+
+def _agrees_with(
+    table: TokenCodes, model: dict[str, int], pool: Sequence[str], exact: bool, whole: bool
+) -> None:
+    """Every token of ``pool`` reads as ``model`` says (or, when the table may have
+    evicted it, as unknown), ``len`` counts exactly the tokens found (when ``pool`` is
+    every token put), and one scan of them all folds the codes of those found and hands
+    back the rest, in order."""
+    got = {token: table.get(token) for token in pool}
+    for token, code in got.items():
+        assert code == model.get(token) if exact else code in (None, model.get(token)), token
+    codes = [code for code in got.values() if code is not None]
+    assert len(table) == len(codes) if whole else len(table) >= len(codes)
+    unknown = [token for token in pool if got[token] is None]
+    best = min(codes, default=BIG)
+    answer = table.scan(" ".join(pool), BIG)
+    assert answer == ((best, unknown) if unknown else best)
+
+
+@compiled
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([33, 34, 40, 65, 70, 100, 129, 300, 1 << 16]),
+    st.booleans(),
+)
+def test_growth_spread_over_puts_agrees_with_a_dict(seed: int, limit: int, collide: bool) -> None:
+    """The table doubles without rehashing in one call: the old array is moved into the
+    new one a few slots per put (and the next one zeroed ahead), lookups reading both
+    meanwhile. Driven through several doublings with lookups, scans, updates, evictions
+    (small limits, some just past a doubling, where the move must end before the first
+    eviction), clear() and every key hashing alike, it answers as a plain dict."""
+    rng = random.Random(seed)
+    size = 600 if collide else 2500
+    pool = [f"w{k}" for k in range(size)]
+    pool += [f"alongtokenpastsixteenbytes{k}" for k in range(0, size, 7)]  # (on the heap)
+    pool += [f"é{k}" for k in range(0, size, 11)]
+    table = TokenCodes(limit, collide=collide)
+    model: dict[str, int] = {}
+    exact = limit >= len(pool)
+    most = 0
+    for step in range(3 * size):
+        roll = rng.random()
+        token = rng.choice(pool)
+        if roll < 0.6:
+            code = rng.randrange(1000)
+            table.put(token, code)
+            model[token] = code
+            assert table.get(token) == code  # the newest is always held
+        elif roll < 0.97:
+            held = table.get(token)
+            assert held == model.get(token) if exact else held in (None, model.get(token))
+            assert table.scan(token, BIG) == (held if held is not None else (BIG, [token]))
+        if step == size // 2 or roll > 0.9995:  # once, and now and then
+            table.clear()
+            model.clear()
+            assert len(table) == 0
+        assert len(table) <= limit
+        most = max(most, len(table))
+        if step % 97 == 0:
+            _agrees_with(table, model, rng.sample(pool, 60), exact, whole=False)
+    _agrees_with(table, model, pool, exact, whole=True)
+    if exact:
+        assert len(table) == len(model)
+    assert most > min(limit - 1, 256)  # (several doublings from 64 slots, or full)
+
+
+@compiled
+def test_growth_through_many_doublings_keeps_every_token_and_order() -> None:
+    """Up to 2**16 tokens (ten doublings), every one read back just after each doubling
+    and halfway through the move that follows it (8 slots a put: 2**k / 4 puts)."""
+    table = TokenCodes(1 << 17)
+    words = [f"t{n}y" for n in range(1 << 16)]
+    marks = {(1 << k) + 1 for k in range(5, 16)} | {(1 << k) + (1 << k) // 8 for k in range(5, 16)}
+    for n, w in enumerate(words):
+        table.put(w, n)
+        if n + 1 in marks:
+            assert all(table.get(v) == m for m, v in enumerate(words[: n + 1]))
+            assert table.scan(" ".join(words[: n + 1 : 37]), BIG) == 0
+    assert len(table) == len(words)
+    assert table.evictions == 0
 
 
 @compiled
