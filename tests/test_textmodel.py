@@ -11,11 +11,13 @@ import math
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import smista.core.textmodel as textmodel
 from smista.authoring.testing import check_no_unreachable_rules, text_models
 from smista.config.load import load_config
 from smista.config.rulecache import load_rules
@@ -156,6 +158,26 @@ def test_the_packed_sums_give_the_plain_probabilities(
     got = model.predict(tokens, corrected)
     assert got.label == label
     assert got.probability == pytest.approx(probability, rel=1e-12)
+    # Both ways of summing, whichever this process takes: the lanes packed in one integer
+    # (the pure-Python implementation) and row by row (with the C extension, for the few
+    # prompts its path hands back), the same integers, so the same probabilities.
+    with mock.patch.object(textmodel, "_FeatureTable", None):
+        packed = TextModel.from_data(model.to_data()).probabilities(tokens, corrected)
+    with mock.patch.object(textmodel, "_FeatureTable", object()):
+        rows = TextModel.from_data(model.to_data()).probabilities(tokens, corrected)
+    assert packed == rows == model.probabilities(tokens, corrected)
+
+
+def test_with_the_extension_the_pure_reading_packs_no_lanes() -> None:
+    """A prompt the C path hands back (a token holding U+03A3) is summed row by row: no
+    call packs every feature's weights (a few ms once, in a long-running process)."""
+    model = TextModel.from_data(MODEL.to_data())
+    with mock.patch.object(textmodel, "_FeatureTable", object()):
+        model.probabilities(["fix", "plan"])
+    assert model._packed is None
+    with mock.patch.object(textmodel, "_FeatureTable", None):
+        model.probabilities(["fix", "plan"])
+    assert model._packed is not None
 
 
 # -- the model's data ----------------------------------------------------------

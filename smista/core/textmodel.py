@@ -166,7 +166,9 @@ class TextModel:
         self.scale = float(scale)
         self.weights: dict[str, tuple[int, ...]] = rows
         # Each feature's weights packed in one integer (see probabilities): built on the
-        # first pure-Python reading, which the C path never needs.
+        # first pure-Python reading without the C extension. With it, the few prompts the
+        # C path hands back (a token holding U+03A3) are summed row by row instead, so no
+        # call in a long-running process pays for packing every feature (a few ms).
         self._packed: dict[str, int] | None = None
         self._keys = frozenset(rows)
         # The character pairs it knows, without their "#" (so a token's pairs are looked up
@@ -225,7 +227,8 @@ class TextModel:
         count = len(known)
         if not count:
             return self._softmax(0, ())
-        if count < _CARRY_FREE:  # one integer addition per feature sums every lane
+        if count < _CARRY_FREE and (self._packed is not None or _FeatureTable is None):
+            # one integer addition per feature sums every lane
             packed = self._packed
             if packed is None:
                 packed = self._packed = {
@@ -237,7 +240,7 @@ class TextModel:
             sums: Sequence[int] = [
                 lane - offset for lane in self._unpack(total.to_bytes(self._width, "little"))
             ]
-        else:  # (lanes would carry into each other: summed one by one)
+        else:  # (lanes would carry into each other, or are not built: summed one by one)
             rows = [self.weights[f] for f in known]
             sums = [sum(row[lane] for row in rows) for lane in range(len(self.labels))]
         return self._softmax(count, sums)
