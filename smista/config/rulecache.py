@@ -360,6 +360,10 @@ def render_default_pack() -> str:
     )
 
 
+_ZIPPED = 16
+"""Dicts of at least this many items are written as ``dict(zip(keys, values))``."""
+
+
 def _literal(value: object) -> str:
     """Python source for plain data, the same in every process: frozensets are
     written sorted, dicts and tuples in their order (one line: the module is
@@ -368,7 +372,12 @@ def _literal(value: object) -> str:
         items = ", ".join(map(_literal, value))
         return f"({items},)" if len(value) == 1 else f"({items})"
     if type(value) is dict:
-        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
+        if len(value) < _ZIPPED:
+            return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
+        # (keys and values as two constant tuples: the module's bytecode builds the dict
+        # in one call instead of a load and a store per item)
+        keys, values = _literal(tuple(value)), _literal(tuple(value.values()))
+        return f"dict(zip({keys}, {values}, strict=True))"
     if type(value) is frozenset:
         return f"frozenset({_literal(tuple(sorted(value)))})" if value else "frozenset()"
     if value is None or type(value) in (str, int, bool, bytes):

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from heapq import heappop, heappush
-from itertools import chain, combinations, islice
+from itertools import chain, combinations, islice, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -383,7 +383,10 @@ class CompiledRules:
         self.specs: tuple[RuleSpec, ...] = tuple(specs)
         self.default_label = default_label
         self.options = options if options is not None else PlanOptions()
-        self.conditions = tuple(s.conditions for s in self.specs)
+        # The specs' fields, each a tuple in spec order (transposed in one C call).
+        columns = tuple(zip(*self.specs, strict=True)) if self.specs else ((),) * 6
+        labels, _, keywords, contexts, conditions, _ = columns
+        self.conditions: tuple[tuple[Condition, ...], ...] = conditions
         # Rule sets using extension kinds or options take the verifying path.
         self.extended = any(self.conditions) or self.options != PlanOptions()
         self._codes: dict[RuleMatch, int] = {}
@@ -397,7 +400,7 @@ class CompiledRules:
             tables, words, words_derived = derived  # type: ignore[assignment]
         self._words = (
             CompiledRules(
-                [RuleSpec(w, 0, (w,), ()) for w in words],
+                _word_specs(words),
                 "",
                 accelerated=accelerated,
                 lookup_only=True,
@@ -417,10 +420,10 @@ class CompiledRules:
             stems,
             MEMO_LIMIT,
         )
-        self.labels = tuple(s.label for s in self.specs)
-        self.keywords = tuple(s.keywords for s in self.specs)
-        self.contexts = tuple(s.contexts for s in self.specs)
-        self._needs_context = tuple(bool(c) for c in self.contexts)
+        self.labels: tuple[str, ...] = labels
+        self.keywords: tuple[tuple[str, ...], ...] = keywords
+        self.contexts: tuple[tuple[str, ...], ...] = contexts
+        self._needs_context = tuple(map(bool, contexts))
         self._matches: dict[tuple[int, int, int], RuleMatch] = {}
         if derived is None:
             self._derive_order()
@@ -446,7 +449,7 @@ class CompiledRules:
             self._free_rank = free[0]
             self._free_default = RuleMatch(free[1], self.labels[free[1]])
         # Outcome codes order entries like (rank, fuzzy, position) tuples.
-        self._half = max((len(k) for k in self.keywords), default=0) + 1
+        self._half = max(map(len, keywords), default=0) + 1
         self._stride = 2 * self._half
         self._free_code = self._free_rank * self._stride
         self._no_free = (len(self.order) + 1) * self._stride
@@ -457,10 +460,12 @@ class CompiledRules:
         # The typo index: in C (8 bytes a variant, built in one pass) when the
         # extension is there, holding every keyword (exact ones at depth 0,
         # so the scan can tell a token near no keyword); else Python's dict.
+        # The C one is built on first use (False: not yet): the verifying scan
+        # asks its own union index instead, so a first prompt never needs it.
         self._vindex: Any = None
         self._typo: dict[str, tuple[str, ...]] | None = typo_index
         if compiled:
-            self._vindex = _VariantIndex(self._typo_keywords, self._typo_caps)
+            self._vindex = False
         elif typo_index is None:
             self._typo = self._build_typo_index()
         self._gates: tuple[tuple[int, Any, object, dict[str, tuple[int, ...]]], ...] | None = None
@@ -478,7 +483,7 @@ class CompiledRules:
                 max_foreign=self._max_cap,
             )
             # Unknown tokens near no keyword are settled in the C scan itself.
-            self._fast.attach(self._vindex, self._depth_bits())
+            self._fast.attach(self._variant_index(), self._depth_bits())
         self._accelerated = accelerated
 
     # -- derived tables ---------------------------------------------------------
@@ -800,7 +805,7 @@ class CompiledRules:
             RuleSpec(label, priority, keywords, contexts, tuple(Condition(*c) for c in raw), typo)
             for label, priority, keywords, contexts, raw, typo in raw_specs
         ]
-        return cls(specs, default, options=options_from_data(raw_options), derived=derived)
+        return cls(specs, default, options=_trusted_options(raw_options), derived=derived)
 
     # -- matching ------------------------------------------------------------
 
@@ -1377,11 +1382,20 @@ class CompiledRules:
                 out.extend((k, True) for k in sorted(self._verified_typos(token, level)))
         return out
 
+    def _variant_index(self) -> Any:
+        """The C typo index (``None``: the Python one serves), built on first use."""
+        vindex = self._vindex
+        if vindex is False:
+            vindex = self._vindex = _VariantIndex(self._typo_keywords, self._typo_caps)
+        return vindex
+
     def _verified_typos(self, token: str, level: tuple[bool, bool, bool]) -> list[str]:
         """The typo-index candidates ``token`` really is a typo of (length cap,
         containment, OSA distance: the rules of :mod:`smista.core.fuzzy`); with the
         C index, verified there."""
         vindex = self._vindex
+        if vindex is False:
+            vindex = self._variant_index()
         if vindex is not None:
             found: list[str] = vindex.typos(token, level[0] | level[1] << 1 | level[2] << 2)
             return found
@@ -1420,6 +1434,14 @@ class CompiledRules:
             match = _new(RuleMatch, (index, self.labels[index], keyword, bool(fuzzy), None, ()))
             self._matches[key] = match
         return match
+
+
+def _word_specs(words: Iterable[str]) -> tuple[RuleSpec, ...]:
+    """``RuleSpec(w, 0, (w,), ())`` for each of ``words`` (the word index's rules), made
+    in C: no Python-level ``__new__`` call per word."""
+    words = tuple(words)
+    fields = zip(words, repeat(0), zip(words), repeat(()), repeat(()), repeat(True))
+    return tuple(map(_new, repeat(RuleSpec), fields))
 
 
 def _fold(best: dict[int, _Entry], entry_lists: Iterable[tuple[_Entry, ...]]) -> None:
@@ -1494,6 +1516,18 @@ def options_from_data(data: object) -> PlanOptions:
     except (TypeError, ValueError):
         raise ValueError("bad model") from None
     return PlanOptions(ignore_code, han_typos, markers, model, model_min, source, by_label)
+
+
+def _trusted_options(data: Any) -> PlanOptions:
+    """:func:`options_from_data` of smista's own generated data (the shipped pack): the
+    text model is taken as given (``TextModel._trusted``), not checked weight by weight."""
+    if len(data) == 3 or type(data[3]) is not tuple:
+        return options_from_data(data)
+    labels, bias, scale, rows = data[3]
+    model = TextModel._trusted(labels, bias, scale, dict(rows))
+    # (the rest read and checked as ever, with a model of no weights standing in for it)
+    stand_in = (*data[:3], (labels, bias, scale, ()), *data[4:])
+    return options_from_data(stand_in)._replace(model=model)
 
 
 def _plain(value: object) -> object:

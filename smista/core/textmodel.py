@@ -161,9 +161,32 @@ class TextModel:
         flat = [w for row in rows.values() for w in row]
         if flat and (set(map(type, flat)) != {int} or min(flat) < -_BIAS or max(flat) >= _BIAS):
             _refuse(weights, width)
+        self._set(labels, tuple(float(b) for b in bias), float(scale), rows)
+
+    @classmethod
+    def _trusted(
+        cls,
+        labels: tuple[str, ...],
+        bias: tuple[float, ...],
+        scale: float,
+        weights: dict[str, tuple[int, ...]],
+    ) -> TextModel:
+        """The model of smista's own generated data (the shipped pack): the very values
+        ``__init__`` would keep, none of them checked again."""
+        model = object.__new__(cls)
+        model._set(labels, bias, scale, weights)
+        return model
+
+    def _set(
+        self,
+        labels: tuple[str, ...],
+        bias: tuple[float, ...],
+        scale: float,
+        rows: dict[str, tuple[int, ...]],
+    ) -> None:
         self.labels: tuple[str, ...] = labels
-        self.bias: tuple[float, ...] = tuple(float(b) for b in bias)
-        self.scale = float(scale)
+        self.bias: tuple[float, ...] = bias
+        self.scale = scale
         self.weights: dict[str, tuple[int, ...]] = rows
         # Each feature's weights packed in one integer (see probabilities): built on the
         # first pure-Python reading without the C extension. With it, the few prompts the
