@@ -375,6 +375,29 @@ def test_growth_through_many_doublings_keeps_every_token_and_order() -> None:
 
 
 @compiled
+def test_a_probe_run_wrapping_past_the_end_is_found_while_the_table_grows() -> None:
+    """A run that wraps from the old array's last slot into its first ones, read while
+    the move into the doubled array is under way: past the end, the search goes on at
+    the move's cursor (the slots below it are emptied), not at slot 0. The homes come
+    from ``hash_token``, the table's own hash, so the layout is built, not hoped for."""
+
+    def homed(prefix: str, slots: range, mask: int, count: int) -> list[str]:
+        words = (f"{prefix}{n}" for n in range(10**6))
+        return [w for w in words if hash_token(w) & mask in slots][:count]
+
+    end = homed("e", range(63, 64), 63, 11)  # run 63, 0, 1, ..., 9 of 64 slots
+    middle = homed("m", range(16, 41), 63, 22)  # (the 33rd put doubles the table)
+    table = TokenCodes(1000)
+    for n, word in enumerate(end + middle):
+        table.put(word, n)
+    extra = homed("x", range(16, 41), 127, 1)[0]
+    table.put(extra, 999)  # moves the old array's first 8 slots: the cursor is at 8
+    assert [table.get(w) for w in end + middle] == list(range(len(end) + len(middle)))
+    assert table.scan(" ".join(end), BIG) == 0
+    assert table.get(extra) == 999
+
+
+@compiled
 def test_every_key_colliding_still_finds_each() -> None:
     table = TokenCodes(1000, collide=True)
     words = [f"k{n}" for n in range(300)]
