@@ -115,24 +115,31 @@ def _tokens(text: str, ignore_code: bool) -> list[str]:
     return tokenize(visible_text(text) if ignore_code else text)
 
 
+def _bag(text: str, ignore_code: bool) -> list[str]:
+    """The model's features of ``text`` (:func:`smista.core.textmodel.features`), sorted."""
+    return sorted(features(_tokens(text, ignore_code)))
+
+
+def _vectorizer(analyzer: Any, min_df: int) -> Any:
+    """The binary, L2-normalised bag the model is fitted on, of ``analyzer``'s features
+    seen in at least ``min_df`` prompts."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(
+        analyzer=analyzer, use_idf=False, binary=True, norm="l2", min_df=min_df, lowercase=False
+    )
+
+
 def fit(
     rows: list[dict[str, object]], ignore_code: bool, c: float, min_df: int = 2, keep: int = 0
 ) -> TextModel:
     """A model fitted on ``rows`` (scikit-learn's lbfgs), weights rounded to integers; with
     ``keep``, only the ``keep`` features of largest weight (any label) stay."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
     texts = [str(r["text"]) for r in rows]
     labels = [str(r["intent"]) for r in rows]
-    vectorizer = TfidfVectorizer(
-        analyzer=lambda text: sorted(features(_tokens(text, ignore_code))),
-        use_idf=False,
-        binary=True,
-        norm="l2",
-        min_df=min_df,
-        lowercase=False,
-    )
+    vectorizer = _vectorizer(lambda text: _bag(text, ignore_code), min_df)
     matrix = vectorizer.fit_transform(texts)
     model = LogisticRegression(C=c, max_iter=5000).fit(matrix, labels)
     order = [list(model.classes_).index(label) for label in LABELS]
@@ -383,17 +390,16 @@ def _positional(text: str, ignore_code: bool) -> list[str]:
     return sorted(found)
 
 
-def variants(c: float, ignore_code: bool) -> None:
+def variants(c: float, ignore_code: bool, min_df: int) -> None:
     """Other model classes on the validation protocol (edits from 0.5, the rest from 0.7):
     the shipped bag of features, the same with the first words' places, and a network with
     one hidden layer (64 units) over the bag. Float probabilities, not the rounded integer
     weights, so the first row differs from ``--validate``'s by rounding."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.neural_network import MLPClassifier
 
     def bag(text: str) -> list[str]:
-        return sorted(features(_tokens(text, ignore_code)))
+        return _bag(text, ignore_code)
 
     def positional(text: str) -> list[str]:
         return _positional(text, ignore_code)
@@ -422,9 +428,7 @@ def variants(c: float, ignore_code: bool) -> None:
     for name, analyzer, make in kinds:
         alone = both = 0
         for train, test, ruled, config in folds:
-            vectorizer = TfidfVectorizer(
-                analyzer=analyzer, use_idf=False, binary=True, norm="l2", min_df=2, lowercase=False
-            )
+            vectorizer = _vectorizer(analyzer, min_df)
             matrix = vectorizer.fit_transform([str(r["text"]) for r in train])
             model = make().fit(matrix, [str(r["intent"]) for r in train])
             probs = model.predict_proba(vectorizer.transform([str(r["text"]) for r in test]))
@@ -594,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
     ignore_code = bool(options and options.ignore_code)
     c_values = [float(x) for x in args.c.split(",")]
     if args.variants:
-        variants(c_values[0], ignore_code)
+        variants(c_values[0], ignore_code, args.min_df)
         return 0
     if args.curve:
         curve(c_values[0], ignore_code, args.min_df, args.keep)
