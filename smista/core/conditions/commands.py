@@ -77,7 +77,8 @@ class CommandsKind(ConditionKind):
 
     def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
         command = view.command
-        return frozenset() if command is None else keys & {command, ANY}
+        # (the one empty answer, shared: most prompts hold no command)
+        return _NONE if command is None else keys & {command, ANY}
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
@@ -90,3 +91,4 @@ class CommandsKind(ConditionKind):
 
 
 COMMANDS = CommandsKind()
+_NONE: frozenset[str] = frozenset()

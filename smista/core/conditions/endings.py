@@ -138,7 +138,7 @@ class LeadEndingsKind(ConditionKind):
     def present(self, view: PromptView, plan: dict[str, tuple[str, ...]]) -> frozenset[str]:
         head = view.content_head(1)
         if not head:
-            return frozenset()
+            return _NONE
         word = head[0]
         group = plan.get(word[-1])
         return _NONE if group is None else frozenset(filter(word.endswith, group))

@@ -165,7 +165,7 @@ class LeadingKind(ConditionKind):
         # place (the index path of match checks the same): those keys are present.
         lead = view.lead_words
         if not lead:
-            return frozenset()
+            return _NONE  # (the one empty answer, shared)
         found: list[str] = []
         for word in lead:  # (the few lead words, not the plan)
             group = plan.get(word)
@@ -209,5 +209,6 @@ class LeadingKind(ConditionKind):
 
 
 LEADING = LeadingKind()
+_NONE: frozenset[str] = frozenset()
 _ANY_WORD = Evidence(LEADING.key, ANY)
 """The wildcard's evidence (immutable: made once, not per prompt)."""

@@ -891,6 +891,9 @@ def _split_command(text: str) -> tuple[str | None, str]:
 
 def slash_command(text: str) -> str | None:
     """``'/git:commit foo'`` -> ``'git:commit'`` (lowercased); None without a command."""
+    head = text[:1]
+    if head not in ("/", "@") and not head.isspace():
+        return None  # (most prompts: _split_command's first answer, without its call)
     return _split_command(text)[0]
 
 

@@ -14,7 +14,7 @@ from bisect import bisect_left
 from collections.abc import Collection, Iterable
 from functools import cache
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
 from smista.core.conditions import signals as _signals
@@ -34,6 +34,9 @@ __all__ = ["PlanOptions", "PromptView", "SignalHits", "is_hangul_or_han", "visib
 
 _first = itemgetter(0)
 """The word of a ``(word, fuzzy)`` hit."""
+
+_NO_WORDS: frozenset[str] = frozenset()
+"""The one empty word set (shared, not made per prompt)."""
 
 _LEAD_WINDOW = 4
 """Content tokens a view reads at least, so most leading entries need one reading."""
@@ -305,8 +308,8 @@ class PromptView:
         self._content_limit = 0
         self._question: bool | None = None
         self._lowered: str | None = None
-        self._prediction: Prediction | bool | None = False  # False: not computed yet
-        self._confident: str | bool | None = False  # False: not computed yet
+        self._prediction: Prediction | Literal[False] | None = False  # False: not computed yet
+        self._confident: str | Literal[False] | None = False  # False: not computed yet
         self._corrected = corrected
         self._feature_ids = feature_ids
         self._signals = signals
@@ -343,31 +346,37 @@ class PromptView:
     def prediction(self) -> Prediction | None:
         """The text model's answer for the visible tokens and the keywords some token
         matches by typo (``None`` without a model)."""
-        if self._prediction is False:
-            model = self.options.model
-            self._prediction = (
-                None
-                if model is None
-                else model.read(
-                    self.visible, self._corrected or (), self._tokens, self._feature_ids
-                )
-            )
-        return self._prediction  # type: ignore[return-value]
+        prediction = self._prediction
+        return self._read_model() if prediction is False else prediction
+
+    def _read_model(self) -> Prediction | None:
+        """Reads the text model (once: :attr:`prediction` and :attr:`confident` call it,
+        a plain method, not one property through another)."""
+        model = self.options.model
+        prediction = self._prediction = (
+            None
+            if model is None
+            else model.read(self.visible, self._corrected or (), self._tokens, self._feature_ids)
+        )
+        return prediction
 
     @property
     def confident(self) -> str | None:
         """The text model's label when its probability reaches that label's bar
         (``min_probability``, or the label's own in ``min_probability_by_label``);
         ``None`` otherwise, and without a model."""
-        if self._confident is False:
-            prediction = self.prediction
-            self._confident = (
+        confident = self._confident
+        if confident is False:
+            prediction = self._prediction
+            if prediction is False:
+                prediction = self._read_model()
+            confident = self._confident = (
                 None
                 if prediction is None
                 or prediction.probability < self.options.min_for(prediction.label)
                 else prediction.label
             )
-        return self._confident  # type: ignore[return-value]
+        return confident
 
     @property
     def lowered(self) -> str:
@@ -533,5 +542,5 @@ class PromptView:
         if self._lead is None:
             content = self.content_head(1)
             hit = self.hits_of(content[0]) if content else ()
-            self._lead = frozenset(map(_first, hit)) if hit else frozenset()
+            self._lead = frozenset(map(_first, hit)) if hit else _NO_WORDS
         return self._lead
