@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from smista.core.conditions.compile import plan_options, rule_spec
 from smista.core.conditions.view import visible_text
-from smista.core.engine import CompiledRules, RuleMatch, confidence_of, reason_of
+from smista.core.engine import CompiledRules, RuleMatch, reason_and_confidence
 from smista.core.intent import Confidence, IntentSource, TaskIntent
 from smista.core.result import Classification
 from smista.core.tokenizer import tokenize
@@ -224,12 +224,13 @@ class Classifier:
 
 def inferred(match: RuleMatch) -> Classification:
     """The result of a matcher outcome: its intent, reason, rule and confidence."""
+    reason, level = reason_and_confidence(match)
     return Classification(
         intent=_INTENTS.get(match.label) or TaskIntent(match.label),
         source=IntentSource.INFERRED,
-        reason=reason_of(match),
+        reason=reason,
         matched_rule=match.rule,
-        confidence=_CONFIDENCES.get(level := confidence_of(match)) or Confidence(level),
+        confidence=_CONFIDENCES.get(level) or Confidence(level),
     )
 
 

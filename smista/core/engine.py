@@ -90,6 +90,7 @@ __all__ = [
     "RuleSpec",
     "confidence_of",
     "osa_within",
+    "reason_and_confidence",
     "reason_of",
     "wire_of",
 ]
@@ -180,7 +181,12 @@ def reason_of(match: RuleMatch) -> str:
     """
     if match.rule is None:
         return f"no rule matched; default intent '{match.label}'"
-    parts = [p for e in _evidence(match) if (p := BY_KEY[e.kind].describe(e)) is not None]
+    return _reason(match, _evidence(match))
+
+
+def _reason(match: RuleMatch, evidence: list[Evidence]) -> str:
+    """:func:`reason_of` a match of some rule, given its :func:`_evidence`."""
+    parts = [p for e in evidence if (p := BY_KEY[e.kind].describe(e)) is not None]
     if parts:
         return f"{' and '.join(parts)} matched rule {match.rule}"
     if match.extra:
@@ -198,15 +204,28 @@ def confidence_of(match: RuleMatch) -> str:
     """
     if match.rule is None:
         return "low"
+    return _confidence(_evidence(match))
+
+
+def _confidence(evidence: list[Evidence]) -> str:
+    """:func:`confidence_of` a match of some rule, given its :func:`_evidence`."""
     signals = 0
     fuzzy = False
-    for e in _evidence(match):
+    for e in evidence:
         if BY_KEY[e.kind].counts(e):
             signals += 1
             fuzzy = fuzzy or e.fuzzy
     if signals >= 2:
         return "medium" if fuzzy else "high"
     return "medium" if signals else "low"
+
+
+def reason_and_confidence(match: RuleMatch) -> tuple[str, str]:
+    """``(reason_of(match), confidence_of(match))``, the evidence gathered once."""
+    if match.rule is None:
+        return reason_of(match), "low"
+    evidence = _evidence(match)
+    return _reason(match, evidence), _confidence(evidence)
 
 
 def wire_of(match: RuleMatch) -> dict[str, object]:
