@@ -29,11 +29,14 @@ _Plan = tuple[tuple[tuple[str, tuple[str, ...]], ...], dict[str, tuple[int, ...]
 @per_condition
 def _plan(condition: Condition) -> _Plan:
     """The entries that have tokens, with them, and their positions by first token."""
-    entries = tuple((e, words) for e in condition.values if (words := phrase_tokens(e)))
+    entries: list[tuple[str, tuple[str, ...]]] = []
     by_first: dict[str, list[int]] = {}
-    for at, (_, words) in enumerate(entries):
-        by_first.setdefault(words[0], []).append(at)
-    return entries, {word: tuple(ats) for word, ats in by_first.items()}
+    for entry in condition.values:  # (one plain loop: derived on a prompt's first use)
+        words = phrase_tokens(entry)
+        if words:
+            by_first.setdefault(words[0], []).append(len(entries))
+            entries.append((entry, words))
+    return tuple(entries), {word: tuple(ats) for word, ats in by_first.items()}
 
 
 def excluded_by(condition: Condition, view: PromptView) -> str | None:

@@ -108,15 +108,14 @@ _Entry = tuple[str, tuple[str, ...], frozenset[str]]
 @per_condition
 def _entry_plan(condition: Condition) -> tuple[tuple[_Entry, ...], dict[str, tuple[int, ...]]]:
     """A condition's entries with their tokens, and their positions by first word."""
-    entries = tuple(
-        (entry, words, frozenset(words))
-        for entry in condition.values
-        if (words := phrase_tokens(entry))
-    )
+    entries: list[_Entry] = []
     by_first: dict[str, list[int]] = {}
-    for at, (_, words, _) in enumerate(entries):
-        by_first.setdefault(words[0], []).append(at)
-    return entries, {w: tuple(ats) for w, ats in by_first.items()}
+    for entry in condition.values:  # (one plain loop: derived on a prompt's first use)
+        words = phrase_tokens(entry)
+        if words:
+            by_first.setdefault(words[0], []).append(len(entries))
+            entries.append((entry, words, frozenset(words)))
+    return tuple(entries), {w: tuple(ats) for w, ats in by_first.items()}
 
 
 def entries_starting(condition: Condition, firsts: Iterable[str]) -> list[_Entry]:
