@@ -1066,21 +1066,21 @@ class CompiledRules:
             tokens = tokenize(visible)
             learned = self._learn(set(tokens).difference(self._state[0]))
             self._fold_entries(best, corrected, learned)
-        # PromptView(...) without the class call: it would gather these keyword arguments
-        # into a dict for __init__ (type_call, slot_tp_init); calling __init__ itself
-        # passes them as they are.
+        # PromptView(...) without the class call (it would gather keyword arguments into a
+        # dict for __init__: type_call, slot_tp_init) nor __init__'s keywords: its _fill,
+        # every argument positional and resolved (options given, visible computed).
         view = _new_object(PromptView)
-        PromptView.__init__(
-            view,
+        view._fill(
             text,
             contexts,
             self.options,
-            tokens=tokens,
-            signals=self._signals,
-            visible=visible,
-            signal_hits=signal_hits,
-            corrected=corrected,
-            feature_ids=ids,
+            visible,
+            None if tokens is None else tuple(tokens),
+            self._signals,
+            None,
+            signal_hits,
+            corrected,
+            ids,
         )
         hits = sorted(best.values())
         gates = self._gates

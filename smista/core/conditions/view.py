@@ -295,13 +295,44 @@ class PromptView:
         keywords some token matches by typo (``CompiledRules.corrections``), which a text
         model reads as well; ``feature_ids``, when given, must be what the engine's scan of
         the visible text read with the model's ``feature_table()`` (``TextModel.read``)."""
-        self.text = text
-        self.options = options if options is not None else PlanOptions()
+        if options is None:
+            options = PlanOptions()
         if visible is None:
-            visible = visible_text(text) if self.options.ignore_code else text
+            visible = visible_text(text) if options.ignore_code else text
+        self._fill(
+            text,
+            contexts,
+            options,
+            visible,
+            tuple(tokens) if tokens is not None else None,
+            signals,
+            signal_tokens,
+            signal_hits,
+            corrected,
+            feature_ids,
+        )
+
+    def _fill(
+        self,
+        text: str,
+        contexts: Collection[str],
+        options: PlanOptions,
+        visible: str,
+        tokens: tuple[str, ...] | None,
+        signals: TokenSignals | None,
+        signal_tokens: Iterable[str] | None,
+        signal_hits: SignalHits | None,
+        corrected: Collection[str] | None,
+        feature_ids: bytes | None,
+    ) -> None:
+        """Every slot, from :meth:`__init__`'s arguments with the defaults resolved (the
+        engine calls it on a view made without ``__init__``, its arguments positional:
+        no keyword matching on every prompt)."""
+        self.text = text
+        self.options = options
         self.visible = visible
         self.contexts = contexts
-        self._tokens: tuple[str, ...] | None = tuple(tokens) if tokens is not None else None
+        self._tokens = tokens
         self._set: frozenset[str] | None = None
         self._command: str | bool | None = False  # False: not computed yet
         self._content: tuple[str, ...] | None = None
