@@ -68,7 +68,7 @@ class Classifier:
     _config: ClassificationConfig | None
     _load_config: Callable[[], ClassificationConfig] | None
     _match_text: Callable[[str, Collection[str]], RuleMatch]
-    _match_code: Callable[[str], int]
+    _match_code: Callable[[str], int] | None
     _results: dict[RuleMatch, Classification]
     _by_code: dict[int, Classification]
 
@@ -101,7 +101,9 @@ class Classifier:
         init(self, "_load_config", load)
         init(self, "rules", rules)
         init(self, "_match_text", rules.match_text)
-        init(self, "_match_code", rules.match_code)
+        # (None for rules with extension kinds: their outcome is a RuleMatch, which keys
+        # the results itself, with no code to find for it first)
+        init(self, "_match_code", None if rules.extended else rules.match_code)
         init(self, "_results", {})
         init(self, "_by_code", {})
 
@@ -153,7 +155,12 @@ class Classifier:
         directly; ``workspace`` adds the kinds it provides.
         """
         if command is None and workspace is None and not contexts:  # the hot path
-            code = self._match_code(text)
+            match_code = self._match_code
+            if match_code is None:  # (extension kinds: see _init)
+                match = self._match_text(text, ())
+                cached = self._results.get(match)
+                return cached if cached is not None else self.result(match)
+            code = match_code(text)
             found = self._by_code.get(code)
             if found is None:
                 found = self._by_code[code] = self.result(self.rules.match_of_code(code))
