@@ -4949,6 +4949,20 @@ PyDoc_STRVAR(FeatureTable_sums_doc,
 "``corrected`` words hold, each counted once, then the sum of their weights for each\n"
 "label; ``None`` if a token read holds U+03A3 (Python decides then).");
 
+/* The sum of the weights of the ids `found` holds, for each label, into `sums` (room for
+ * the table's lanes). */
+static void
+lane_sums(const FeatureTable *self, const IdList *found, int64_t *sums)
+{
+    const Py_ssize_t lanes = self->lanes;
+    memset(sums, 0, (size_t)lanes * sizeof(int64_t));
+    for (Py_ssize_t j = 0; j < found->count; j++) {
+        const int32_t *w = self->weights + (size_t)found->ids[j] * (size_t)lanes;
+        for (Py_ssize_t l = 0; l < lanes; l++)
+            sums[l] += w[l];
+    }
+}
+
 /* (how many ids `found` holds, then the sum of their weights for each label) */
 static PyObject *
 sums_tuple(const FeatureTable *self, const IdList *found)
@@ -4959,12 +4973,7 @@ sums_tuple(const FeatureTable *self, const IdList *found)
     int64_t *sums = lanes <= 16 ? small_sums : PyMem_Calloc((size_t)lanes, sizeof(int64_t));
     if (sums == NULL)
         return PyErr_NoMemory();
-    memset(sums, 0, (size_t)lanes * sizeof(int64_t));
-    for (Py_ssize_t j = 0; j < found->count; j++) {
-        const int32_t *w = self->weights + (size_t)found->ids[j] * (size_t)lanes;
-        for (Py_ssize_t l = 0; l < lanes; l++)
-            sums[l] += w[l];
-    }
+    lane_sums(self, found, sums);
     out = PyTuple_New(lanes + 1);
     if (out != NULL) {
         for (Py_ssize_t l = 0; l <= lanes; l++) {
@@ -5009,6 +5018,39 @@ PyDoc_STRVAR(FeatureTable_sums_of_doc,
 "tokens that TokenCodes.fold(text, ..., table) gave (bytes: native 32-bit ids, each\n"
 "below len(table)); ValueError if they are not such ids.");
 
+/* Into `found` (initialised for the table): the ids of `ids` (bytes, checked to be ids
+ * of this table) and of the `corrected` words' features: 0, -1 with an exception set
+ * (`name`: the method, for the messages). */
+static int
+ids_and_corrected(const FeatureTable *self, PyObject *ids, PyObject *corrected, IdList *found,
+                  const char *name)
+{
+    const Py_ssize_t size = PyBytes_GET_SIZE(ids);
+    if (size % (Py_ssize_t)sizeof(uint32_t) != 0) {
+        PyErr_Format(PyExc_ValueError, "%s() ids must be 32-bit ids", name);
+        return -1;
+    }
+    const unsigned char *raw = (const unsigned char *)PyBytes_AS_STRING(ids);
+    for (Py_ssize_t at = 0; at < size; at += (Py_ssize_t)sizeof(uint32_t)) {
+        uint32_t id;
+        memcpy(&id, raw + at, sizeof(id));
+        if ((Py_ssize_t)id >= self->count) {
+            PyErr_Format(PyExc_ValueError, "%s() ids must be ids of this table", name);
+            return -1;
+        }
+        if (ids_add(found, (Py_ssize_t)id) < 0)
+            return -1;
+    }
+    unsigned char key_small[256];
+    unsigned char *key = feature_key(self, key_small, sizeof(key_small));
+    if (key == NULL)
+        return -1;
+    const int status = corrected_features(self, corrected, key, found);
+    if (key != key_small)
+        PyMem_Free(key);
+    return status;
+}
+
 static PyObject *
 FeatureTable_sums_of(FeatureTable *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -5016,41 +5058,24 @@ FeatureTable_sums_of(FeatureTable *self, PyObject *const *args, Py_ssize_t nargs
         PyErr_SetString(PyExc_TypeError, "sums_of() takes bytes and an iterable of str");
         return NULL;
     }
-    const Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
-    if (size % (Py_ssize_t)sizeof(uint32_t) != 0) {
-        PyErr_SetString(PyExc_ValueError, "sums_of() ids must be 32-bit ids");
-        return NULL;
-    }
     IdList found;
     if (ids_init(&found, self->count) < 0)
         return NULL;
-    const unsigned char *raw = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    int status = 0;
-    for (Py_ssize_t at = 0; status == 0 && at < size; at += (Py_ssize_t)sizeof(uint32_t)) {
-        uint32_t id;
-        memcpy(&id, raw + at, sizeof(id));
-        if ((Py_ssize_t)id >= self->count) {
-            PyErr_SetString(PyExc_ValueError, "sums_of() ids must be ids of this table");
-            status = -1;
-        }
-        else {
-            status = ids_add(&found, (Py_ssize_t)id);
-        }
-    }
     PyObject *out = NULL;
-    if (status == 0) {
-        unsigned char key_small[256];
-        unsigned char *key = feature_key(self, key_small, sizeof(key_small));
-        if (key != NULL) {
-            if (corrected_features(self, args[1], key, &found) == 0)
-                out = sums_tuple(self, &found);
-            if (key != key_small)
-                PyMem_Free(key);
-        }
-    }
+    if (ids_and_corrected(self, args[0], args[1], &found, "sums_of") == 0)
+        out = sums_tuple(self, &found);
     ids_free(&found);
     return out;
 }
+
+PyDoc_STRVAR(FeatureTable_top_of_doc,
+"top_of(ids, corrected, bias, scale, /) -> tuple[int, float] | None\n--\n\n"
+"``softmax_top(bias, scale, sums_of(ids, corrected))`` in one call, the sums never\n"
+"made Python ints: the same label and the same bits (``bias``: a tuple of one float\n"
+"per label, ``scale`` a float); ``None`` when a score is not finite.");
+
+static PyObject *FeatureTable_top_of(FeatureTable *self, PyObject *const *args,
+                                     Py_ssize_t nargs);
 
 PyDoc_STRVAR(FeatureTable_known_doc,
 "known(text, corrected, /) -> frozenset[str] | None\n--\n\n"
@@ -5091,6 +5116,8 @@ static PyMethodDef FeatureTable_methods[] = {
     {"sums", (PyCFunction)(void (*)(void))FeatureTable_sums, METH_FASTCALL, FeatureTable_sums_doc},
     {"sums_of", (PyCFunction)(void (*)(void))FeatureTable_sums_of, METH_FASTCALL,
      FeatureTable_sums_of_doc},
+    {"top_of", (PyCFunction)(void (*)(void))FeatureTable_top_of, METH_FASTCALL,
+     FeatureTable_top_of_doc},
     {"known", (PyCFunction)(void (*)(void))FeatureTable_known, METH_FASTCALL,
      FeatureTable_known_doc},
     {NULL, NULL, 0, NULL},
@@ -5323,6 +5350,35 @@ fsum_finite(const double *x, Py_ssize_t n, double *p)
 
 #define SMALL_LANES 32
 
+/* softmax_top()'s arithmetic past the scores: max() (the first of the largest), libm's
+ * exp of each score less it, math.fsum's sum, the divisions; the place of the first most
+ * probable label, its probability in `*probability` (`exps`, `partials`: room for
+ * `lanes` doubles each). */
+static Py_ssize_t
+softmax_pick(const double *scores, Py_ssize_t lanes, double *exps, double *partials,
+             double *probability)
+{
+    double top = scores[0];
+    for (Py_ssize_t l = 1; l < lanes; l++) {
+        if (scores[l] > top)
+            top = scores[l];
+    }
+    for (Py_ssize_t l = 0; l < lanes; l++)
+        exps[l] = exp(scores[l] - top);
+    const double total = fsum_finite(exps, lanes, partials);
+    Py_ssize_t best = 0;
+    double found = exps[0] / total;
+    for (Py_ssize_t l = 1; l < lanes; l++) {
+        const double p = exps[l] / total;
+        if (p > found) {
+            found = p;
+            best = l;
+        }
+    }
+    *probability = found;
+    return best;
+}
+
 PyDoc_STRVAR(softmax_top_doc,
 "softmax_top(bias, scale, sums, /) -> tuple[int, float] | None\n--\n\n"
 "The most probable label of a text model (its place, the first on a tie) and its\n"
@@ -5390,27 +5446,78 @@ softmax_top(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs
             goto done;
         }
     }
-    double top = scores[0]; /* max(): the first of the largest */
-    for (Py_ssize_t l = 1; l < lanes; l++) {
-        if (scores[l] > top)
-            top = scores[l];
-    }
-    for (Py_ssize_t l = 0; l < lanes; l++)
-        exps[l] = exp(scores[l] - top);
-    const double total = fsum_finite(exps, lanes, partials);
-    Py_ssize_t best = 0;
-    double probability = exps[0] / total;
-    for (Py_ssize_t l = 1; l < lanes; l++) {
-        const double p = exps[l] / total;
-        if (p > probability) {
-            probability = p;
-            best = l;
-        }
-    }
+    double probability;
+    const Py_ssize_t best = softmax_pick(scores, lanes, exps, partials, &probability);
     out = Py_BuildValue("(nd)", best, probability);
 done:
     if (buf != small)
         PyMem_Free(buf);
+    return out;
+}
+
+static PyObject *
+FeatureTable_top_of(FeatureTable *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    const Py_ssize_t lanes = self->lanes;
+    if (nargs != 4 || !PyBytes_Check(args[0]) || !PyTuple_CheckExact(args[2]) ||
+        PyTuple_GET_SIZE(args[2]) != lanes || lanes < 1) {
+        PyErr_SetString(PyExc_TypeError,
+                        "top_of() takes bytes, an iterable of str, a tuple of one float per "
+                        "label and a float");
+        return NULL;
+    }
+    const double scale = PyFloat_AsDouble(args[3]);
+    if (scale == -1.0 && PyErr_Occurred())
+        return NULL;
+    for (Py_ssize_t l = 0; l < lanes; l++) {
+        if (!PyFloat_CheckExact(PyTuple_GET_ITEM(args[2], l))) {
+            PyErr_SetString(PyExc_TypeError, "top_of() takes float biases");
+            return NULL;
+        }
+    }
+    IdList found;
+    if (ids_init(&found, self->count) < 0)
+        return NULL;
+    PyObject *out = NULL;
+    double small[3 * SMALL_LANES];
+    int64_t small_sums[SMALL_LANES];
+    double *buf = small;
+    int64_t *sums = small_sums;
+    if (ids_and_corrected(self, args[0], args[1], &found, "top_of") < 0)
+        goto done;
+    if (lanes > SMALL_LANES) {
+        buf = PyMem_Malloc(3 * (size_t)lanes * sizeof(double));
+        sums = PyMem_Malloc((size_t)lanes * sizeof(int64_t));
+        if (buf == NULL || sums == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    lane_sums(self, &found, sums);
+    double *scores = buf, *exps = buf + lanes, *partials = buf + 2 * lanes;
+    /* softmax_top()'s scores, from the same values: an int64 sum converts to the double
+     * PyLong_AsDouble gives its int (both round to nearest, ties to even) */
+    const int counted = found.count != 0;
+    const double norm = counted ? scale * sqrt((double)found.count) : 0.0;
+    for (Py_ssize_t l = 0; l < lanes; l++) {
+        scores[l] = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(args[2], l));
+        if (counted)
+            scores[l] = scores[l] + (double)sums[l] / norm;
+        if (!isfinite(scores[l])) {
+            out = Py_None;
+            Py_INCREF(out);
+            goto done;
+        }
+    }
+    double probability;
+    const Py_ssize_t best = softmax_pick(scores, lanes, exps, partials, &probability);
+    out = Py_BuildValue("(nd)", best, probability);
+done:
+    if (buf != small)
+        PyMem_Free(buf);
+    if (sums != small_sums)
+        PyMem_Free(sums);
+    ids_free(&found);
     return out;
 }
 

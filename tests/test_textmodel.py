@@ -990,3 +990,67 @@ def test_the_scan_gives_no_feature_ids_when_a_read_token_holds_sigma() -> None:
     _, ids = _TokenCodes(64).fold("a b Σ", [], set(), set(), {}, table)
     assert isinstance(ids, bytes)
     assert table.sums_of(ids, frozenset()) == table.sums("a b Σ", frozenset())
+
+
+@compiled
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), text=st.text(alphabet=TEXT_ALPHABET, max_size=60))
+def test_top_of_is_softmax_top_of_the_sums(data: st.DataObject, text: str) -> None:
+    """FeatureTable.top_of (the sums and the softmax in one call, which read() takes with
+    the scan's ids) gives softmax_top(bias, scale, sums_of(...)): the same label, the
+    same bits, None alike (a score past the floats)."""
+    assert _FeatureTable is not None
+    assert _TokenCodes is not None
+    model = _sample_model(data, pairs=data.draw(st.booleans()))
+    vocabulary = [*sorted(model.weights), "fix", "unknown"]
+    corrected = frozenset(data.draw(st.lists(st.sampled_from(vocabulary), max_size=3)))
+    biases = st.one_of(st.floats(-3, 3), st.sampled_from([0.0, 745.0, -745.0, 1e308]))
+    bias = tuple(data.draw(st.lists(biases, min_size=len(LABELS), max_size=len(LABELS))))
+    scale = data.draw(st.one_of(st.sampled_from([1.0, 1024.0, 5e-324]), st.floats(1e-3, 1e6)))
+    table = _FeatureTable(model.weights, len(LABELS), MAX_TOKENS)
+    _, ids = _TokenCodes(64).fold(text, [], set(), set(), {}, table)
+    if ids is None:  # (a token holds U+03A3: no ids, Python reads the text)
+        return
+    _same_top_of(table, ids, corrected, bias, scale)
+
+
+def _same_top_of(
+    table: object, ids: bytes, corrected: frozenset[str], bias: tuple[float, ...], scale: float
+) -> None:
+    expected = softmax_top(bias, scale, table.sums_of(ids, corrected))  # type: ignore[attr-defined]
+    got = table.top_of(ids, corrected, bias, scale)  # type: ignore[attr-defined]
+    if expected is None:
+        assert got is None
+        return
+    assert got is not None
+    assert (got[0], got[1].hex()) == (expected[0], expected[1].hex())
+
+
+@compiled
+def test_top_of_edge_cases() -> None:
+    assert _FeatureTable is not None
+    ids = (0).to_bytes(4, "little") + (1).to_bytes(4, "little")
+    table = _FeatureTable({"fix": _row(edit=8000), "why": _row(chat=9000)}, len(LABELS), 8)
+    bias = (0.5, 0.25, 0.0, 0.0, 0.0, 0.0, -0.5)
+    # no feature at all (no division by a zero norm): the biases alone decide
+    _same_top_of(table, b"", frozenset(), bias, 1024.0)
+    assert table.top_of(b"", frozenset(), bias, 1024.0)[0] == 0  # type: ignore[index]
+    _same_top_of(table, ids, frozenset(), bias, 1024.0)
+    _same_top_of(table, ids[:4], frozenset({"why"}), bias, 1.0)  # a corrected word
+    _same_top_of(table, ids, frozenset(), bias, 5e-324)  # a score past the floats: None
+    assert table.top_of(ids, frozenset(), bias, 5e-324) is None
+    # past the 32 labels held on the stack
+    wide = _FeatureTable({"fix": list(range(40)), "why": [-n for n in range(40)]}, 40, 8)
+    wide_bias = tuple(float(n % 3) for n in range(40))
+    _same_top_of(wide, ids[:4], frozenset(), wide_bias, 7.0)
+    _same_top_of(wide, ids[4:], frozenset(), wide_bias, 7.0)
+    with pytest.raises(TypeError):
+        table.top_of(ids, frozenset(), bias[:-1], 1.0)  # one bias short
+    with pytest.raises(TypeError):
+        table.top_of(ids, frozenset(), (0,) * len(LABELS), 1.0)  # not floats
+    with pytest.raises(TypeError):
+        table.top_of(ids, frozenset(), list(bias), 1.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="32-bit ids"):
+        table.top_of(ids[:3], frozenset(), bias, 1.0)  # not 32-bit ids
+    with pytest.raises(ValueError, match="ids of this table"):
+        table.top_of((9).to_bytes(4, "little"), frozenset(), bias, 1.0)  # not of this table

@@ -304,12 +304,20 @@ class TextModel:
         the softmax's top label in C too (``softmax_top``: :meth:`_softmax` and
         :meth:`_top`'s arithmetic, bit for bit). ``ids``, when given, must be what the
         engine's scan of ``text`` read with :meth:`feature_table`
-        (``TokenCodes.fold(text, ..., table)``): the text is then not read again."""
+        (``TokenCodes.fold(text, ..., table)``): the text is then not read again, and the
+        sums and the softmax are one C call (``FeatureTable.top_of``: ``softmax_top`` of
+        ``sums_of``, the sums never made Python ints; tests hold the two equal)."""
         table = self._table
         if table is False:
             table = self._table = self._compile()
         if table is not None:
-            got = table.sums(text, corrected) if ids is None else table.sums_of(ids, corrected)
+            if ids is not None:  # the sums and the top label in one call (top_of)
+                top = table.top_of(ids, corrected, self.bias, self.scale)
+                if top is not None:
+                    return _new(Prediction, (self.labels[top[0]], top[1]))
+                got = table.sums_of(ids, corrected)  # (a score past the floats: see below)
+            else:
+                got = table.sums(text, corrected)
             if got is not None:  # (None: a token of the text holds U+03A3)
                 top = _softmax_top(self.bias, self.scale, got)
                 if top is not None:  # (Prediction(...) without its Python-level __new__)
