@@ -1005,7 +1005,7 @@ class CompiledRules:
         if not entries and self._hopeless(token):  # (a token with entries never is)
             return entries
         self._learned += 1
-        self._remember(token, entries)
+        self._keep_entries(token, entries)  # (no code: see _learn)
         return entries
 
     def _hits_of(self, token: str, typos: list[str]) -> _Hits:
@@ -1272,6 +1272,8 @@ class CompiledRules:
         Tokens that can never match are neither resolved nor remembered.
         """
         plain, hits, _ = self._state
+        # (a rule set with extension kinds never reads a token's code: none is kept)
+        remember = self._keep_entries if self.extended else self._remember
         found: list[tuple[_Entry, ...]] = []
         for token in tokens:
             known = hits.get(token)
@@ -1286,12 +1288,21 @@ class CompiledRules:
                 self._enable_bands()
             if entries:
                 found.append(entries)
-            self._remember(token, entries)
+            remember(token, entries)
         return found
 
     def _remember(self, token: str, entries: tuple[_Entry, ...]) -> int:
-        """Memoize ``token``'s entries (a hit token's in ``hits`` before its code);
-        its code (``_no_free`` when it hits nothing).
+        """Memoize ``token``'s entries (:meth:`_keep_entries`) and, for a hit token, its
+        code; its code (``_no_free`` when it hits nothing)."""
+        self._keep_entries(token, entries)
+        if entries:
+            code = self._state[2][token] = self._code_of_entries(entries)
+            return code
+        return self._no_free
+
+    def _keep_entries(self, token: str, entries: tuple[_Entry, ...]) -> None:
+        """Memoize ``token``'s entries (a hit token's in ``hits``), without its code: a
+        rule set with extension kinds reads entries only (:meth:`_learn`, :meth:`_learn_one`).
 
         Full at :data:`MEMO_LIMIT` tokens: the oldest quarter (in insertion
         order) is forgotten, so the memo never empties all at once.
@@ -1303,10 +1314,8 @@ class CompiledRules:
                     memo.pop(old, None)
         if entries:
             hits[token] = entries
-            code = codes[token] = self._code_of_entries(entries)
-            return code
-        plain[token] = None
-        return self._no_free
+        else:
+            plain[token] = None
 
     def _entries(self, token: str) -> tuple[_Entry, ...]:
         """Every rule ``token`` satisfies, as sorted entries (best evidence per rule)."""
