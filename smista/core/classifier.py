@@ -100,7 +100,7 @@ class Classifier:
         init(self, "_config", config)
         init(self, "_load_config", load)
         init(self, "rules", rules)
-        init(self, "_match_text", rules.match_text)
+        init(self, "_match_text", rules.text_matcher())
         # (None for rules with extension kinds: their outcome is a RuleMatch, which keys
         # the results itself, with no code to find for it first)
         init(self, "_match_code", None if rules.extended else rules.match_code)
