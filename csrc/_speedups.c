@@ -4230,11 +4230,14 @@ SubstringSet_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-/* A text character as str.lower() gives it, for find_lower(): Latin-1 from the table;
- * a wider one by its simple lowercase mapping, which is str.lower()'s (one character)
- * for every character but U+0130 and U+03A3, whose texts find_lower() declines. */
+/* A text character as str.lower() gives it, for find_lower(): Latin-1 from the table
+ * (in a text of any kind: most characters of a wider text are ASCII, and the table
+ * costs no call); a wider one by its simple lowercase mapping, which is str.lower()'s
+ * (one character) for every character but U+0130 and U+03A3, whose texts find_lower()
+ * declines. */
 #define SUB_LOWER(kind, ch)                                                          \
-    ((kind) == PyUnicode_1BYTE_KIND ? (uint32_t)LOWER1[(ch)] : (uint32_t)Py_UNICODE_TOLOWER(ch))
+    ((kind) == PyUnicode_1BYTE_KIND || (ch) < 0x100 ? (uint32_t)LOWER1[(ch)]          \
+                                                    : (uint32_t)Py_UNICODE_TOLOWER(ch))
 
 /* Whether entry `k` occurs in the text at position `i` (its first two already hashed alike);
  * `lower`: the text's characters are compared lowercased (SUB_LOWER). */

@@ -1566,6 +1566,23 @@ def test_substring_set_find_lower_lowers_every_latin1_character() -> None:
 
 
 @compiled
+def test_substring_set_find_lower_lowers_latin1_in_a_wider_text() -> None:
+    """Each code point up to U+0100 inside a text of a wider kind (2 and 4 bytes), as a
+    one-character entry and in longer ones: lowered as str.lower() gives it (below U+0100
+    from the Latin-1 table, in a text of any kind)."""
+    from smista.core._speedups import SubstringSet
+
+    for code in range(0x101):
+        ch = chr(code)
+        low = ch.lower()
+        for wide in ("修", "\U00010400"):
+            text = wide + ch + "Z" + ch
+            entries = [low, low + "z", (wide + ch).lower(), low + "z" + low, ch + "Z"]
+            expected = [e for e in entries if e in text.lower()]
+            assert SubstringSet(entries).find_lower(text) == expected, (code, wide)
+
+
+@compiled
 def test_substring_set_find_lower_lowers_every_code_point_as_str_lower() -> None:
     """Every code point (surrogates aside) of every string kind, upper case or not, read
     lowercased by find_lower exactly as str.lower() gives it, in runs of 64 (the run
