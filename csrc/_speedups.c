@@ -5558,7 +5558,10 @@ is_trailing(Py_UCS4 ch)
     }
 }
 
-#define CS_WORD(ch) (Py_UNICODE_ISALNUM(ch) || (ch) == '_')
+/* str.isalnum() of `ch`: ASCII from LOWER (non-zero for a letter or digit: no call into
+ * the Unicode database for the common characters), the rest as Python reads it. */
+#define CS_ALNUM(ch) ((ch) < 128 ? LOWER[(ch)] != 0 : Py_UNICODE_ISALNUM(ch))
+#define CS_WORD(ch) (CS_ALNUM(ch) || (ch) == '_')
 
 /* The ``(start, end)`` spans of the whitespace-free runs that look like code (a
  * slash or backslash next to a word character, a dot between word characters,
@@ -5643,8 +5646,8 @@ find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_s
                  && CS_WORD(PyUnicode_READ(kind, data, i + 1));
         }
         else if (ch == '_') {
-            ok = i > 0 && i < n - 1 && Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i - 1))
-                 && Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i + 1));
+            ok = i > 0 && i < n - 1 && CS_ALNUM(PyUnicode_READ(kind, data, i - 1))
+                 && CS_ALNUM(PyUnicode_READ(kind, data, i + 1));
         }
         else if (ch >= 'a' && ch <= 'z' && i + 1 < n) {
             Py_UCS4 next = PyUnicode_READ(kind, data, i + 1);

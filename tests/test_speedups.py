@@ -1024,6 +1024,20 @@ def test_non_ascii_basics() -> None:
 
 
 @compiled
+def test_blanked_code_spans_read_every_neighbour_as_python() -> None:
+    """Each code point below U+0180 (in 1- and 2-byte texts) before and after each
+    trigger: a word character or not exactly as the pure blanker reads it."""
+    from smista.core._speedups import blank_code_spans
+    from smista.core.conditions.view import _blank_code_spans
+
+    for code in range(0x180):
+        ch = chr(code)
+        for trigger in ("/", "\\", ".", "_"):
+            for text in (f"x {ch}{trigger}b y", f"x a{trigger}{ch} y", f"修 {ch}{trigger}{ch} 修"):
+                assert blank_code_spans(text) == _blank_code_spans(text), (code, text)
+
+
+@compiled
 def test_blank_code_spans_basics() -> None:
     from smista.core._speedups import blank_code_spans
 
