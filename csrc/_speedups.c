@@ -508,6 +508,37 @@ edge_add(uint64_t *edges, size_t mask, const Py_UCS4 *s, Py_ssize_t kn, int kd, 
     }
 }
 
+/* The tuple (a, b), stealing both references (as Py_BuildValue("(NN)") does, without
+ * parsing a format on every call); NULL with both released when it cannot be made. */
+static PyObject *
+pair_steal(PyObject *a, PyObject *b)
+{
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(a);
+        Py_DECREF(b);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, a);
+    PyTuple_SET_ITEM(pair, 1, b);
+    return pair;
+}
+
+/* The (place, probability) pair softmax_top() and top_of() give. */
+static PyObject *
+top_pair(Py_ssize_t best, double probability)
+{
+    PyObject *place = PyLong_FromSsize_t(best);
+    if (place == NULL)
+        return NULL;
+    PyObject *value = PyFloat_FromDouble(probability);
+    if (value == NULL) {
+        Py_DECREF(place);
+        return NULL;
+    }
+    return pair_steal(place, value);
+}
+
 /* -- TokenCodes ---------------------------------------------------------------- */
 
 #define NO_HIT INT64_MAX /* a token that hits nothing never lowers the best code */
@@ -1827,7 +1858,7 @@ TokenCodes_fold_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs
             if (ids == NULL)
                 Py_CLEAR(out);
             else
-                out = Py_BuildValue("(NN)", out, ids);
+                out = pair_steal(out, ids);
         }
     }
     Py_XDECREF(st.unknown);
@@ -5451,7 +5482,7 @@ softmax_top(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs
     }
     double probability;
     const Py_ssize_t best = softmax_pick(scores, lanes, exps, partials, &probability);
-    out = Py_BuildValue("(nd)", best, probability);
+    out = top_pair(best, probability);
 done:
     if (buf != small)
         PyMem_Free(buf);
@@ -5514,7 +5545,7 @@ FeatureTable_top_of(FeatureTable *self, PyObject *const *args, Py_ssize_t nargs)
     }
     double probability;
     const Py_ssize_t best = softmax_pick(scores, lanes, exps, partials, &probability);
-    out = Py_BuildValue("(nd)", best, probability);
+    out = top_pair(best, probability);
 done:
     if (buf != small)
         PyMem_Free(buf);

@@ -1054,3 +1054,27 @@ def test_top_of_edge_cases() -> None:
         table.top_of(ids[:3], frozenset(), bias, 1.0)  # not 32-bit ids
     with pytest.raises(ValueError, match="ids of this table"):
         table.top_of((9).to_bytes(4, "little"), frozenset(), bias, 1.0)  # not of this table
+
+
+@compiled
+def test_the_compiled_pairs_are_made_in_order() -> None:
+    """The pairs the C calls give (made by hand, not by a format): fold's (unknown
+    tokens, feature ids), softmax_top's and top_of's (place, probability)."""
+    assert _FeatureTable is not None
+    assert _TokenCodes is not None
+    table = _FeatureTable({"fix": _row(edit=8000)}, len(LABELS), 8)
+    got = _TokenCodes(64).fold("fix zz", [], set(), set(), {}, table)
+    assert type(got) is tuple
+    assert len(got) == 2
+    unknown, ids = got
+    assert sorted(unknown) == ["fix", "zz"]
+    assert ids == (0).to_bytes(4, "little")
+    bias = (0.0,) * len(LABELS)
+    for top in (
+        softmax_top(bias, 1024.0, table.sums_of(ids, ())),
+        table.top_of(ids, (), bias, 1024.0),
+    ):
+        assert type(top) is tuple
+        assert type(top[0]) is int
+        assert type(top[1]) is float
+        assert LABELS[top[0]] == "edit"
