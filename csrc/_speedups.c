@@ -50,7 +50,8 @@
  * character pairs of tokens of spaceless scripts, and the corrected words given, each
  * counted once. TextModel.known() and TextModel.probabilities() state the same.
  * TokenCodes.fold() can read the same features' ids on its own pass over a prompt (the
- * engine's scan), for sums_of(): the text is then tokenized once.
+ * engine's scan), for sums_of(): the text is then tokenized once; top_of() gives
+ * softmax_top() of those sums in the same call (the sums never made Python ints).
  *
  * Also here: count_newlines, the memchr loop that bulk classification
  * (smista.scale.batch) uses to number lines without touching them in Python.
