@@ -24,6 +24,7 @@ from smista import (
     context_kinds,
 )
 from smista.authoring.testing import typo_of
+from smista.config.load import parse_config
 from tests import reference
 from tests.conftest import ROOT
 
@@ -583,3 +584,50 @@ def test_classifier_compares_by_config_and_says_its_size() -> None:
     assert one != Classifier(ClassificationConfig.model_validate({"rules": config["rules"][:1]}))
     assert one != config
     assert repr(one) == "Classifier(<2 rules>)"
+
+
+def test_distinct_outcomes_are_kept_in_bounded_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wildcard slash-command rule quotes each prompt's command in its evidence, so a
+    stream of new commands makes new outcomes without end: a long-running service keeps
+    at most OUTCOMES_LIMIT results, and every answer is still the one a fresh classifier
+    gives."""
+    import smista.core.classifier as classifier_module
+
+    monkeypatch.setattr(classifier_module, "OUTCOMES_LIMIT", 16)
+    config = parse_config(
+        '[[classification.rules]]\nintent = "skill"\ncommands = ["*"]\n'
+        '[[classification.rules]]\nintent = "edit"\nkeywords = ["fix"]\n'
+    )
+    kept = Classifier(config)
+    prompts = [f"/cmd{i} fix it" for i in range(100)] + ["fix the bug", "/cmd3 fix it"]
+    for text in prompts:
+        got = kept.classify(text)
+        assert got == Classifier(config).classify(text)
+        assert len(kept._results) <= 16
+    assert kept.classify("/cmd99 go").reason == "command '/cmd99' matched rule 0"
+
+
+def test_match_codes_of_forgotten_outcomes_are_never_reused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """match_code numbers outcomes of rule sets with extension kinds in bounded memory: a
+    code forgotten past OUTCOMES_LIMIT newer outcomes raises KeyError, never standing for
+    another outcome."""
+    import smista.core.engine as engine_module
+
+    monkeypatch.setattr(engine_module, "OUTCOMES_LIMIT", 8)
+    config = parse_config('[[classification.rules]]\nintent = "skill"\ncommands = ["*"]\n')
+    rules = Classifier(config).rules
+    codes = []
+    for i in range(40):
+        text = f"/c{i} go"
+        code = rules.match_code(text)
+        assert rules.match_of_code(code) == rules.match_text(text)
+        assert len(rules._codes) <= 8
+        codes.append((code, text))
+    assert len({code for code, _ in codes}) == 40
+    for code, _ in codes[:32]:  # (forgotten at the 9th, 17th, 25th and 33rd outcomes)
+        with pytest.raises(KeyError):
+            rules.match_of_code(code)
+    for code, text in codes[32:]:
+        assert rules.match_of_code(code) == rules.match_text(text)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from smista.core.conditions.compile import plan_options, rule_spec
 from smista.core.conditions.view import visible_text
-from smista.core.engine import CompiledRules, RuleMatch, reason_and_confidence
+from smista.core.engine import OUTCOMES_LIMIT, CompiledRules, RuleMatch, reason_and_confidence
 from smista.core.intent import Confidence, IntentSource, TaskIntent
 from smista.core.result import Classification
 from smista.core.tokenizer import tokenize
@@ -177,10 +177,15 @@ class Classifier:
         return cached if cached is not None else self.result(match)
 
     def result(self, match: RuleMatch) -> Classification:
-        """The (shared, immutable) :class:`Classification` for a matcher outcome."""
-        cached = self._results.get(match)
+        """The (shared, immutable) :class:`Classification` for a matcher outcome. At most
+        :data:`~smista.core.engine.OUTCOMES_LIMIT` are kept: then they are forgotten, and
+        made again when met (an outcome can quote the prompt: a wildcard slash command)."""
+        results = self._results
+        cached = results.get(match)
         if cached is None:
-            cached = self._results[match] = inferred(match)
+            if len(results) >= OUTCOMES_LIMIT:
+                results.clear()
+            cached = results[match] = inferred(match)
         return cached
 
     def explain(

@@ -85,6 +85,7 @@ __all__ = [
     "FORMAT",
     "LARGE_TEXT",
     "MEMO_LIMIT",
+    "OUTCOMES_LIMIT",
     "CompiledRules",
     "RuleMatch",
     "RuleSpec",
@@ -110,6 +111,14 @@ the Python memo drops its oldest quarter (never everything at once). Only
 tokens that could match are held, so the C table stays under about 8 MB of
 slots plus its keys longer than 16 bytes (each at most four bytes a
 character of the longest keyword plus its typo cap)."""
+
+OUTCOMES_LIMIT = 4096
+"""Most distinct outcomes (:class:`RuleMatch` values) a rule set with extension kinds
+numbers for :meth:`CompiledRules.match_code`, and a classifier keeps results for. An
+outcome's evidence can quote the prompt (the command a wildcard ``commands`` condition
+matched), so distinct outcomes are not bounded by the rules: past the limit the table
+starts over, and an outcome met again is made again. 30,000 distinct realistic prompts
+give about 1,400 with the default pack."""
 
 LARGE_TEXT = SCAN_LIMIT
 """Texts longer than this (characters) are matched piece by piece, in bounded memory."""
@@ -335,6 +344,7 @@ class CompiledRules:
         "_by_code",
         "_by_gate",
         "_checks",
+        "_code_base",
         "_codes",
         "_exact",
         "_fast",
@@ -472,6 +482,7 @@ class CompiledRules:
         self._stride = 2 * self._half
         self._free_code = self._free_rank * self._stride
         self._no_free = (len(self.order) + 1) * self._stride
+        self._code_base = self._no_free + 1  # (outcome codes: _code_of_match)
         self._by_code: dict[int, RuleMatch] = {self._free_code: self._free_default}
         self._bands: tuple[tuple[str, ...] | None, ...] | None = None
         self._learned = 0
@@ -1023,10 +1034,19 @@ class CompiledRules:
         return tuple(hits)
 
     def _code_of_match(self, match: RuleMatch) -> int:
-        """A code standing for ``match`` (extended rule sets), past every entry code."""
-        code = self._codes.get(match)
+        """A code standing for ``match`` (extended rule sets), past every entry code. At
+        most :data:`OUTCOMES_LIMIT` are held: then they are forgotten and numbering goes
+        on past them, so a forgotten code never stands for another outcome."""
+        codes = self._codes
+        code = codes.get(match)
         if code is None:
-            code = self._codes.setdefault(match, self._no_free + 1 + len(self._codes))
+            if len(codes) >= OUTCOMES_LIMIT:
+                by_code = self._by_code
+                for old in codes.values():
+                    by_code.pop(old, None)
+                codes.clear()
+                self._code_base += OUTCOMES_LIMIT
+            code = codes.setdefault(match, self._code_base + len(codes))
             self._by_code[code] = match
         return code
 
@@ -1178,7 +1198,9 @@ class CompiledRules:
         return len(plain) + len(hits)
 
     def match_of_code(self, code: int) -> RuleMatch:
-        """The :class:`RuleMatch` a :meth:`match_code` result stands for."""
+        """The :class:`RuleMatch` a :meth:`match_code` result stands for (``KeyError`` for
+        the code of an outcome of a rule set with extension kinds that was forgotten since,
+        :data:`OUTCOMES_LIMIT` newer outcomes later)."""
         return self._by_code[code]
 
     def _code_of_rest(self, rest: set[str] | frozenset[str]) -> int:
