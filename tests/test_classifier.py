@@ -631,3 +631,26 @@ def test_match_codes_of_forgotten_outcomes_are_never_reused(
             rules.match_of_code(code)
     for code, text in codes[32:]:
         assert rules.match_of_code(code) == rules.match_text(text)
+
+
+def test_long_new_tokens_starting_a_stem_are_not_remembered() -> None:
+    """A token can start a stem at any length, so the memos of the extension kinds (and the
+    verifying scan's table) keep no token over KEEP_CHARS characters: a client sending long
+    new tokens that start a stem fills neither, and each is still read as starting it."""
+    from smista.core.conditions.signals import KEEP_CHARS
+
+    config = parse_config(
+        '[[classification.rules]]\nintent = "edit"\nstems = ["aggiorn"]\n'
+        '[[classification.rules]]\nintent = "chat"\nphrases = ["best way"]\n'
+    )
+    classifier = Classifier(config)
+    rules = classifier.rules
+    for i in range(200):
+        token = f"aggiorn{'x' * KEEP_CHARS}{i}"
+        assert classifier.classify(f"please {token} now").intent is TaskIntent.EDIT
+        assert classifier.classify(f"please {token} again").intent is TaskIntent.EDIT
+    assert len(rules._signals) == 0
+    assert rules._scan is None or len(rules._scan) == 0
+    short = classifier.classify("please aggiornamento now")  # (kept: within the bound)
+    assert short.intent is TaskIntent.EDIT
+    assert len(rules._signals) == 1

@@ -153,6 +153,23 @@ def test_usage_goes_to_the_ledger_for_valid_results_only() -> None:
     assert "36" in repr(ledger)
 
 
+def test_the_ledger_stays_bounded_whatever_models_the_upstream_names() -> None:
+    """The model a reply names is the upstream's to choose: a ledger keeps at most
+    KEYS_LIMIT keys of cut names, counting the rest under (provider, OTHER), and loses no
+    usage."""
+    from smista.decision.ledger import KEYS_LIMIT, MODEL_CHARS, OTHER
+
+    ledger = UsageLedger()
+    one = Usage(input_tokens=2, output_tokens=1)
+    for i in range(KEYS_LIMIT * 3):
+        ledger.record("upstream", f"model-{i}-" + "x" * 1000, one)
+    entries = ledger.entries()
+    assert len(entries) == KEYS_LIMIT + 1
+    assert all(len(model) <= MODEL_CHARS for _, model in entries)
+    assert ledger.calls("upstream", OTHER) == KEYS_LIMIT * 2
+    assert ledger.total == Usage(input_tokens=2 * 3 * KEYS_LIMIT, output_tokens=3 * KEYS_LIMIT)
+
+
 def test_evaluator_errors_fail_open() -> None:
     """An evaluator error becomes 'decision unavailable: <its message>'."""
     outcome = run(DecisionStage(Scripted(EvaluatorTimeout("timeout after 3s")), model="m"))

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 from heapq import heappop, heappush
-from itertools import chain, combinations, islice, repeat
+from itertools import chain, combinations, count, islice, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -64,7 +64,7 @@ import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read on
 from smista.core.conditions.base import Condition, Evidence
 from smista.core.conditions.markers import DEFAULT_MARKERS
 from smista.core.conditions.registry import BY_KEY
-from smista.core.conditions.signals import SCAN_LIMIT, SignalHits, TokenSignals
+from smista.core.conditions.signals import KEEP_CHARS, SCAN_LIMIT, SignalHits, TokenSignals
 from smista.core.conditions.view import PlanOptions, PromptView, is_hangul_or_han, visible_text
 from smista.core.osa import OSA_CHECK as _OSA
 from smista.core.osa import cap as _cap
@@ -110,7 +110,8 @@ forgets gradually: the C table evicts one token its CLOCK hand finds unused,
 the Python memo drops its oldest quarter (never everything at once). Only
 tokens that could match are held, so the C table stays under about 8 MB of
 slots plus its keys longer than 16 bytes (each at most four bytes a
-character of the longest keyword plus its typo cap)."""
+character of the longest keyword plus its typo cap, or of
+:data:`~smista.core.conditions.signals.KEEP_CHARS` for a rule set with extension kinds)."""
 
 OUTCOMES_LIMIT = 4096
 """Most distinct outcomes (:class:`RuleMatch` values) a rule set with extension kinds
@@ -344,7 +345,6 @@ class CompiledRules:
         "_by_code",
         "_by_gate",
         "_checks",
-        "_code_base",
         "_codes",
         "_exact",
         "_fast",
@@ -366,6 +366,7 @@ class CompiledRules:
         "_near_depths",
         "_needs_context",
         "_no_free",
+        "_numbers",
         "_plan",
         "_scan",
         "_signals",
@@ -482,7 +483,7 @@ class CompiledRules:
         self._stride = 2 * self._half
         self._free_code = self._free_rank * self._stride
         self._no_free = (len(self.order) + 1) * self._stride
-        self._code_base = self._no_free + 1  # (outcome codes: _code_of_match)
+        self._numbers = count(self._no_free + 1)  # (outcome codes: _code_of_match)
         self._by_code: dict[int, RuleMatch] = {self._free_code: self._free_default}
         self._bands: tuple[tuple[str, ...] | None, ...] | None = None
         self._learned = 0
@@ -976,8 +977,12 @@ class CompiledRules:
                 hitting[token] = hit
                 hit_words = tuple(map(_first, hit))
                 words.update(hit_words)
+                if len(raw) > KEEP_CHARS:  # (handed back again when met: see KEEP_CHARS)
+                    continue
                 # (the token itself, hashed already: fold() puts it in `hitting` as it is)
                 keep(raw, (got, hit, hit_words, starts, token))
+            elif len(raw) > KEEP_CHARS:
+                continue
             elif got or starts:
                 keep(raw, (got, hit, (), starts, None))
             else:
@@ -1042,11 +1047,12 @@ class CompiledRules:
         if code is None:
             if len(codes) >= OUTCOMES_LIMIT:
                 by_code = self._by_code
-                for old in codes.values():
+                for old in list(codes.values()):  # (a snapshot: other threads may insert)
                     by_code.pop(old, None)
                 codes.clear()
-                self._code_base += OUTCOMES_LIMIT
-            code = codes.setdefault(match, self._code_base + len(codes))
+            # (next() and setdefault() are each atomic: two threads racing for one match
+            # agree on one code, and no code is ever given twice)
+            code = codes.setdefault(match, next(self._numbers))
             self._by_code[code] = match
         return code
 

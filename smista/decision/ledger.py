@@ -2,6 +2,10 @@
 
 Pure (in-memory, thread-safe). The decision stage adds the usage of every
 call that produced a valid result; a host reads the totals whenever it likes.
+The model is the one the upstream's reply names, so the ledger is bounded
+whatever an upstream sends: model names are cut to :data:`MODEL_CHARS`
+characters and, past :data:`KEYS_LIMIT` distinct keys, a new one is counted
+under its provider's :data:`OTHER` entry.
 """
 
 from __future__ import annotations
@@ -10,7 +14,15 @@ import threading
 
 from smista.core.decisionresult import Usage
 
-__all__ = ["UsageLedger"]
+__all__ = ["KEYS_LIMIT", "MODEL_CHARS", "OTHER", "UsageLedger"]
+
+
+KEYS_LIMIT = 256
+"""Most distinct ``(provider, model)`` entries a ledger keeps apart."""
+MODEL_CHARS = 128
+"""Longest model name a ledger keeps (a longer one is cut)."""
+OTHER = "(other)"
+"""The model a new key is counted under once the ledger holds :data:`KEYS_LIMIT` keys."""
 
 
 class UsageLedger:
@@ -22,9 +34,11 @@ class UsageLedger:
         self._calls: dict[tuple[str, str], int] = {}
 
     def record(self, provider: str, model: str, usage: Usage) -> None:
-        """Add one call's usage."""
-        key = (provider, model)
+        """Add one call's usage (under ``(provider, OTHER)`` when the ledger is full)."""
+        key = (provider[:MODEL_CHARS], model[:MODEL_CHARS])
         with self._lock:
+            if key not in self._usage and len(self._usage) >= KEYS_LIMIT:
+                key = (key[0], OTHER)
             self._usage[key] = self._usage.get(key, Usage()) + usage
             self._calls[key] = self._calls.get(key, 0) + 1
 

@@ -12,7 +12,8 @@ prompt's :class:`~smista.core.conditions.view.PromptView` asks it:
 * tokens that can hit no word (the word index's ``hopeless`` test) and start
   no stem are never remembered (numbers, hashes: each is new);
 * the memo is bounded and forgets its oldest quarter when full, never
-  everything at once;
+  everything at once; a token over :data:`KEEP_CHARS` characters is never kept
+  (only a stem can still make it hit something, and its stems are read again);
 * with the C extension, the engine's one scan of a prompt (its token table
   settles every token near no keyword, word or stem) hands the view the few
   tokens worth asking about.
@@ -28,7 +29,15 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any
 
-__all__ = ["SCAN_LIMIT", "Signal", "SignalHits", "SignalReader", "TokenSignals", "Words"]
+__all__ = [
+    "KEEP_CHARS",
+    "SCAN_LIMIT",
+    "Signal",
+    "SignalHits",
+    "SignalReader",
+    "TokenSignals",
+    "Words",
+]
 
 Signal = tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]
 """``((word, fuzzy), ...), (stem, ...)``: what one token hits."""
@@ -46,6 +55,13 @@ SCAN_LIMIT = 1 << 20
 """Longest text (characters) whose distinct tokens are read in one piece (the
 engine's ``LARGE_TEXT``); a longer one is read piece by piece, so memory stays
 bounded by a piece."""
+
+
+KEEP_CHARS = 64
+"""Longest token (characters) a memo of the extension kinds keeps (this one, and the
+verifying scan's table). A longer one can start a stem, so it is handed back each time it
+is met and read again (its stems: a few prefix lookups); kept, a client sending long new
+tokens that start a stem would fill the memo's count with tokens of any length."""
 
 
 class TokenSignals:
@@ -137,6 +153,8 @@ class TokenSignals:
         return tuple(found)
 
     def _keep(self, memo: dict[str, Any], token: str, value: Any) -> None:
+        if len(token) > KEEP_CHARS:
+            return
         if len(self.memo) + len(self.silent) >= self._limit:
             held: dict[str, Any]
             for held in (self.memo, self.silent):
