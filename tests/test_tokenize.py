@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from smista import tokenize
-from smista.core.tokenizer import rust_lower
+from smista.core.tokenizer import rust_lower, tokenize_each
 
 RUST_CASES = [
     json.loads(line)
@@ -93,6 +93,24 @@ def test_ascii_fast_path_equals_general_path(text: str) -> None:
     marker = "\u00e9"  # forces the Unicode path; é is a letter, so strip it from the result
     general = [t.replace(marker, "") for t in tokenize(marker + " " + text)][1:]
     assert general == tokenize(text)
+
+
+def _tokens_of(text: str) -> tuple[str, ...]:
+    return tuple(tokenize(text))
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from("aZ9 -_\n\r\t.é\u03a3") | st.characters())))
+def test_tokenize_each_equals_tokenize_of_each(texts: list[str]) -> None:
+    """One translated pass over a pack's ASCII entries (the others through ``one``)."""
+    assert tokenize_each(tuple(texts), _tokens_of) == [_tokens_of(t) for t in texts]
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [(), ("",), ("", ""), ("Fix the Bug", "don't-stop", "x\ny z", "Ünïcode wörds", "\ud800 a")],
+)
+def test_tokenize_each_examples(texts: tuple[str, ...]) -> None:
+    assert tokenize_each(texts, _tokens_of) == [_tokens_of(t) for t in texts]
 
 
 def test_rust_lower_keeps_separators() -> None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache, cached_property
 
 import smista.core._implementation  # noqa: F401  SMISTA_IMPLEMENTATION, read before the try below
@@ -43,7 +43,7 @@ except ImportError:
     _c_lower = None  # type: ignore[assignment]
     _c_tokens = None  # type: ignore[assignment]
 
-__all__ = ["ASCII_TABLE", "pieces", "rust_lower", "tokenize"]
+__all__ = ["ASCII_TABLE", "pieces", "rust_lower", "tokenize", "tokenize_each"]
 
 _CAPITAL_SIGMA = "\u03a3"
 
@@ -74,6 +74,25 @@ def tokenize(text: str) -> list[str]:
         if found is not None:
             return found
     return _tokenize_unicode(text)
+
+
+_LINES_TABLE = ASCII_TABLE[:10] + b"\n" + ASCII_TABLE[11:]
+""":data:`ASCII_TABLE` keeping line feeds: ASCII texts joined by them stay apart."""
+
+
+def tokenize_each(
+    texts: Sequence[str], one: Callable[[str], tuple[str, ...]]
+) -> list[tuple[str, ...]]:
+    """:func:`tokenize` of each text as a tuple (a rule pack's entries): the ASCII ones
+    split from one translated string of all, joined by line feeds; the others, or all
+    when a text holds a line feed, by ``one`` (``tuple(tokenize(text))``, or a memo)."""
+    lines = "\n".join(texts).encode("ascii", "replace").translate(_LINES_TABLE).decode()
+    if lines.count("\n") != len(texts) - 1:
+        return [one(text) for text in texts]
+    return [
+        tuple(line.split()) if text.isascii() else one(text)
+        for text, line in zip(texts, lines.split("\n"), strict=True)
+    ]
 
 
 def _tokenize_unicode(text: str) -> list[str]:

@@ -16,6 +16,7 @@ from smista.core.conditions._lists import list_lints, string_list
 from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, per_condition
 from smista.core.conditions.phrases import find_sequence, phrase_tokens
 from smista.core.conditions.view import PromptView
+from smista.core.tokenizer import tokenize_each
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -31,8 +32,9 @@ def _plan(condition: Condition) -> _Plan:
     """The entries that have tokens, with them, and their positions by first token."""
     entries: list[tuple[str, tuple[str, ...]]] = []
     by_first: dict[str, list[int]] = {}
-    for entry in condition.values:  # (one plain loop: derived on a prompt's first use)
-        words = phrase_tokens(entry)
+    # (one plain loop, the ASCII entries tokenized in one pass: derived on a prompt's first use)
+    tokens = tokenize_each(condition.values, phrase_tokens)
+    for entry, words in zip(condition.values, tokens, strict=True):
         if words:
             by_first.setdefault(words[0], []).append(len(entries))
             entries.append((entry, words))

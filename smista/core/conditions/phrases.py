@@ -35,7 +35,7 @@ from smista.core.conditions.base import (
 from smista.core.conditions.signals import Words
 from smista.core.conditions.view import PromptView, is_hangul_or_han
 from smista.core.conditions.words import word_match
-from smista.core.tokenizer import tokenize
+from smista.core.tokenizer import tokenize, tokenize_each
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -110,8 +110,9 @@ def _entry_plan(condition: Condition) -> tuple[tuple[_Entry, ...], dict[str, tup
     """A condition's entries with their tokens, and their positions by first word."""
     entries: list[_Entry] = []
     by_first: dict[str, list[int]] = {}
-    for entry in condition.values:  # (one plain loop: derived on a prompt's first use)
-        words = phrase_tokens(entry)
+    # (one plain loop, the ASCII entries tokenized in one pass: derived on a prompt's first use)
+    tokens = tokenize_each(condition.values, phrase_tokens)
+    for entry, words in zip(condition.values, tokens, strict=True):
         if words:
             by_first.setdefault(words[0], []).append(len(entries))
             entries.append((entry, words, frozenset(words)))
