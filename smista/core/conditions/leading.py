@@ -145,7 +145,7 @@ class LeadingKind(ConditionKind):
                 self.key,
                 (
                     (entry, _lead_in_view(words, view, typo=typo))
-                    for entry, words, _ in entries_starting(condition, view.lead_words)
+                    for entry, words in entries_starting(condition, view.lead_words)
                 ),
             )
         return best_entry(

@@ -102,7 +102,7 @@ def keys_by_word(keys: frozenset[str], *, first: bool) -> KeyPlan:
     return {word: tuple(group) for word, group in by_word.items()}
 
 
-_Entry = tuple[str, tuple[str, ...], frozenset[str]]
+_Entry = tuple[str, tuple[str, ...]]
 
 
 @per_condition
@@ -115,12 +115,12 @@ def _entry_plan(condition: Condition) -> tuple[tuple[_Entry, ...], dict[str, tup
     for entry, words in zip(condition.values, tokens, strict=True):
         if words:
             by_first.setdefault(words[0], []).append(len(entries))
-            entries.append((entry, words, frozenset(words)))
+            entries.append((entry, words))
     return tuple(entries), {w: tuple(ats) for w, ats in by_first.items()}
 
 
 def entries_starting(condition: Condition, firsts: Iterable[str]) -> list[_Entry]:
-    """The entries of ``condition`` (as ``(entry, tokens, token set)``) whose first word is
+    """The entries of ``condition`` (as ``(entry, tokens)``) whose first word is
     one of ``firsts``, in the condition's order: through the engine's index, the only
     entries that can hold."""
     entries, by_first = _entry_plan.get(condition)
@@ -230,8 +230,11 @@ class PhrasesKind(ConditionKind):
         return best_found(
             self.key,
             (
-                (phrase, find_in_view(words, view, typo=typo) if needed <= present else None)
-                for phrase, words, needed in entries_starting(condition, present)
+                (
+                    phrase,
+                    find_in_view(words, view, typo=typo) if present.issuperset(words) else None,
+                )
+                for phrase, words in entries_starting(condition, present)
             ),
         )
 
