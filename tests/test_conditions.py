@@ -676,6 +676,23 @@ def test_per_object_memo_is_keyed_by_identity_and_bounded() -> None:
     assert len(calls) == 6  # forgotten, so derived again
 
 
+@given(
+    st.lists(st.sampled_from(["fix it", "Fix  It!", "...", "", "ünï code", "x\ny", "a b c", "b"]))
+)
+def test_the_entry_plan_is_the_plain_statement(values: list[str]) -> None:
+    """``entry_plan`` (entries with tokens, positions by first token) equals one plain
+    loop over ``phrase_tokens``: entries without tokens dropped, positions ascending."""
+    from smista.core.conditions.base import Condition
+    from smista.core.conditions.phrases import entry_plan, phrase_tokens
+
+    kept = [(v, phrase_tokens(v)) for v in values if phrase_tokens(v)]
+    by_first: dict[str, list[int]] = {}
+    for at, (_, words) in enumerate(kept):
+        by_first.setdefault(words[0], []).append(at)
+    want = (tuple(kept), {w: tuple(ats) for w, ats in by_first.items()})
+    assert entry_plan.get(Condition("exclude", tuple(values))) == want
+
+
 def test_a_subclassed_kind_keeps_its_own_key_in_its_fixed_evidence() -> None:
     """The leading wildcard's and the exclusion's evidence are made once for the registered
     kinds; a subclass under another key reports its own key."""

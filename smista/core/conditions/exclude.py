@@ -13,32 +13,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from smista.core.conditions._lists import list_lints, string_list
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, per_condition
-from smista.core.conditions.phrases import find_sequence, phrase_tokens
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
+from smista.core.conditions.phrases import entry_plan, find_sequence, phrase_tokens
 from smista.core.conditions.view import PromptView
-from smista.core.tokenizer import tokenize_each
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
 __all__ = ["EXCLUDE", "ExcludeKind", "excluded_by"]
-
-
-_Plan = tuple[tuple[tuple[str, tuple[str, ...]], ...], dict[str, tuple[int, ...]]]
-
-
-@per_condition
-def _plan(condition: Condition) -> _Plan:
-    """The entries that have tokens, with them, and their positions by first token."""
-    entries: list[tuple[str, tuple[str, ...]]] = []
-    by_first: dict[str, list[int]] = {}
-    # (one plain loop, the ASCII entries tokenized in one pass: derived on a prompt's first use)
-    tokens = tokenize_each(condition.values, phrase_tokens)
-    for entry, words in zip(condition.values, tokens, strict=True):
-        if words:
-            by_first.setdefault(words[0], []).append(len(entries))
-            entries.append((entry, words))
-    return tuple(entries), {word: tuple(ats) for word, ats in by_first.items()}
 
 
 def excluded_by(condition: Condition, view: PromptView) -> str | None:
@@ -49,7 +31,7 @@ def excluded_by(condition: Condition, view: PromptView) -> str | None:
     one any of whose other words no token hits is passed over without reading
     the prompt's tokens.
     """
-    entries, by_first = _plan.get(condition)
+    entries, by_first = entry_plan.get(condition)
     present = view.present_words if view.has_index else None
     candidates: Iterable[tuple[str, tuple[str, ...]]] = entries
     if present is not None:

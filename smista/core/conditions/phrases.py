@@ -46,6 +46,7 @@ __all__ = [
     "PhrasesKind",
     "covered_keys",
     "entries_starting",
+    "entry_plan",
     "find_in_view",
     "find_sequence",
     "keys_by_word",
@@ -106,24 +107,32 @@ _Entry = tuple[str, tuple[str, ...]]
 
 
 @per_condition
-def _entry_plan(condition: Condition) -> tuple[tuple[_Entry, ...], dict[str, tuple[int, ...]]]:
-    """A condition's entries with their tokens, and their positions by first word."""
-    entries: list[_Entry] = []
+def entry_plan(condition: Condition) -> tuple[tuple[_Entry, ...], dict[str, tuple[int, ...]]]:
+    """A condition's entries that have tokens, with them, and their positions by first
+    token (``phrases``, ``exclude``)."""
+    # (derived on a prompt's first use: the ASCII entries tokenized in one pass, one
+    # plain loop that makes a list per first word only)
+    values = condition.values
+    tokens = tokenize_each(values, phrase_tokens)
+    if not all(tokens):
+        kept = [at for at, words in enumerate(tokens) if words]
+        values = tuple(values[at] for at in kept)
+        tokens = [tokens[at] for at in kept]
     by_first: dict[str, list[int]] = {}
-    # (one plain loop, the ASCII entries tokenized in one pass: derived on a prompt's first use)
-    tokens = tokenize_each(condition.values, phrase_tokens)
-    for entry, words in zip(condition.values, tokens, strict=True):
-        if words:
-            by_first.setdefault(words[0], []).append(len(entries))
-            entries.append((entry, words))
-    return tuple(entries), {w: tuple(ats) for w, ats in by_first.items()}
+    for at, words in enumerate(tokens):
+        ats = by_first.get(words[0])
+        if ats is None:
+            by_first[words[0]] = [at]
+        else:
+            ats.append(at)
+    return tuple(zip(values, tokens, strict=True)), {w: tuple(a) for w, a in by_first.items()}
 
 
 def entries_starting(condition: Condition, firsts: Iterable[str]) -> list[_Entry]:
     """The entries of ``condition`` (as ``(entry, tokens)``) whose first word is
     one of ``firsts``, in the condition's order: through the engine's index, the only
     entries that can hold."""
-    entries, by_first = _entry_plan.get(condition)
+    entries, by_first = entry_plan.get(condition)
     # (one C intersection, which walks the smaller side: a long prompt's present words
     # are many, a condition's first words few; the order is restored below)
     starting = [by_first[w] for w in by_first.keys() & firsts]
