@@ -167,6 +167,7 @@ def test_the_ledger_stays_bounded_whatever_models_the_upstream_names() -> None:
     assert len(entries) == KEYS_LIMIT + 1
     assert all(len(model) <= MODEL_CHARS for _, model in entries)
     assert ledger.calls("upstream", OTHER) == KEYS_LIMIT * 2
+    assert ledger.calls("upstream", "model-0-" + "x" * 1000) == 1  # (cut as recorded)
     assert ledger.total == Usage(input_tokens=2 * 3 * KEYS_LIMIT, output_tokens=3 * KEYS_LIMIT)
 
 

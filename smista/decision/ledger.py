@@ -48,9 +48,9 @@ class UsageLedger:
             return dict(self._usage)
 
     def calls(self, provider: str, model: str) -> int:
-        """How many calls were recorded for ``(provider, model)``."""
+        """How many calls were recorded for ``(provider, model)`` (names cut as recorded)."""
         with self._lock:
-            return self._calls.get((provider, model), 0)
+            return self._calls.get((provider[:MODEL_CHARS], model[:MODEL_CHARS]), 0)
 
     @property
     def total(self) -> Usage:
