@@ -654,3 +654,11 @@ def test_long_new_tokens_starting_a_stem_are_not_remembered() -> None:
     short = classifier.classify("please aggiornamento now")  # (kept: within the bound)
     assert short.intent is TaskIntent.EDIT
     assert len(rules._signals) == 1
+    # a token over the bound that hits a looked-up word (a rule's long phrase word)
+    word = "w" * (KEEP_CHARS + 6)
+    worded = Classifier(
+        parse_config(f'[[classification.rules]]\nintent = "plan"\nphrases = ["{word}"]\n')
+    )
+    for _ in range(2):
+        assert worded.classify(f"the {word} please").intent is TaskIntent.PLAN
+    assert worded.rules._scan is None or len(worded.rules._scan) == 0

@@ -1039,6 +1039,10 @@ def test_top_of_edge_cases() -> None:
     _same_top_of(table, ids[:4], frozenset({"why"}), bias, 1.0)  # a corrected word
     _same_top_of(table, ids, frozenset(), bias, 5e-324)  # a score past the floats: None
     assert table.top_of(ids, frozenset(), bias, 5e-324) is None
+    # ... and read() with the scan's ids gives the plain answer then (its sums, in Python)
+    model = TextModel(LABELS, (0.5, 0.25, 0, 0, 0, 0, -0.5), 5e-324, {"fix": _row(edit=-3)})
+    _, read_ids = _TokenCodes(64).fold("fix it", [], set(), set(), {}, model.feature_table())
+    assert model.read("fix it", frozenset(), None, read_ids) == model.predict(["fix", "it"])
     # past the 32 labels held on the stack
     wide = _FeatureTable({"fix": list(range(40)), "why": [-n for n in range(40)]}, 40, 8)
     wide_bias = tuple(float(n % 3) for n in range(40))
