@@ -342,6 +342,11 @@ def classify_extended(
             if answer is None or answer[0] not in predicted or answer[1] < minimum:
                 continue
             found.append(Evidence("predicted", f"{answer[0]} {answer[1]:.2f}"))
+        likeliest = [p.strip().lower() for p in rule.get("likeliest", [])]
+        if likeliest:
+            if answer is None or answer[0] not in likeliest:
+                continue
+            found.append(Evidence("likeliest", f"{answer[0]} {answer[1]:.2f}"))
         wanted = rule.get("requires_any_context", [])
         if wanted:
             present = [c for c in wanted if c in contexts]

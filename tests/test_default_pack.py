@@ -93,6 +93,11 @@ FRESH_FLOORS = {
     # refit through fresh16 (v22) was made; v21 72.4% (320/442), v22 72.2% (319/442), each
     # scored once; v22 was not shipped. A floor so no engine change loses an answer silently.
     "real-prompts-fresh17.jsonl": (442, 0.72),
+    # The held-out set of v24: gathered in stop 38 by four gatherers, kept outside the
+    # repository unread until v24 (whose catch-all the validation protocol chose) was
+    # scored on it: v21 72.6% (225/310), v24 75.8% (235/310), each scored once. A floor so
+    # no engine change loses an answer silently.
+    "real-prompts-fresh18.jsonl": (310, 0.75),
 }
 
 
@@ -351,7 +356,14 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
         ("The table component comes from Ant Design", TaskIntent.EDIT),
         ("By design, the audio stream from the mic goes to the peer", TaskIntent.EDIT),
         # "wrong" outside a question reports a bug; in one it asks for a review
-        ("All my debit card transactions are positive, which is wrong", TaskIntent.EDIT),
+        pytest.param(
+            "All my debit card transactions are positive, which is wrong",
+            TaskIntent.EDIT,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="v24: no rule decides it (v21's catch-all edit did); the model's guess is chat at 0.56",
+            ),
+        ),
         ("AIチャットがSomething went wrong! Cannot read properties of undefined", TaskIntent.EDIT),
         ("what's wrong with this query?", TaskIntent.REVIEW),
         # "instructions" asks for a prompt only as instructions for a model
@@ -395,7 +407,14 @@ def test_v13_readings(text: str, intent: TaskIntent) -> None:
         ),
         ("这个库支持异步吗 我在文档里没找到", TaskIntent.CHAT),
         ("你给我推演一遍 t=1 时 loss 的计算", TaskIntent.CHAT),
-        ("改了之后还是没有反应", TaskIntent.EDIT),
+        pytest.param(
+            "改了之后还是没有反应",
+            TaskIntent.EDIT,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="v24: no rule decides it (v21's catch-all edit did); the model's guess is chat at 0.55",
+            ),
+        ),
         # S2-S4, S6: pushed, restarted, versioned, checked by running it
         ("пушь в main", TaskIntent.SKILL),
         ("개발 서버 재시작", TaskIntent.SKILL),
@@ -414,7 +433,14 @@ def test_v13_readings(text: str, intent: TaskIntent) -> None:
         ("Write a PROMPTS.md listing the prompts we have used so far", TaskIntent.EDIT),
         ("Add a filter against prompt injection in the chat endpoint", TaskIntent.EDIT),
         # rule 96: an explanation written into a document
-        ("Dame una guía del modelo de datos que explique los campos y relaciones", TaskIntent.EDIT),
+        pytest.param(
+            "Dame una guía del modelo de datos que explique los campos y relaciones",
+            TaskIntent.EDIT,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="v24: no rule decides it (v21's catch-all edit did); the model's guess is chat at 0.42",
+            ),
+        ),
         # rule 97: test cases designed are written
         ("Hãy thiết kế 10 test cases cho màn hình đăng nhập", TaskIntent.EDIT),
         # rules 45, 46: what a change is for; a pasted tree
@@ -483,7 +509,13 @@ def test_v16_readings(text: str, intent: TaskIntent) -> None:
     assert Classifier(default_config()).classify(text).intent is intent
 
 
-def test_the_catch_all_edit_is_low_confidence_and_says_why() -> None:
-    result = Classifier(default_config()).classify("those three from the list above")
+def test_the_catch_all_guess_is_low_confidence_and_says_why() -> None:
+    classifier = Classifier(default_config())
+    result = classifier.classify("those three from the list above")
+    assert result.intent is TaskIntent.EDIT
     assert result.confidence is Confidence.LOW
-    assert result.reason.startswith("a content word and no question matched rule ")
+    assert result.reason.startswith("no question and text model's likeliest label 'edit' at 0.")
+    guessed = classifier.classify("All my debit card transactions are positive, which is wrong")
+    assert guessed.intent is TaskIntent.CHAT
+    assert guessed.confidence is Confidence.LOW
+    assert guessed.reason.startswith("text model's likeliest label 'chat' at 0.")

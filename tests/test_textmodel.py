@@ -23,6 +23,7 @@ from smista.config.load import load_config
 from smista.config.rulecache import load_rules
 from smista.core.classifier import Classifier, compile_rules
 from smista.core.conditions.base import Condition
+from smista.core.conditions.likeliest import LIKELIEST
 from smista.core.conditions.predicted import PREDICTED
 from smista.core.conditions.view import PlanOptions, PromptView
 from smista.core.engine import CompiledRules, options_from_data, options_to_data
@@ -318,6 +319,144 @@ def test_a_label_listed_twice_is_linted(tmp_path: Path) -> None:
     config = load_config(_write(tmp_path, toml))
     lints = list(PREDICTED.lints(config.rules, frozenset()))
     assert [lint.key for lint in lints] == ["classification.rules[0].predicted[1]"]
+
+
+# -- the likeliest kind -----------------------------------------------------------
+
+
+def test_likeliest_holds_on_the_most_probable_label_however_unsure() -> None:
+    condition = LIKELIEST.compile([" Edit "], typo=True)
+    assert condition == Condition("likeliest", ("edit",))
+    # no bar: a model 'edit' at well under min_probability still holds
+    weak = _view("fix why why", minimum=1.0)
+    prediction = weak.prediction
+    assert prediction is not None
+    assert prediction.label == "chat"
+    assert LIKELIEST.match(LIKELIEST.compile(["chat"], typo=True), weak) is not None
+    found = LIKELIEST.match(condition, _view("fix", minimum=1.0))
+    assert found is not None
+    assert found.shown is not None
+    assert LIKELIEST.describe(found) == (
+        f"text model's likeliest label 'edit' at {found.shown.split()[1]}"
+    )
+    assert not LIKELIEST.counts(found)  # a guess is not a confidence signal
+    assert LIKELIEST.trace(condition, _view("fix")).startswith(
+        "holds: the model's likeliest label is 'edit' at"
+    )
+
+
+def test_likeliest_does_not_hold_on_another_label_or_without_a_model() -> None:
+    condition = LIKELIEST.compile(["plan", "review"], typo=True)
+    assert LIKELIEST.match(condition, _view("fix")) is None
+    assert LIKELIEST.match(condition, _view("plan", model=None)) is None
+    assert "no text model" in LIKELIEST.trace(condition, _view("plan", model=None))
+    trace = LIKELIEST.trace(condition, _view("fix"))
+    assert trace.startswith("does not hold: the model's likeliest label is 'edit' at")
+    assert trace.endswith("wanted plan, or review")
+
+
+def test_likeliest_gates_on_the_most_probable_label() -> None:
+    plan = frozenset({"plan", "edit"})
+    assert LIKELIEST.present(_view("fix", minimum=1.0), plan) == {"edit"}
+    assert LIKELIEST.present(_view("why"), plan) == frozenset()
+    assert LIKELIEST.present(_view("fix", model=None), plan) == frozenset()
+    assert LIKELIEST.gate(LIKELIEST.compile(["Plan"], typo=True)) == frozenset({"plan"})
+    assert LIKELIEST.exclusive(("edit",), ("plan",))
+    assert LIKELIEST.reads_model
+    assert PREDICTED.reads_model
+
+
+def test_likeliest_witnesses_are_words_the_model_reads_as_the_label_unsurely() -> None:
+    unsure = _model({"fix": _row(edit=2000), "plan": _row(plan=2000), "add": _row(edit=9000)})
+    options = PlanOptions(model=unsure, model_min=0.9)
+    # 'add' reads edit surely (a predicted rule's word), 'fix' at 0.54: only 'fix' is a guess
+    assert LIKELIEST.witnesses_in(("edit", "nope"), options) == ("fix",)
+    assert LIKELIEST.witnesses_in(("chat",), options) == ("",)
+    assert LIKELIEST.witnesses_in(("edit",), PlanOptions(model=unsure, model_min=0.5)) == ("",)
+    assert LIKELIEST.witnesses_in(("edit",), PlanOptions()) == ("",)
+
+
+LIKELIEST_RULES = (
+    """
+[classification]
+default_intent = "chat"
+
+[classification.model]
+file = "m.json"
+min_probability = 0.9
+"""
+    + """
+[[classification.rules]]
+intent = "review"
+keywords = ["review"]
+
+[[classification.rules]]
+intent = "plan"
+priority = 999
+likeliest = ["plan"]
+
+[[classification.rules]]
+intent = "edit"
+priority = 999
+likeliest = ["edit"]
+question = false
+"""
+)
+
+
+def test_a_likeliest_rule_answers_where_nothing_surer_does(tmp_path: Path) -> None:
+    unsure = _model({"fix": _row(edit=2000), "plan": _row(plan=2000)})
+    classifier = Classifier(load_config(_write(tmp_path, LIKELIEST_RULES, unsure)))
+    assert classifier.classify("please review").intent.value == "review"
+    # the model reads 'edit' at 0.54, under the file's bar of 0.9: the catch-all answers
+    result = classifier.classify("fix it")
+    assert result.intent.value == "edit"
+    assert result.reason == (
+        "no question and text model's likeliest label 'edit' at 0.54 matched rule 2"
+    )
+    assert result.confidence is not None
+    assert result.confidence.value == "low"
+    assert classifier.classify("plan ahead").reason == (
+        "text model's likeliest label 'plan' at 0.54 matched rule 1"
+    )
+    # a question the model reads as an edit, and a prompt it reads as chat: no rule holds
+    assert classifier.classify("fix it?").reason == "no rule matched; default intent 'chat'"
+    assert classifier.classify("hello").reason == "no rule matched; default intent 'chat'"
+    check_no_unreachable_rules(classifier)  # each likeliest rule wins on a word it guesses
+    explained = json.dumps(classifier.explain("fix it").model_dump(mode="json"))
+    assert "the model's likeliest label is 'edit' at 0.54" in explained
+    plain = {
+        "model": {"min_probability": 0.9},
+        "rules": [
+            {"intent": "review", "keywords": ["review"]},
+            {"intent": "plan", "priority": 999, "likeliest": ["plan"]},
+            {"intent": "edit", "priority": 999, "likeliest": ["edit"], "question": False},
+        ],
+    }
+    for text in ("fix it", "plan ahead", "fix it?", "please review"):
+        got = classifier.classify(text).model_dump(mode="json", exclude_none=True)
+        assert got == reference.classify_extended(text, plain, set(), unsure.to_data())
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (
+            LIKELIEST_RULES.replace('likeliest = ["plan"]', 'likeliest = ["deploy"]'),
+            "classification.rules[1].likeliest[0]: unknown label 'deploy'",
+        ),
+        (
+            LIKELIEST_RULES.split("[classification.model]")[0]
+            + LIKELIEST_RULES.split("min_probability = 0.9")[1],
+            "classification.rules[1].likeliest: needs a [classification.model]",
+        ),
+    ],
+)
+def test_a_likeliest_rule_needs_a_model_that_gives_its_labels(
+    tmp_path: Path, toml: str, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[")):
+        load_config(_write(tmp_path, toml))
 
 
 # -- [classification.model] --------------------------------------------------------

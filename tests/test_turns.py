@@ -273,7 +273,7 @@ def test_a_turn_with_no_signal_follows_and_says_so() -> None:
 
 
 def test_follow_up_looks_back_past_signal_less_turns() -> None:
-    assert CLASSIFIER.classify("wait").matched_rule is None  # (no signal of its own)
+    assert CLASSIFIER.classify("wait").confidence == smista.Confidence.LOW  # (no signal)
     result = CLASSIFIER.classify_turn(convo("fix the retry loop", "wait", "yes"))
     assert result.classification.intent == smista.TaskIntent.EDIT
     assert result.follow is not None
@@ -282,7 +282,7 @@ def test_follow_up_looks_back_past_signal_less_turns() -> None:
 
 
 def test_no_earlier_signal_keeps_the_own_classification() -> None:
-    assert CLASSIFIER.classify("wait").matched_rule is None  # (no signal of its own)
+    assert CLASSIFIER.classify("wait").confidence == smista.Confidence.LOW  # (no signal)
     result = CLASSIFIER.classify_turn(convo("wait", "yes"))
     assert not result.follow_up
     assert result.classification == CLASSIFIER.classify("yes")

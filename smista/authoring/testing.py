@@ -221,7 +221,8 @@ def text_models(words: SearchStrategy[str] | None = None) -> SearchStrategy[Text
 
 def _with_text_model(config: ClassificationConfig) -> SearchStrategy[ClassificationConfig]:
     """``config`` with a generated text model when a rule reads one (else as it is)."""
-    if not any(rule.predicted for rule in config.rules):
+    readers = [kind for kind in KINDS if kind.reads_model]
+    if not any(kind.is_set(kind.read(rule)) for rule in config.rules for kind in readers):
         return st.just(config)
     words = sorted({k for r in config.rules for k in r.keywords if tokenize(k) == [rust_lower(k)]})
     vocabulary = st.sampled_from(words) if words else keywords()

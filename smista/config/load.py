@@ -154,15 +154,22 @@ def _classification(data: Mapping[str, Any], source: str | None) -> Classificati
 
 
 def _with_model(config: ClassificationConfig, source: str | None) -> ClassificationConfig:
-    """Read ``[classification.model]``'s file; check every ``predicted`` label against it."""
+    """Read ``[classification.model]``'s file; check every label a rule reads the model
+    for (the kinds that ``reads_model``: ``predicted``, ``likeliest``) against it."""
     from smista.config.rulecache import digest
+    from smista.core.conditions.registry import KINDS
     from smista.core.textmodel import TextModel
 
     table = config.model
-    users = [i for i, rule in enumerate(config.rules) if rule.predicted]
+    users = [
+        (i, kind.key, kind.read(rule))
+        for i, rule in enumerate(config.rules)
+        for kind in KINDS
+        if kind.reads_model and kind.is_set(kind.read(rule))
+    ]
     if table is None:
         if users:
-            at = f"classification.rules[{users[0]}].predicted"
+            at = f"classification.rules[{users[0][0]}].{users[0][1]}"
             raise ConfigError(
                 [(at, "needs a [classification.model] table naming a model file")], source
             )
@@ -194,11 +201,11 @@ def _with_model(config: ClassificationConfig, source: str | None) -> Classificat
             labels = ", ".join(model.labels)
             at = f"classification.model.min_probability_by_label.{label}"
             raise ConfigError([(at, f"unknown label {label!r}; the model gives {labels}")], source)
-    for i in users:
-        for j, label in enumerate(config.rules[i].predicted):
+    for i, key, value in users:
+        for j, label in enumerate(value):
             if label.strip().lower() not in model.labels:
                 labels = ", ".join(model.labels)
-                at = f"classification.rules[{i}].predicted[{j}]"
+                at = f"classification.rules[{i}].{key}[{j}]"
                 raise ConfigError(
                     [(at, f"unknown label {label!r}; the model gives {labels}")], source
                 )

@@ -115,6 +115,7 @@ class _RuleBase(_Frozen):
         exclude: tuple[str, ...] = ()
         exclude_substrings: tuple[str, ...] = ()
         predicted: tuple[str, ...] = ()
+        likeliest: tuple[str, ...] = ()
         requires_any_context: tuple[str, ...] = ()
         typo: bool = True
 

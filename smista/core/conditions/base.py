@@ -157,6 +157,10 @@ class ConditionKind:
     """Whether the engine matches it through its token index, not a Condition."""
     typo_aware: ClassVar[bool] = False
     """Whether the rule's ``typo`` switch applies to it."""
+    reads_model: ClassVar[bool] = False
+    """Whether it reads the rule set's text model (``[classification.model]``): its values
+    are the model's labels, which loading checks against the model file, and a rule set
+    without a model cannot use it."""
     summary: ClassVar[str] = ""
     """One line for docs and ``smista schema``."""
 

@@ -38,6 +38,7 @@ class PredictedKind(ConditionKind):
     default = ()
     label = "text model"
     summary = "the rule set's text model gives one of these labels, confidently enough"
+    reads_model = True
 
     def annotation(self) -> Any:
         return string_list(

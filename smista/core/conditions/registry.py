@@ -17,6 +17,7 @@ from smista.core.conditions.exclude import EXCLUDE
 from smista.core.conditions.exclude_substrings import EXCLUDE_SUBSTRINGS
 from smista.core.conditions.keywords import KEYWORDS
 from smista.core.conditions.leading import LEADING
+from smista.core.conditions.likeliest import LIKELIEST
 from smista.core.conditions.phrases import PHRASES
 from smista.core.conditions.predicted import PREDICTED
 from smista.core.conditions.question import QUESTION
@@ -37,6 +38,7 @@ KINDS: tuple[ConditionKind, ...] = (
     EXCLUDE,
     EXCLUDE_SUBSTRINGS,
     PREDICTED,
+    LIKELIEST,
     CONTEXTS,
 )
 """Every condition kind, in reason order (contexts last, as in the original)."""
