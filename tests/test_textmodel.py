@@ -438,6 +438,23 @@ def test_a_likeliest_rule_answers_where_nothing_surer_does(tmp_path: Path) -> No
         assert got == reference.classify_extended(text, plain, set(), unsure.to_data())
 
 
+def test_check_reads_the_model_as_loading_does(tmp_path: Path) -> None:
+    """smista check fails a file that loading refuses for its model (it passed them before)."""
+    from smista.authoring.check import check_text, failed
+
+    good = _write(tmp_path, LIKELIEST_RULES)
+    assert not failed(check_text(good.read_text(encoding="utf-8"), str(good)))
+    bad = LIKELIEST_RULES.replace('likeliest = ["plan"]', 'likeliest = ["deploy"]')
+    findings = check_text(bad, str(good))
+    assert failed(findings)
+    assert [f.key for f in findings if f.code == "invalid"] == [
+        "classification.rules[1].likeliest[0]"
+    ]
+    (tmp_path / "m.json").unlink()
+    findings = check_text(good.read_text(encoding="utf-8"), str(good))
+    assert [f.key for f in findings if f.code == "invalid"] == ["classification.model.file"]
+
+
 @pytest.mark.parametrize(
     ("toml", "message"),
     [

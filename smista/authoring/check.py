@@ -127,6 +127,12 @@ def check_document(
             )
     config = models.get("classification")
     if config is not None:
+        from smista.config.load import with_model
+
+        try:  # (as loading does: the model file is read, and the labels rules read checked)
+            config = with_model(config, file)
+        except ConfigError as exc:
+            findings.extend(_from_config_error(exc, file))
         findings.extend(
             Finding(file, lint.rule, lint.key, lint.severity, lint.code, lint.message)
             for lint in lint_classification(config, known_contexts=known_contexts)

@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'a448f3e04ea03ab7a945a7b59473f082a3b257f0'
+DIGEST = '1327699dae70f0af8ab28e5870831cb3b38b3315'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -1701,7 +1701,8 @@ DATA: tuple[object, ...] = (4, 'chat',
       'help me understand', 'help me better understand', 'explain to me'),
      False),),
    False),
-  ('edit', 999, (), (), (('question', (), False), ('likeliest', ('edit',), True)), True),
+  ('edit', 999, (), (),
+   (('leading', ('*',), True), ('question', (), False), ('likeliest', ('edit',), True)), True),
   ('plan', 298, (), (),
    (('leading',
      ('suggest', 'sugira', 'sugiera', 'sugiere', 'sugerir', 'proponha', 'propón', 'propon',

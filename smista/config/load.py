@@ -39,6 +39,7 @@ __all__ = [
     "parse_document",
     "read_source",
     "validate_section",
+    "with_model",
 ]
 
 SECTIONS: tuple[str, ...] = ("classification", "routing", "decision", "tiers")
@@ -150,10 +151,10 @@ def _classification(data: Mapping[str, Any], source: str | None) -> Classificati
     config = validate_section(
         ClassificationConfig, data["classification"], "classification", source
     )
-    return _with_model(config, source)
+    return with_model(config, source)
 
 
-def _with_model(config: ClassificationConfig, source: str | None) -> ClassificationConfig:
+def with_model(config: ClassificationConfig, source: str | None) -> ClassificationConfig:
     """Read ``[classification.model]``'s file; check every label a rule reads the model
     for (the kinds that ``reads_model``: ``predicted``, ``likeliest``) against it."""
     from smista.config.rulecache import digest
