@@ -223,16 +223,22 @@ def classify_extended(
     order = sorted(range(len(rules)), key=lambda i: (rules[i].get("priority", 1000), i))
     answer: tuple[str, float] | None = None
     if model is not None:
+        # For each token and typo-tolerant rule that reads it by typo only, the rule's
+        # first keyword it is a typo of (the keyword the rule reads it as).
         corrected = set()
         for rule in rules:
             if not rule.get("typo", True):
                 continue
-            for k in rule.get("keywords", []):
-                needle = rust_lower(k)
-                if not han_typos and hangul_or_han(needle):
+            needles = [rust_lower(k) for k in rule.get("keywords", [])]
+            for t in set(tokens):
+                if t in needles:
                     continue
-                if any(word_result(needle, t, True) == "fuzzy" for t in tokens):
-                    corrected.add(needle)
+                for needle in needles:
+                    if not han_typos and hangul_or_han(needle):
+                        continue
+                    if word_result(needle, t, True) == "fuzzy":
+                        corrected.add(needle)
+                        break
         answer = model_answer(model, tokens, corrected)
     for i in order:
         rule = rules[i]

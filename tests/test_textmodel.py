@@ -532,6 +532,39 @@ def test_the_model_reads_a_misspelt_keyword_as_the_keyword(tmp_path: Path) -> No
     assert Classifier(config).classify("revew").intent.value == "review"
 
 
+def test_a_misspelt_token_reads_as_the_keyword_its_rule_reads_it_as(tmp_path: Path) -> None:
+    """'implemnt' is a typo of both 'implement' and 'implements': the rule reads it as its
+    first, and so do classify, explain and both references (explain once read both)."""
+    toml = TOML_RULES.replace(
+        'keywords = ["review"]', 'keywords = ["review", "implement", "implements"]'
+    )
+    model = _model({"implements": _row(plan=9000), "fix": _row(edit=8000)})
+    config = load_config(_write(tmp_path, toml, model))
+    rules = compile_rules(config)
+    assert rules.corrections(["implemnt"]) == {"implement"}
+    assert plain_corrections(rules.specs, ["implemnt"], rules.options) == {"implement"}
+    assert rules.corrections(["implements", "implemnt"]) == {"implement"}
+    # 'implements' is also a typo of 'implement', but its rule reads it exactly
+    assert rules.corrections(["implements"]) == frozenset()
+    assert plain_corrections(rules.specs, ["implements"], rules.options) == frozenset()
+    classifier = Classifier(config)
+    text = "implemnt fix"
+    result = classifier.classify(text)
+    explained = classifier.explain(text)
+    assert explained.result == result
+    assert explained.winner == result.matched_rule == 0  # (edit: 'implements' not read)
+    plain = {
+        "model": {"min_probability": 0.6},
+        "rules": [
+            {"intent": "edit", "priority": 5, "predicted": ["edit"]},
+            {"intent": "plan", "priority": 6, "predicted": ["plan"]},
+            {"intent": "review", "keywords": ["review", "implement", "implements"]},
+        ],
+    }
+    got = result.model_dump(mode="json", exclude_none=True)
+    assert got == reference.classify_extended(text, plain, set(), model.to_data())
+
+
 def test_an_untyped_rule_or_a_han_keyword_gives_no_correction(tmp_path: Path) -> None:
     toml = (
         TOML_RULES.replace(

@@ -1419,16 +1419,23 @@ class CompiledRules:
                     corrected.add(keyword.lower() if keyword.isascii() else rust_lower(keyword))
 
     def corrections(self, tokens: Iterable[str]) -> frozenset[str]:
-        """The keywords (lowercased) some of ``tokens`` matches by typo, in a rule whose typo
-        switch is on: what a text model reads besides the tokens (PromptView.prediction).
-        The statement the scan's gathering (:meth:`_fold_entries`) must agree with."""
+        """The keywords (lowercased) rules read misspelt tokens as: for each of ``tokens``
+        and each rule whose typo switch is on that matches it by typo only, the rule's
+        first keyword the token is a typo of (the one its evidence would name). What a
+        text model reads besides the tokens (PromptView.prediction). The statement the
+        scan's gathering (:meth:`_fold_entries`, from each token's entries) must agree with."""
         places = self._typo_places
-        return frozenset(
-            keyword
-            for token in set(tokens)
-            for keyword, fuzzy in self.keyword_hits(token)
-            if fuzzy and keyword in places
-        )
+        keywords = self.keywords
+        found: set[str] = set()
+        for token in set(tokens):
+            typos = [k for k, fuzzy in self.keyword_hits(token) if fuzzy and k in places]
+            if not typos:
+                continue
+            for entry in self._entries_with(token, typos):
+                if entry[1]:
+                    keyword = keywords[entry[3]][entry[2]]
+                    found.add(keyword.lower() if keyword.isascii() else rust_lower(keyword))
+        return frozenset(found)
 
     def keyword_hits(self, token: str) -> list[tuple[str, bool]]:
         """Every lowercased keyword ``token`` satisfies for some rule, and whether by typo.

@@ -36,21 +36,27 @@ def _conditions(spec: RuleSpec) -> list[Condition]:
 def corrections(
     specs: Sequence[RuleSpec], tokens: Sequence[str], options: PlanOptions
 ) -> frozenset[str]:
-    """The keywords (lowercased) some token matches by typo, in a rule whose typo switch is
-    on (never a Hangul or Han keyword with ``hangul_han_typos`` off): what a text model
-    reads besides the tokens. Keyword by keyword, with :func:`smista.core.fuzzy.is_typo`."""
+    """The keywords (lowercased) rules read misspelt tokens as: for each token and each
+    rule whose typo switch is on that has no keyword equal to it, the rule's first keyword
+    the token is a typo of (never a Hangul or Han keyword with ``hangul_han_typos`` off):
+    what a text model reads besides the tokens. Rule by rule, keyword by keyword, with
+    :func:`smista.core.fuzzy.is_typo`."""
     distinct = set(tokens)
     found: set[str] = set()
     for spec in specs:
+        lowered = [rust_lower(keyword) for keyword in spec.keywords]
         if not spec.typo:
             continue
-        for keyword in spec.keywords:
-            lowered = rust_lower(keyword)
-            if not options.hangul_han_typos and is_hangul_or_han(lowered):
+        for token in distinct:
+            if token in lowered:  # (the rule reads it exactly)
                 continue
-            cap = fuzzy_cap(len(lowered))
-            if cap and any(is_typo(lowered, token, cap) for token in distinct):
-                found.add(lowered)
+            for keyword in lowered:
+                if not options.hangul_han_typos and is_hangul_or_han(keyword):
+                    continue
+                cap = fuzzy_cap(len(keyword))
+                if cap and is_typo(keyword, token, cap):
+                    found.add(keyword)
+                    break
     return frozenset(found)
 
 
