@@ -19,7 +19,7 @@ from typing import Any
 
 from smista.core.conditions._lists import string_list
 from smista.core.conditions.base import Condition, Evidence
-from smista.core.conditions.predicted import PredictedKind, _label
+from smista.core.conditions.predicted import PredictedKind
 from smista.core.conditions.view import PromptView
 
 __all__ = ["LIKELIEST", "LikeliestKind"]
@@ -42,27 +42,19 @@ class LikeliestKind(PredictedKind):
 
     place = 96
 
-    def witnesses_in(self, value: Any, options: Any) -> tuple[str, ...]:
+    def label_witnesses(self, model: Any, label: str, options: Any) -> list[str]:
         # Words the model reads alone as the label, but under that label's bar for
         # ``predicted`` (a guess, not a sure reading: rules reading the model surely do not
-        # claim them), most probable first, up to eight for each label.
-        model = getattr(options, "model", None)
-        if model is None:
-            return ("",)
-        out: list[str] = []
-        for label in (_label(v) for v in value):
-            if label not in model.labels:
+        # claim them), most probable first, up to WITNESSES.
+        bar = options.min_for(label)
+        guessed = []
+        for word in model.weights:
+            if word.startswith("#"):
                 continue
-            bar = options.min_for(label)
-            guessed = []
-            for word in model.weights:
-                if word.startswith("#"):
-                    continue
-                prediction = model.predict((word,))
-                if prediction.label == label and prediction.probability < bar:
-                    guessed.append((-prediction.probability, word))
-            out.extend(word for _, word in sorted(guessed)[:WITNESSES])
-        return tuple(out) or ("",)
+            prediction = model.predict((word,))
+            if prediction.label == label and prediction.probability < bar:
+                guessed.append((-prediction.probability, word))
+        return [word for _, word in sorted(guessed)[:WITNESSES]]
 
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         prediction = view.prediction

@@ -50,23 +50,24 @@ class PredictedKind(ConditionKind):
     monotone = False
 
     def witnesses_in(self, value: Any, options: Any) -> tuple[str, ...]:
-        # Up to three words the model weighs most for each label (and for it, not against
-        # it): a prompt it reads as that label.
         model = getattr(options, "model", None)
         if model is None:
             return ("",)
         out: list[str] = []
         for label in (_label(v) for v in value):
-            if label not in model.labels:
-                continue
-            lane = model.labels.index(label)
-            words = [
-                f for f in model.weights if not f.startswith("#") and model.weights[f][lane] > 0
-            ]
-            words.sort(key=lambda f: (-model.weights[f][lane], f))
-            if words:
-                out.append(" ".join(words[:3]))
+            if label in model.labels:
+                out.extend(self.label_witnesses(model, label, options))
         return tuple(out) or ("",)
+
+    def label_witnesses(self, model: Any, label: str, options: Any) -> list[str]:
+        """Prompts the rule set's ``model`` reads as ``label`` (one of its labels) for this
+        kind's condition to hold: here the three words it weighs most for the label (and
+        for it, not against it), as one prompt."""
+        del options
+        lane = model.labels.index(label)
+        words = [f for f in model.weights if not f.startswith("#") and model.weights[f][lane] > 0]
+        words.sort(key=lambda f: (-model.weights[f][lane], f))
+        return [" ".join(words[:3])] if words else []
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo
