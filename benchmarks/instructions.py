@@ -54,12 +54,8 @@ if rules or without_model:  # another rules file, loaded before the prompts run
     from smista.core.classifier import Classifier
     config = load_config(rules) if rules else default_config()
     if without_model:  # the same rules without the text model and the rules reading it
-        from smista.core.conditions.registry import KINDS
-        readers = [kind for kind in KINDS if kind.reads_model]
-        kept = tuple(
-            rule for rule in config.rules
-            if not any(kind.is_set(kind.read(rule)) for kind in readers)
-        )
+        from smista.core.conditions.registry import model_conditions
+        kept = tuple(rule for rule in config.rules if not model_conditions(rule))
         config = config.model_copy(update={"model": None, "rules": kept})
     classify = Classifier(config).classify
 else:

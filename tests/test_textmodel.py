@@ -356,7 +356,7 @@ def test_likeliest_does_not_hold_on_another_label_or_without_a_model() -> None:
 
 
 def test_likeliest_gates_on_the_most_probable_label() -> None:
-    plan = frozenset({"plan", "edit"})
+    plan = LIKELIEST.gate_plan(frozenset({"plan", "edit"}))
     assert LIKELIEST.present(_view("fix", minimum=1.0), plan) == {"edit"}
     assert LIKELIEST.present(_view("why"), plan) == frozenset()
     assert LIKELIEST.present(_view("fix", model=None), plan) == frozenset()
@@ -746,9 +746,11 @@ def test_bad_label_bars_in_compiled_options_are_refused() -> None:
 def test_the_predicted_gate_names_the_one_confident_label() -> None:
     condition = PREDICTED.compile(["edit", "plan"], typo=True)
     assert PREDICTED.gate(condition) == frozenset({"edit", "plan"})
-    plan = frozenset({"edit", "plan"})
+    plan = PREDICTED.gate_plan(frozenset({"edit", "plan"}))
     assert PREDICTED.present(_view("fix"), plan) == {"edit"}
-    assert PREDICTED.present(_view("fix"), frozenset({"plan"})) == frozenset()
+    # (each label's answer is made once, with the plan, not on every prompt)
+    assert PREDICTED.present(_view("fix"), plan) is plan["edit"]
+    assert PREDICTED.present(_view("fix"), PREDICTED.gate_plan(frozenset({"plan"}))) == frozenset()
     assert PREDICTED.present(_view("fix", minimum=1.0), plan) == frozenset()
     assert PREDICTED.present(_view("fix", model=None), plan) == frozenset()
 

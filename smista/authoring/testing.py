@@ -32,7 +32,7 @@ from smista.authoring.golden import GoldenCase, LabelledCase
 from smista.authoring.lints import evaluation_order, unreachable_rules
 from smista.core.classifier import Classifier
 from smista.core.conditions.compile import plan_options
-from smista.core.conditions.registry import KINDS
+from smista.core.conditions.registry import KINDS, model_conditions
 from smista.core.conditions.view import PlanOptions, is_hangul_or_han
 from smista.core.fuzzy import fuzzy_cap, osa_distance, token_match
 from smista.core.intent import IntentSource, TaskIntent
@@ -221,8 +221,7 @@ def text_models(words: SearchStrategy[str] | None = None) -> SearchStrategy[Text
 
 def _with_text_model(config: ClassificationConfig) -> SearchStrategy[ClassificationConfig]:
     """``config`` with a generated text model when a rule reads one (else as it is)."""
-    readers = [kind for kind in KINDS if kind.reads_model]
-    if not any(kind.is_set(kind.read(rule)) for rule in config.rules for kind in readers):
+    if not any(model_conditions(rule) for rule in config.rules):
         return st.just(config)
     words = sorted({k for r in config.rules for k in r.keywords if tokenize(k) == [rust_lower(k)]})
     vocabulary = st.sampled_from(words) if words else keywords()

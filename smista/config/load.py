@@ -158,15 +158,14 @@ def with_model(config: ClassificationConfig, source: str | None) -> Classificati
     """Read ``[classification.model]``'s file; check every label a rule reads the model
     for (the kinds that ``reads_model``: ``predicted``, ``likeliest``) against it."""
     from smista.config.rulecache import digest
-    from smista.core.conditions.registry import KINDS
+    from smista.core.conditions.registry import model_conditions
     from smista.core.textmodel import TextModel
 
     table = config.model
     users = [
-        (i, kind.key, kind.read(rule))
+        (i, key, value)
         for i, rule in enumerate(config.rules)
-        for kind in KINDS
-        if kind.reads_model and kind.is_set(kind.read(rule))
+        for key, value in model_conditions(rule)
     ]
     if table is None:
         if users:

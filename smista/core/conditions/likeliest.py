@@ -74,17 +74,15 @@ class LikeliestKind(PredictedKind):
             return f"holds: {read}"
         return f"does not hold: {read}; wanted {', or '.join(condition.values)}"
 
-    def present(self, view: PromptView, plan: frozenset[str]) -> frozenset[str]:
-        # The model's most probable label, if it is a gate key: only the rules listing
-        # it are looked at.
+    def present(self, view: PromptView, plan: dict[str, frozenset[str]]) -> frozenset[str]:
+        # The model's most probable label, if it is a gate key (the plan is predicted's):
+        # only the rules listing it are looked at.
         prediction = view.prediction
-        if prediction is None or prediction.label not in plan:
-            return _NONE
-        return frozenset((prediction.label,))
+        return _NONE if prediction is None else plan.get(prediction.label, _NONE)
 
 
 WITNESSES = 8
-"""Witness words :meth:`LikeliestKind.witnesses_in` gives for a label, at most."""
+"""Witness words :meth:`LikeliestKind.label_witnesses` gives for a label, at most."""
 
 LIKELIEST = LikeliestKind()
 _new = tuple.__new__

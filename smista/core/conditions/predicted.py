@@ -110,11 +110,16 @@ class PredictedKind(ConditionKind):
     def gate(self, condition: Condition) -> frozenset[str] | None:
         return frozenset(condition.values)
 
-    def present(self, view: PromptView, plan: frozenset[str]) -> frozenset[str]:
+    def gate_plan(self, keys: frozenset[str]) -> dict[str, frozenset[str]]:
+        # Each label's one-key answer, made once per rule set, not on every prompt (in
+        # sorted order: the generated pack is the same whatever the hash seed).
+        return {key: frozenset((key,)) for key in sorted(keys)}
+
+    def present(self, view: PromptView, plan: dict[str, frozenset[str]]) -> frozenset[str]:
         # The one label the model gives confidently enough, if it is a gate key: only
         # the rules listing it are looked at.
         label = view.confident
-        return frozenset((label,)) if label is not None and label in plan else _NONE
+        return _NONE if label is None else plan.get(label, _NONE)
 
     def exclusive(self, one: Any, other: Any) -> bool:
         # One prompt has one most probable label: disjoint label lists never both hold.

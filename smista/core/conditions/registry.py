@@ -9,6 +9,8 @@ two kinds first and last, so original reasons keep their exact wording).
 
 from __future__ import annotations
 
+from typing import Any
+
 from smista.core.conditions.base import ConditionKind
 from smista.core.conditions.commands import COMMANDS
 from smista.core.conditions.contexts import CONTEXTS
@@ -24,7 +26,7 @@ from smista.core.conditions.question import QUESTION
 from smista.core.conditions.stems import STEMS
 from smista.core.conditions.substrings import SUBSTRINGS
 
-__all__ = ["BY_KEY", "KINDS", "ORDER"]
+__all__ = ["BY_KEY", "KINDS", "MODEL_KINDS", "ORDER", "model_conditions"]
 
 KINDS: tuple[ConditionKind, ...] = (
     KEYWORDS,
@@ -48,3 +50,17 @@ BY_KEY: dict[str, ConditionKind] = {kind.key: kind for kind in KINDS}
 
 ORDER: dict[str, int] = {kind.key: n for n, kind in enumerate(KINDS)}
 """A kind's place in reason order."""
+
+MODEL_KINDS: tuple[ConditionKind, ...] = tuple(kind for kind in KINDS if kind.reads_model)
+"""The kinds that read the rule set's text model (``predicted``, ``likeliest``)."""
+
+
+def model_conditions(rule: Any) -> tuple[tuple[str, Any], ...]:
+    """``(key, value)`` of each condition of the validated ``rule`` that reads the text
+    model: a rule with any needs a model, and its values are the model's labels."""
+    out = []
+    for kind in MODEL_KINDS:
+        value = kind.read(rule)
+        if kind.is_set(value):
+            out.append((kind.key, value))
+    return tuple(out)
