@@ -4,10 +4,12 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set**: tests/data/real-prompts-fresh18.jsonl, gathered in stop 38 by
+* the **held-out set**: tests/data/real-prompts-fresh19.jsonl, gathered in stop 40 by
   people who never tuned the pack and never ran it on it, and kept outside the repository,
-  unread, until pack v24 was scored on it once (v21 too). It is the figure that estimates
-  accuracy on new prompts;
+  unread, until pack v24 was scored on it once (v21 too, in stop 41). It is the figure
+  that estimates accuracy on new prompts;
+* the **earlier held-out set**: tests/data/real-prompts-fresh18.jsonl, v24's first blind
+  set (scored once by v21 and v24 in stop 40), read since by the validation protocol;
 * the **validation sets**: tests/data/real-prompts-fresh17.jsonl (v21's held-out set, with
   fresh16) and -fresh16.jsonl, neither tuned nor fitted on, but read by
   tools/train_model.py's validation protocol when v24's catch-all was chosen;
@@ -32,7 +34,7 @@ per intent and per language:
     python -m benchmarks.accuracy --misses        # what to work on (implies --tuning-only)
     python -m benchmarks.accuracy --v3-parts      # pack v3's held-out parts too
     python -m benchmarks.accuracy --json
-    python -m benchmarks.accuracy --as-turns      # fresh18 and fresh17 read as turns too
+    python -m benchmarks.accuracy --as-turns      # fresh19 and fresh18 read as turns too
 
 ``--as-turns`` reads each held-out prompt also as a host that sends the message list
 would hand it over: a turn whose earlier user turns are the prompts before it from the same
@@ -75,8 +77,9 @@ FRESH12 = DATA / "real-prompts-fresh12.jsonl"
 FRESH13 = DATA / "real-prompts-fresh13.jsonl"
 FRESH14 = DATA / "real-prompts-fresh14.jsonl"
 FRESH15 = DATA / "real-prompts-fresh15.jsonl"
-HELD_OUT = DATA / "real-prompts-fresh18.jsonl"
-EARLIER_HELD_OUT = DATA / "real-prompts-fresh17.jsonl"
+HELD_OUT = DATA / "real-prompts-fresh19.jsonl"
+EARLIER_HELD_OUT = DATA / "real-prompts-fresh18.jsonl"
+FRESH17 = DATA / "real-prompts-fresh17.jsonl"
 FRESH16 = DATA / "real-prompts-fresh16.jsonl"
 SPLIT = DATA / "real-prompts-split.json"
 EXTRA_SPLIT = DATA / "real-prompts-extra-split.json"
@@ -134,7 +137,7 @@ def second_sets() -> list[AnnotatedCase]:
 
 
 def held_out_prompts() -> list[AnnotatedCase]:
-    """The held-out set (tests/data/real-prompts-fresh18.jsonl), never tuned on."""
+    """The held-out set (tests/data/real-prompts-fresh19.jsonl), never tuned on."""
     return _read(HELD_OUT)
 
 
@@ -208,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
-        "--as-turns", action="store_true", help="also read fresh18 and fresh17 as turns"
+        "--as-turns", action="store_true", help="also read fresh19 and fresh18 as turns"
     )
     args = parser.parse_args(argv)
 
@@ -236,11 +239,14 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Evaluation] = {}
     if not (args.tuning_only or args.misses):
         held = held_out_prompts()
-        results["real prompts, held out: fresh18 set"] = evaluate_cases(classifier, held)
+        results["real prompts, held out: fresh19 set"] = evaluate_cases(classifier, held)
+        # v24's first held-out set (scored once by v21 and v24), a validation set since
+        earlier = _read(EARLIER_HELD_OUT)
+        results["real prompts, earlier held out: fresh18 set"] = evaluate_cases(classifier, earlier)
         # v21's held-out sets (fresh16 scored once by v20 and v21, fresh17 by v21 and v22),
         # read by the validation protocol when v24 was chosen
-        earlier = _read(EARLIER_HELD_OUT)
-        results["real prompts, validation: fresh17 set"] = evaluate_cases(classifier, earlier)
+        fresh17 = _read(FRESH17)
+        results["real prompts, validation: fresh17 set"] = evaluate_cases(classifier, fresh17)
         fresh16 = _read(FRESH16)
         results["real prompts, validation: fresh16 set"] = evaluate_cases(classifier, fresh16)
     tuned = {
@@ -280,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.as_turns and not (args.tuning_only or args.misses):
         for path in (HELD_OUT, EARLIER_HELD_OUT):
             turns[path.stem] = _as_turns(classifier, path)
-        turns["fresh18 and fresh17"] = (
+        turns["fresh19 and fresh18"] = (
             sum(t[0] for t in turns.values()),
             sum(t[1] for t in turns.values()),
             sum(t[2] for t in turns.values()),

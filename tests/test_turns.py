@@ -260,16 +260,30 @@ def test_a_turn_with_its_own_signal_keeps_it() -> None:
 
 
 def test_a_turn_with_no_signal_follows_and_says_so() -> None:
-    # Pack v4 reads "cap" as an editing verb, so the signal-less turn names none.
-    own = CLASSIFIER.classify("and at most three times")
-    assert own.confidence is smista.Confidence.LOW  # the catch-all edit: no signal
-    result = CLASSIFIER.classify_turn(convo("fix the retry loop", "and at most three times"))
+    own = CLASSIFIER.classify("wait")
+    assert own.matched_rule is None  # no rule matched: no signal
+    result = CLASSIFIER.classify_turn(convo("fix the retry loop", "wait"))
     previous = CLASSIFIER.classify("fix the retry loop")
     assert (
         result.classification.reason
         == f"follow-up: continues the previous turn ({previous.reason})"
     )
     assert result.own == own
+
+
+def test_the_text_models_guess_is_a_signal_of_the_turns_own() -> None:
+    # A likeliest rule's answer is low, and still the text's own reading: it stands.
+    own = CLASSIFIER.classify("then the other one")
+    assert own.confidence is smista.Confidence.LOW
+    assert own.matched_rule is not None
+    assert CLASSIFIER.rules.reads_model(own.matched_rule)
+    result = CLASSIFIER.classify_turn(convo("fix the retry loop", "then the other one"))
+    assert not result.follow_up
+    assert result.classification == own
+    # ... and an earlier turn's guess is a signal to follow.
+    result = CLASSIFIER.classify_turn(convo("then the other one", "wait"))
+    assert result.follow is not None
+    assert result.follow.previous == own
 
 
 def test_follow_up_looks_back_past_signal_less_turns() -> None:

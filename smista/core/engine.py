@@ -1203,6 +1203,12 @@ class CompiledRules:
         plain, hits, _ = self._state
         return len(plain) + len(hits)
 
+    def reads_model(self, index: int) -> bool:
+        """Whether rule ``index`` has a condition that reads the text model (``predicted``,
+        ``likeliest``): its answer is the model's reading of the text, whatever its
+        confidence label says."""
+        return any(BY_KEY[c.kind].reads_model for c in self.conditions[index])
+
     def match_of_code(self, code: int) -> RuleMatch:
         """The :class:`RuleMatch` a :meth:`match_code` result stands for (``KeyError`` for
         the code of an outcome of a rule set with extension kinds that was forgotten since,

@@ -10,7 +10,8 @@ matches rules itself, so every rule kind the classifier knows works here too.
 * The **current user text** is classified as a bare prompt would be.
 * **Follow-up rule**: when that text has no signal of its own (no rule matched,
   or the rule that did holds no confidence signal: a catch-all, confidence
-  low) or is a configured continuation phrase ("ok do it",
+  low, that does not read the text model) or is a configured continuation
+  phrase ("ok do it",
   "continue", "lanjutkan", "続けて" ...), the turn takes the intent of the
   latest earlier user turn that has a signal (looking back ``history_depth``
   turns), with the reason ``follow-up: continues the previous turn (<its
@@ -65,6 +66,9 @@ class TurnClassifier(Protocol):
 
     @property
     def config(self) -> _Config: ...
+
+    @property
+    def rules(self) -> CompiledRules: ...
 
     def classify(
         self,
@@ -225,7 +229,7 @@ def _follow(
         return None
     if is_continuation(turn.text, settings):
         why = "continuation"
-    elif not _has_signal(own):
+    elif not _has_signal(classifier, own):
         why = "no_signal"
     else:
         return None
@@ -234,14 +238,19 @@ def _follow(
         if is_continuation(text, settings):
             continue
         previous = classifier.classify(text, contexts=contexts, workspace=workspace)
-        if _has_signal(previous):
+        if _has_signal(classifier, previous):
             return FollowUp(why=why, turns_back=back, previous=previous, previous_text=text)
     return None
 
 
-def _has_signal(result: Classification) -> bool:
-    """Whether a rule matched on a confidence signal (a catch-all rule holds none: low)."""
-    return result.matched_rule is not None and result.confidence is not Confidence.LOW
+def _has_signal(classifier: TurnClassifier, result: Classification) -> bool:
+    """Whether a rule matched on a signal of the text's own: a confidence signal, or the
+    text model's reading (a ``likeliest`` guess is low, and still the text's reading). A
+    catch-all that reads neither (``leading = ["*"]`` alone) holds none."""
+    rule = result.matched_rule
+    if rule is None:
+        return False
+    return result.confidence is not Confidence.LOW or classifier.rules.reads_model(rule)
 
 
 def _follow_reason(follow: FollowUp, text: str) -> str:
