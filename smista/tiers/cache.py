@@ -4,8 +4,11 @@ Pure, standard library only. A key is the task, the solution space, the
 classifier model, the full (normalized, unrendered) prompt and the ordered
 tier ids; the value is the classified tier and its reason. Lookups never
 refresh an entry, so eviction drops the entry inserted first (FIFO, as the
-seed's ``Map``). Only usable classifications are stored: failures, timeouts,
-invalid output and unknown tiers never are.
+seed's ``Map``). Two bounds hold at once: entries (the seed's 256) and the
+characters their texts hold (:data:`CACHE_CHARS`), so 256 prompts of a
+megabyte each never pile up; an entry larger than the whole budget is not
+stored. Only usable classifications are stored: failures, timeouts, invalid
+output and unknown tiers never are.
 """
 
 from __future__ import annotations
@@ -13,10 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-__all__ = ["CACHE_SIZE", "CacheKey", "CachedTier", "TierCache", "cache_key"]
+__all__ = ["CACHE_CHARS", "CACHE_SIZE", "CacheKey", "CachedTier", "TierCache", "cache_key"]
 
 CACHE_SIZE = 256
 """Entries kept per router before the oldest is evicted."""
+
+CACHE_CHARS = 8 * 1024 * 1024
+"""Characters of text (keys and reasons) kept per router before the oldest is evicted."""
 
 
 class CacheKey(NamedTuple):
@@ -47,16 +53,34 @@ def cache_key(
     return CacheKey(task or "", solution_space or "", model, prompt, tuple(tier_ids))
 
 
+def _chars(key: CacheKey, value: CachedTier) -> int:
+    """The characters an entry's texts hold (what :data:`CACHE_CHARS` bounds)."""
+    return (
+        len(key.task)
+        + len(key.solution_space)
+        + len(key.model)
+        + len(key.prompt)
+        + sum(map(len, key.tier_ids))
+        + len(value.tier)
+        + len(value.reason or "")
+    )
+
+
 class TierCache:
-    """A FIFO-bounded mapping from :class:`CacheKey` to :class:`CachedTier`."""
+    """A FIFO-bounded mapping from :class:`CacheKey` to :class:`CachedTier`, bounded by
+    entries and by the characters of their texts."""
 
-    __slots__ = ("_data", "maxsize")
+    __slots__ = ("_chars", "_data", "max_chars", "maxsize")
 
-    def __init__(self, maxsize: int = CACHE_SIZE) -> None:
+    def __init__(self, maxsize: int = CACHE_SIZE, max_chars: int = CACHE_CHARS) -> None:
         if maxsize < 1:
             raise ValueError("cache size must be at least 1")
+        if max_chars < 1:
+            raise ValueError("cache character budget must be at least 1")
         self.maxsize = maxsize
-        self._data: dict[CacheKey, CachedTier] = {}
+        self.max_chars = max_chars
+        self._data: dict[CacheKey, tuple[CachedTier, int]] = {}
+        self._chars = 0
 
     def __len__(self) -> int:
         return len(self._data)
@@ -68,15 +92,35 @@ class TierCache:
         """Keys, oldest first."""
         return iter(list(self._data))
 
+    @property
+    def chars(self) -> int:
+        """The characters the stored entries' texts hold now (at most :attr:`max_chars`)."""
+        return self._chars
+
     def get(self, key: CacheKey) -> CachedTier | None:
         """The stored classification (its position is not refreshed)."""
-        return self._data.get(key)
+        got = self._data.get(key)
+        return None if got is None else got[0]
 
     def put(self, key: CacheKey, value: CachedTier) -> None:
-        """Store ``value`` (a known key keeps its position); evict the oldest past the bound."""
-        self._data[key] = value
-        while len(self._data) > self.maxsize:
-            del self._data[next(iter(self._data))]
+        """Store ``value`` (a known key keeps its position); evict the oldest past either
+        bound. An entry larger than the whole character budget is not stored (and a stored
+        one under its key is dropped: the cache never answers with an older value)."""
+        size = _chars(key, value)
+        old = self._data.get(key)
+        if old is not None:
+            self._chars -= old[1]
+            if size > self.max_chars:
+                del self._data[key]
+                return
+        elif size > self.max_chars:
+            return
+        self._data[key] = (value, size)
+        self._chars += size
+        while len(self._data) > self.maxsize or self._chars > self.max_chars:
+            oldest = next(iter(self._data))
+            self._chars -= self._data.pop(oldest)[1]
 
     def clear(self) -> None:
         self._data.clear()
+        self._chars = 0
