@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '1327699dae70f0af8ab28e5870831cb3b38b3315'
+DIGEST = '8f87cd105c2938bed1bb9a8587790f94bf93fd2a'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
