@@ -373,34 +373,41 @@ def test_cache_is_fifo_not_lru() -> None:
 
 
 def test_cache_is_bounded_by_the_characters_its_texts_hold() -> None:
-    """Few, large prompts evict by characters; an entry over the whole budget is never kept."""
+    """Few, large tasks evict by characters; an entry over the whole budget is never kept.
+    The shared model, prompt and tier ids are not counted, only each entry's own texts."""
     from smista.tiers import CachedTier
 
     cache = TierCache(256, max_chars=100)
-    keys = [cache_key("", "", "m", str(i) * 30, ["a"]) for i in range(5)]  # 32 characters each
+    prompt = "p" * 1000  # (shared by every entry: not counted)
+    keys = [cache_key(str(i) * 30, "", "m", prompt, ["a"]) for i in range(5)]  # 30 + tier 1
     for key in keys[:3]:
         cache.put(key, CachedTier("a", None))
     assert list(cache) == keys[:3]
-    assert cache.chars == 3 * 33
-    cache.put(keys[3], CachedTier("a", None))  # 132 > 100: the oldest goes
+    assert cache.chars == 3 * 31
+    cache.put(keys[3], CachedTier("a", None))  # 124 > 100: the oldest goes
     assert list(cache) == keys[1:4]
-    assert cache.chars == 99
-    big = cache_key("", "", "m", "x" * 200, ["a"])
+    assert cache.chars == 93
+    big = cache_key("x" * 200, "", "m", prompt, ["a"])
     cache.put(big, CachedTier("a", None))
     assert big not in cache
     assert list(cache) == keys[1:4]
     # An update that outgrows the budget drops the stored entry rather than keep an old answer.
     cache.put(keys[1], CachedTier("a", "r" * 100))
     assert keys[1] not in cache
-    assert cache.chars == 66
+    assert cache.chars == 62
     cache.put(keys[2], CachedTier("b", "why"))  # an update in budget keeps its place
     assert list(cache) == keys[2:4]
     assert cache.get(keys[2]) == CachedTier("b", "why")
-    assert cache.chars == 69
+    assert cache.chars == 65
     cache.clear()
     assert cache.chars == 0
     with pytest.raises(ValueError, match="budget"):
         TierCache(3, max_chars=0)
+
+
+def test_the_router_passes_its_character_budget_to_its_cache() -> None:
+    router = TierRouter(cfg(), completer=Scripted("{}"), cache_chars=123)
+    assert router.cache.max_chars == 123
 
 
 def test_router_cache_holds_256_and_evicts_oldest() -> None:

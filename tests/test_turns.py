@@ -645,3 +645,17 @@ def test_compiled_rules_classifier_answers_as_the_classifier(command: str | None
         assert bare.classify(text, command=command, contexts=["git_diff"]) == CLASSIFIER.classify(
             text, command=command, contexts=["git_diff"]
         )
+
+
+@pytest.mark.parametrize(
+    "turns", [("fix the retry loop", "then the other one"), ("then the other one", "wait")]
+)
+def test_every_turn_path_reads_a_model_guess_alike(turns: tuple[str, ...]) -> None:
+    """batch's classifier, Classifier and explain_turn agree where the guess decides."""
+    from smista.core.turnclassify import CompiledRulesClassifier, explain_turn
+
+    expected = CLASSIFIER.classify_turn(convo(*turns))
+    assert CompiledRulesClassifier(CLASSIFIER.rules).classify_turn(convo(*turns)) == expected
+    explained = explain_turn(CLASSIFIER, convo(*turns))
+    assert explained.result == expected.classification
+    assert explained.turn.follow_up is expected.follow_up

@@ -155,7 +155,8 @@ def render_turn_explanation(found: TurnExplanation) -> str:
         why = (
             "the current text is a continuation phrase"
             if found.follow_up == "continuation"
-            else "no rule matched the current text"
+            else "the current text has no signal of its own (no rule, or a low catch-all"
+            " that reads no model)"
         )
         lines += [
             "",

@@ -9,10 +9,9 @@ matches rules itself, so every rule kind the classifier knows works here too.
   with a reason naming the housekeeping kind and pattern.
 * The **current user text** is classified as a bare prompt would be.
 * **Follow-up rule**: when that text has no signal of its own (no rule matched,
-  or the rule that did holds no confidence signal: a catch-all, confidence
-  low, that does not read the text model) or is a configured continuation
-  phrase ("ok do it",
-  "continue", "lanjutkan", "続けて" ...), the turn takes the intent of the
+  or the rule that did holds no confidence signal and does not read the text
+  model: a catch-all, confidence low) or is a configured continuation phrase
+  ("ok do it", "continue", "lanjutkan", "続けて" ...), the turn takes the intent of the
   latest earlier user turn that has a signal (looking back ``history_depth``
   turns), with the reason ``follow-up: continues the previous turn (<its
   reason>)``. An explicit command always wins; with no earlier signal the
@@ -62,7 +61,10 @@ class _Config(Protocol):
 
 class TurnClassifier(Protocol):
     """What turn classification needs of a classifier (:class:`~smista.core.classifier.Classifier`
-    has it; so does :class:`CompiledRulesClassifier`)."""
+    has it; so does :class:`CompiledRulesClassifier`): its config (default intent, turn
+    settings), its compiled ``rules`` (the follow-up rule asks
+    :meth:`~smista.core.engine.CompiledRules.reads_model` of the rule that matched) and
+    ``classify``."""
 
     @property
     def config(self) -> _Config: ...

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from smista._edge.lazy import lazy_getattr
-from smista.tiers.cache import CACHE_SIZE, CachedTier, CacheKey, TierCache, cache_key
+from smista.tiers.cache import CACHE_CHARS, CACHE_SIZE, CachedTier, CacheKey, TierCache, cache_key
 from smista.tiers.model import (
     DEFAULT_MODELS,
     DEFAULT_TIER,
@@ -42,6 +42,7 @@ _EDGE: dict[str, str] = {
 }
 
 __all__ = [
+    "CACHE_CHARS",
     "CACHE_SIZE",
     "DEFAULT_MODELS",
     "DEFAULT_PROMPT",

@@ -5,10 +5,12 @@ classifier model, the full (normalized, unrendered) prompt and the ordered
 tier ids; the value is the classified tier and its reason. Lookups never
 refresh an entry, so eviction drops the entry inserted first (FIFO, as the
 seed's ``Map``). Two bounds hold at once: entries (the seed's 256) and the
-characters their texts hold (:data:`CACHE_CHARS`), so 256 prompts of a
-megabyte each never pile up; an entry larger than the whole budget is not
-stored. Only usable classifications are stored: failures, timeouts, invalid
-output and unknown tiers never are.
+characters of the request texts they hold (task, solution space and reason:
+:data:`CACHE_CHARS`), so 256 tasks of a megabyte each never pile up; an entry
+larger than the whole budget is not stored. The model name, the prompt and the
+tier ids are one shared object per router and are not counted. Only usable
+classifications are stored: failures, timeouts, invalid output and unknown tiers
+never are.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ CACHE_SIZE = 256
 """Entries kept per router before the oldest is evicted."""
 
 CACHE_CHARS = 8 * 1024 * 1024
-"""Characters of text (keys and reasons) kept per router before the oldest is evicted."""
+"""Characters of request text (tasks, solution spaces, reasons) kept per router before the
+oldest entry is evicted."""
 
 
 class CacheKey(NamedTuple):
@@ -54,16 +57,9 @@ def cache_key(
 
 
 def _chars(key: CacheKey, value: CachedTier) -> int:
-    """The characters an entry's texts hold (what :data:`CACHE_CHARS` bounds)."""
-    return (
-        len(key.task)
-        + len(key.solution_space)
-        + len(key.model)
-        + len(key.prompt)
-        + sum(map(len, key.tier_ids))
-        + len(value.tier)
-        + len(value.reason or "")
-    )
+    """The characters of an entry's own request texts (what :data:`CACHE_CHARS` bounds;
+    the model, prompt and tier ids are shared by every entry of a router)."""
+    return len(key.task) + len(key.solution_space) + len(value.tier) + len(value.reason or "")
 
 
 class TierCache:
@@ -117,7 +113,7 @@ class TierCache:
             return
         self._data[key] = (value, size)
         self._chars += size
-        while len(self._data) > self.maxsize or self._chars > self.max_chars:
+        while self._data and (len(self._data) > self.maxsize or self._chars > self.max_chars):
             oldest = next(iter(self._data))
             self._chars -= self._data.pop(oldest)[1]
 

@@ -133,7 +133,8 @@ class LlmClassifierConfig(BaseModel):
     connect_timeout_ms: Millis = 3000
     """Deadline for opening the connection (never more than ``timeout_ms``)."""
     cache: StrictBool = True
-    """Remember classifications of identical inputs (256 entries, oldest evicted)."""
+    """Remember classifications of identical inputs (256 entries and 8 Mi characters of
+    request text, oldest evicted)."""
     max_tokens: Annotated[StrictInt, Field(gt=0, le=65_536)] = 256
     """Completion token budget asked of the model."""
     max_response_bytes: Annotated[StrictInt, Field(gt=0, le=64 << 20)] = 1 << 20

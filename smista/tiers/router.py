@@ -24,7 +24,14 @@ from dataclasses import dataclass, replace
 from smista._edge.secrets import redact
 from smista.core.engine import CompiledRules
 from smista.core.errors import ConfigError, EvaluatorTimeout
-from smista.tiers.cache import CACHE_SIZE, CachedTier, CacheKey, TierCache, cache_key
+from smista.tiers.cache import (
+    CACHE_CHARS,
+    CACHE_SIZE,
+    CachedTier,
+    CacheKey,
+    TierCache,
+    cache_key,
+)
 from smista.tiers.model import LlmClassifierConfig, TiersConfig, config_problems
 from smista.tiers.outcomes import TierOutcome
 from smista.tiers.parse import parse_tier_output
@@ -95,6 +102,7 @@ class TierRouter:
         model_exists: Callable[[str], bool] | None = None,
         history_size: int = HISTORY_SIZE,
         cache_size: int = CACHE_SIZE,
+        cache_chars: int = CACHE_CHARS,
         clock: Callable[[], float] = time.time,
         timer: Callable[[], float] = time.perf_counter,
     ) -> None:
@@ -104,6 +112,7 @@ class TierRouter:
         self._clock = clock
         self._timer = timer
         self._cache_size = cache_size
+        self._cache_chars = cache_chars
         self._history: deque[TierDecision] = deque(maxlen=history_size)
         self._state = self._build(TiersConfig() if config is None else config, None)
 
@@ -165,7 +174,9 @@ class TierRouter:
             completer=completer,
             completer_error=completer_error,
             system_prompt=render_prompt(config.llm.prompt, ids),
-            cache=previous.cache if keep and previous is not None else TierCache(self._cache_size),
+            cache=previous.cache
+            if keep and previous is not None
+            else TierCache(self._cache_size, self._cache_chars),
         )
 
     def _disabled(self, error: ConfigError, previous: _State | None) -> _State:
@@ -179,7 +190,9 @@ class TierRouter:
             completer=None,
             completer_error=None,
             system_prompt="",
-            cache=previous.cache if previous is not None else TierCache(self._cache_size),
+            cache=previous.cache
+            if previous is not None
+            else TierCache(self._cache_size, self._cache_chars),
         )
 
     # -- history -------------------------------------------------------------

@@ -6,7 +6,8 @@ prompt's visible tokens, at any probability: no ``min_probability`` bar applies.
 It is the model's guess where nothing surer decided, for the last rules of a pack
 (pack v24's seven rules at priority 999 replaced a catch-all edit with it). Unlike
 ``predicted`` it is not a confidence signal: a guess the model may hold at 0.3
-says no more than a catch-all. The reason part names the label and its
+stays ``low``. It is still the text's own reading, so the follow-up rule of whole
+turns leaves it standing (:mod:`smista.core.turnclassify`). The reason part names the label and its
 probability (``text model's likeliest label 'chat' at 0.41``). It shares its
 value, lints, gate and strategy with ``predicted``
 (:class:`~smista.core.conditions.predicted.PredictedKind`), and like it needs a
