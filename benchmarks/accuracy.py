@@ -4,12 +4,13 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set**: tests/data/real-prompts-fresh19.jsonl, gathered in stop 40 by
+* the **held-out set**: tests/data/real-prompts-fresh20.jsonl, gathered in stop 41 by
   people who never tuned the pack and never ran it on it, and kept outside the repository,
-  unread, until pack v24 was scored on it once (v21 too, in stop 41). It is the figure
-  that estimates accuracy on new prompts;
-* the **earlier held-out set**: tests/data/real-prompts-fresh18.jsonl, v24's first blind
-  set (scored once by v21 and v24 in stop 40), read since by the validation protocol;
+  unread, until pack v25 was scored on it once (v24 and v21 too). It is the figure that
+  estimates accuracy on new prompts;
+* the **earlier held-out sets**: tests/data/real-prompts-fresh19.jsonl (v24's second
+  blind set, scored once by v21 and v24 in stop 41, then read while v25's $-mention rule
+  was written) and -fresh18.jsonl (v24's first, scored once by v21 and v24 in stop 40);
 * the **validation sets**: tests/data/real-prompts-fresh17.jsonl (v21's held-out set, with
   fresh16) and -fresh16.jsonl, neither tuned nor fitted on, but read by
   tools/train_model.py's validation protocol when v24's catch-all was chosen;
@@ -34,7 +35,7 @@ per intent and per language:
     python -m benchmarks.accuracy --misses        # what to work on (implies --tuning-only)
     python -m benchmarks.accuracy --v3-parts      # pack v3's held-out parts too
     python -m benchmarks.accuracy --json
-    python -m benchmarks.accuracy --as-turns      # fresh19 and fresh18 read as turns too
+    python -m benchmarks.accuracy --as-turns      # fresh20 and fresh19 read as turns too
 
 ``--as-turns`` reads each held-out prompt also as a host that sends the message list
 would hand it over: a turn whose earlier user turns are the prompts before it from the same
@@ -77,8 +78,9 @@ FRESH12 = DATA / "real-prompts-fresh12.jsonl"
 FRESH13 = DATA / "real-prompts-fresh13.jsonl"
 FRESH14 = DATA / "real-prompts-fresh14.jsonl"
 FRESH15 = DATA / "real-prompts-fresh15.jsonl"
-HELD_OUT = DATA / "real-prompts-fresh19.jsonl"
-EARLIER_HELD_OUT = DATA / "real-prompts-fresh18.jsonl"
+HELD_OUT = DATA / "real-prompts-fresh20.jsonl"
+EARLIER_HELD_OUT = DATA / "real-prompts-fresh19.jsonl"
+FRESH18 = DATA / "real-prompts-fresh18.jsonl"
 FRESH17 = DATA / "real-prompts-fresh17.jsonl"
 FRESH16 = DATA / "real-prompts-fresh16.jsonl"
 SPLIT = DATA / "real-prompts-split.json"
@@ -137,7 +139,7 @@ def second_sets() -> list[AnnotatedCase]:
 
 
 def held_out_prompts() -> list[AnnotatedCase]:
-    """The held-out set (tests/data/real-prompts-fresh19.jsonl), never tuned on."""
+    """The held-out set (tests/data/real-prompts-fresh20.jsonl), never tuned on."""
     return _read(HELD_OUT)
 
 
@@ -211,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
-        "--as-turns", action="store_true", help="also read fresh19 and fresh18 as turns"
+        "--as-turns", action="store_true", help="also read fresh20 and fresh19 as turns"
     )
     args = parser.parse_args(argv)
 
@@ -239,10 +241,12 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Evaluation] = {}
     if not (args.tuning_only or args.misses):
         held = held_out_prompts()
-        results["real prompts, held out: fresh19 set"] = evaluate_cases(classifier, held)
-        # v24's first held-out set (scored once by v21 and v24), a validation set since
+        results["real prompts, held out: fresh20 set"] = evaluate_cases(classifier, held)
+        # v24's held-out sets (each scored once by v21 and v24), validation sets since
         earlier = _read(EARLIER_HELD_OUT)
-        results["real prompts, earlier held out: fresh18 set"] = evaluate_cases(classifier, earlier)
+        results["real prompts, earlier held out: fresh19 set"] = evaluate_cases(classifier, earlier)
+        fresh18 = _read(FRESH18)
+        results["real prompts, earlier held out: fresh18 set"] = evaluate_cases(classifier, fresh18)
         # v21's held-out sets (fresh16 scored once by v20 and v21, fresh17 by v21 and v22),
         # read by the validation protocol when v24 was chosen
         fresh17 = _read(FRESH17)
@@ -286,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.as_turns and not (args.tuning_only or args.misses):
         for path in (HELD_OUT, EARLIER_HELD_OUT):
             turns[path.stem] = _as_turns(classifier, path)
-        turns["fresh19 and fresh18"] = (
+        turns["fresh20 and fresh19"] = (
             sum(t[0] for t in turns.values()),
             sum(t[1] for t in turns.values()),
             sum(t[2] for t in turns.values()),

@@ -191,6 +191,24 @@ def model_answer(
     return labels[best], exps[best] / math.fsum(exps)
 
 
+def _dollar_mention(text: str) -> str | None:
+    """A $-mention the prompt starts with (``$name`` or ``[$name](...)``), lowercased."""
+    rest = text.lstrip()
+    bracket = rest.startswith("[$")
+    if not (bracket or rest.startswith("$")):
+        return None
+    rest = rest[2:] if bracket else rest[1:]
+    if not rest or not rest[0].isalnum() or rest[0].isdecimal():
+        return None
+    end = 1
+    while end < len(rest) and (rest[end].isalnum() or rest[end] in "_:.-"):
+        end += 1
+    if bracket and rest[end : end + 1] != "]":
+        return None
+    name = rest[:end].rstrip(".:-")
+    return None if name.isupper() else rust_lower(name)
+
+
 def classify_extended(
     text: str,
     config: dict[str, Any],
@@ -265,6 +283,14 @@ def classify_extended(
             if command is None or not (command in commands or "*" in commands):
                 continue
             found.append(Evidence("commands", "/" + command))
+        mentions = [
+            m[1:].lower() if m.startswith("$") else m.lower() for m in rule.get("mentions", [])
+        ]
+        if mentions:
+            mention = _dollar_mention(text)
+            if mention is None or not (mention in mentions or "*" in mentions):
+                continue
+            found.append(Evidence("mentions", "$" + mention))
         leading = rule.get("leading", [])
         if leading:
             content = list(content_tokens(visible, markers))

@@ -49,6 +49,47 @@ CASES = [
         "/runner go",
         ("chat", "no rule matched; default intent 'chat'", "low"),
     ),
+    # mentions: Codex's $name and [$name](path), at the start; shell variables never
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["deep-interview"]\n',
+        "$Deep-Interview the onboarding flow",
+        ("skill", "mention '$deep-interview' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["$deep-interview"]\n',
+        "  [$deep-interview](/Users/me/My Projects/.codex/skills/deep-interview/SKILL.md) go",
+        ("skill", "mention '$deep-interview' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["*"]\n',
+        "$team 3:executor run the plan",
+        ("skill", "mention '$team' matched rule 0", "medium"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["*"]\n',
+        "$HOME is not set in the container",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["*"]\n',
+        "$5 a month, or $ npm i?",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["*"]\n',
+        "please use $team here",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["team"]\n',
+        "$teams go",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["*"]\n',
+        "/team go",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
     # phrases: consecutive, typo per token, exact beats typo
     (
         '[[classification.rules]]\nintent="summarize"\nphrases=["commit message"]\n',
@@ -530,6 +571,7 @@ def test_a_kind_must_say_what_the_base_leaves_open() -> None:
         ("stems", ""),
         ("phrases", "  "),
         ("commands", "/"),
+        ("mentions", "$"),
         ("substrings", ""),
         ("exclude", ""),
         ("exclude_substrings", ""),

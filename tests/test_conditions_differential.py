@@ -38,16 +38,20 @@ def _config_dict(config: ClassificationConfig) -> dict[str, Any]:
 def prompts(draw: st.DrawFn, config: ClassificationConfig) -> str:
     """Prompts made of the config's own words, typos of them, and structure."""
     pool: list[str] = ["the", "it", "code", "src/app.py", "`inline`", "can", "you", "how"]
+    starts = ["/run", "/ask", "/plan", "@agent", "hi,", "please", "$run", "$HOME", "$ x"]
     for rule in config.rules:
         for key in ("keywords", "leading", "phrases", "stems", "exclude", "substrings"):
             pool.extend(getattr(rule, key))
         pool.extend("/" + c for c in rule.commands if c != "*")
+        mentioned = [m for m in rule.mentions if m != "*"]  # (a mention holds first only:
+        starts.extend("$" + m for m in mentioned)  # the prompt's first part)
+        starts.extend(f"[${m}](skills/{m}/SKILL.md)" for m in mentioned)
         for entry in rule.lead_endings:  # words with each ending (3 characters before it
             # hold, 2 do not), and the excepted words
             pool.extend([entry[1:]] if entry.startswith("!") else ["abc" + entry, "ab" + entry])
     parts: list[str] = []
     if draw(st.booleans()):
-        parts.append(draw(st.sampled_from(["/run", "/ask", "/plan", "@agent", "hi,", "please"])))
+        parts.append(draw(st.sampled_from(starts)))
     for _ in range(draw(st.integers(0, 6))):
         word = draw(st.sampled_from(pool))
         if word and draw(st.integers(0, 4)) == 0:

@@ -101,7 +101,7 @@ def test_parse_config_from_text() -> None:
         (
             '[classification]\n[[classification.rules]]\nintent = "edit"\nkeywrods = ["x"]\n',
             "classification.rules[0].keywrods",
-            "unknown key; expected one of: intent, priority, keywords, commands, leading, lead_endings, phrases, stems, substrings, question, exclude, exclude_substrings, predicted, likeliest, requires_any_context, typo",
+            "unknown key; expected one of: intent, priority, keywords, commands, mentions, leading, lead_endings, phrases, stems, substrings, question, exclude, exclude_substrings, predicted, likeliest, requires_any_context, typo",
         ),
         (
             '[[classification.rules]]\nintent = "edit"\n[[classification.rules]]\nintent = "plan"\n[[classification.rules]]\nintent = "deploy"\n',

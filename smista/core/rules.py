@@ -106,6 +106,7 @@ class _RuleBase(_Frozen):
         priority: int = DEFAULT_PRIORITY
         keywords: tuple[str, ...] = ()
         commands: tuple[str, ...] = ()
+        mentions: tuple[str, ...] = ()
         leading: tuple[str, ...] = ()
         lead_endings: tuple[str, ...] = ()
         phrases: tuple[str, ...] = ()

@@ -20,6 +20,7 @@ from smista.core.conditions.exclude_substrings import EXCLUDE_SUBSTRINGS
 from smista.core.conditions.keywords import KEYWORDS
 from smista.core.conditions.leading import LEADING
 from smista.core.conditions.likeliest import LIKELIEST
+from smista.core.conditions.mentions import MENTIONS
 from smista.core.conditions.phrases import PHRASES
 from smista.core.conditions.predicted import PREDICTED
 from smista.core.conditions.question import QUESTION
@@ -31,6 +32,7 @@ __all__ = ["BY_KEY", "KINDS", "MODEL_KINDS", "ORDER", "model_conditions"]
 KINDS: tuple[ConditionKind, ...] = (
     KEYWORDS,
     COMMANDS,
+    MENTIONS,
     LEADING,
     LEAD_ENDINGS,
     PHRASES,
