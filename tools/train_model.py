@@ -94,6 +94,7 @@ VALIDATION = (
     ("fresh17", "4404990"),
     ("fresh18", "1f6f0c8"),
     ("fresh19", "8b86900"),
+    ("fresh20", "3b663ae"),
 )
 SCALE = 4096.0
 """Integer weight units per unit of the fitted (float) weights."""
