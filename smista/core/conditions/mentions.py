@@ -109,7 +109,10 @@ class MentionsKind(ConditionKind):
         return frozenset(condition.values)
 
     def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
-        name = dollar_mention(view.text)
+        text = view.text
+        if text[:1] not in _OPENERS and not text[:1].isspace():
+            return _NONE  # (most prompts, without a call)
+        name = dollar_mention(text)
         # (the one empty answer, shared: most prompts hold no mention)
         return _NONE if name is None else keys & {name, ANY}
 
@@ -125,3 +128,4 @@ class MentionsKind(ConditionKind):
 
 MENTIONS = MentionsKind()
 _NONE: frozenset[str] = frozenset()
+_OPENERS = frozenset("$[")
