@@ -192,21 +192,29 @@ def model_answer(
 
 
 def _dollar_mention(text: str) -> str | None:
-    """A $-mention the prompt starts with (``$name`` or ``[$name](...)``), lowercased."""
+    """A $-mention the prompt starts with, lowercased: ``[$name](...)`` (name: letters,
+    digits, ``_-:.``) or ``$name`` (letters, digits, ``_-``) before whitespace or the end
+    (some ``.,:;!?`` between); a name starts with a letter and is not all capitals."""
     rest = text.lstrip()
     bracket = rest.startswith("[$")
     if not (bracket or rest.startswith("$")):
         return None
     rest = rest[2:] if bracket else rest[1:]
-    if not rest or not rest[0].isalnum() or rest[0].isdecimal():
-        return None
-    end = 1
-    while end < len(rest) and (rest[end].isalnum() or rest[end] in "_:.-"):
+    allowed = "_-:." if bracket else "_-"
+    end = 0
+    while end < len(rest) and (rest[end].isalnum() or rest[end] in allowed):
         end += 1
-    if bracket and rest[end : end + 1] != "]":
-        return None
+    if bracket:
+        if rest[end : end + 1] != "]":
+            return None
+    else:
+        after = rest[end:].lstrip(".,:;!?")
+        if after and not after[0].isspace():
+            return None
     name = rest[:end].rstrip(".:-")
-    return None if name.isupper() else rust_lower(name)
+    if not name[:1].isalpha() or name.isupper():
+        return None
+    return rust_lower(name)
 
 
 def classify_extended(
@@ -283,12 +291,12 @@ def classify_extended(
             if command is None or not (command in commands or "*" in commands):
                 continue
             found.append(Evidence("commands", "/" + command))
-        mentions = [
-            m[1:].lower() if m.startswith("$") else m.lower() for m in rule.get("mentions", [])
-        ]
+        mentions = [m.strip() for m in rule.get("mentions", [])]
         if mentions:
+            wanted = {m.lstrip("$").lower() for m in mentions if not m.startswith("!")}
+            never = {m[1:].strip().lstrip("$").lower() for m in mentions if m.startswith("!")}
             mention = _dollar_mention(text)
-            if mention is None or not (mention in mentions or "*" in mentions):
+            if mention is None or mention in never or not (mention in wanted or "*" in wanted):
                 continue
             found.append(Evidence("mentions", "$" + mention))
         leading = rule.get("leading", [])

@@ -90,6 +90,24 @@ CASES = [
         "/team go",
         ("chat", "no rule matched; default intent 'chat'", "low"),
     ),
+    *(
+        (
+            '[[classification.rules]]\nintent="skill"\nmentions=["*"]\n',
+            code,
+            ("chat", "no rule matched; default intent 'chat'", "low"),
+        )
+        for code in ["$this->user is null", "$lib/utils fails", "$t('key') is raw", "$env:PATH x"]
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["*", "!State"]\n',
+        "$state does not update",
+        ("chat", "no rule matched; default intent 'chat'", "low"),
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["*", "!state"]\n',
+        "$team: go!",
+        ("skill", "mention '$team' matched rule 0", "medium"),
+    ),
     # phrases: consecutive, typo per token, exact beats typo
     (
         '[[classification.rules]]\nintent="summarize"\nphrases=["commit message"]\n',
@@ -761,3 +779,30 @@ def test_a_subclassed_kind_keeps_its_own_key_in_its_fixed_evidence() -> None:
         assert evidence.kind == registered.key
         assert again.kind == subclassed.key
         assert again[1:] == evidence[1:]
+
+
+def test_a_mention_entry_that_can_never_match_is_an_error_lint() -> None:
+    config = parse_config(
+        "[[classification.rules]]\nintent = 'skill'\n"
+        "mentions = ['team', 'foo.', 'my skill', '5x', 'Home', '!ok', '*']\n"
+    )
+    found = {(lint.code, lint.key) for lint in BY_KEY["mentions"].lints(config.rules, frozenset())}
+    assert found == {("dead-mentions", f"classification.rules[0].mentions[{i}]") for i in (1, 2, 3)}
+
+
+def test_the_mention_wildcard_in_two_intents_is_no_shared_lint() -> None:
+    config = parse_config(
+        "[[classification.rules]]\nintent = 'skill'\nmentions = ['*', 'team']\n"
+        "[[classification.rules]]\nintent = 'plan'\nmentions = ['*', 'team']\n"
+    )
+    found = [lint.code for lint in BY_KEY["mentions"].lints(config.rules, frozenset())]
+    assert found == ["shared-mentions"]  # ('team' only)
+
+
+def test_mention_cover_reads_the_exceptions() -> None:
+    kind = BY_KEY["mentions"]
+    assert kind.covers(("*",), ("team",))
+    assert not kind.covers(("*", "!team"), ("team",))
+    assert kind.covers(("*", "!state"), ("*", "!state", "!effect"))
+    assert not kind.covers(("*", "!state", "!effect"), ("*", "!state"))
+    assert not kind.covers(("team",), ("*",))

@@ -43,9 +43,10 @@ def prompts(draw: st.DrawFn, config: ClassificationConfig) -> str:
         for key in ("keywords", "leading", "phrases", "stems", "exclude", "substrings"):
             pool.extend(getattr(rule, key))
         pool.extend("/" + c for c in rule.commands if c != "*")
-        mentioned = [m for m in rule.mentions if m != "*"]  # (a mention holds first only:
-        starts.extend("$" + m for m in mentioned)  # the prompt's first part)
-        starts.extend(f"[${m}](skills/{m}/SKILL.md)" for m in mentioned)
+        # (a mention holds first only: the prompt's first part, written several ways)
+        for m in (m.lstrip("!") for m in rule.mentions if m != "*"):
+            starts.extend(["$" + m, " $" + m.title(), f"[${m}](skills/{m}/SKILL.md)"])
+            starts.extend([f"[${m}]", f"${m}.", f"${m}:", f"${m}->x", f"${m}/a", f"${m}("])
         for entry in rule.lead_endings:  # words with each ending (3 characters before it
             # hold, 2 do not), and the excepted words
             pool.extend([entry[1:]] if entry.startswith("!") else ["abc" + entry, "ab" + entry])

@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'c7ed554db111aa602648c77ecc321f02a3ec9d74'
+DIGEST = 'acfe4fcc35408404b769a0c4b3e813c3662bc05e'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -1799,7 +1799,16 @@ DATA: tuple[object, ...] = (4, 'chat',
   ('summarize', 999, (), (), (('likeliest', ('summarize',), True),), True),
   ('prompt', 999, (), (), (('likeliest', ('prompt',), True),), True),
   ('skill', 999, (), (), (('likeliest', ('skill',), True),), True),
-  ('skill', 17, (), (), (('mentions', ('*',), True),), True)),
+  ('skill', 17, (), (),
+   (('mentions',
+     ('*', '!state', '!derived', '!effect', '!props', '!bindable', '!inspect', '!host', '!emit',
+      '!refs', '!nexttick', '!store', '!route', '!router', '!attrs', '!slots', '!el', '!t',
+      '!i18n', '!match', '!lookup', '!group', '!project', '!unwind', '!set', '!unset', '!push',
+      '!pull', '!addtoset', '!in', '!nin', '!regex', '!exists', '!elemmatch', '!inc', '!expr',
+      '!gt', '!gte', '!lt', '!lte', '!ne', '!eq', '!or', '!and', '!facet', '!ref', '!schema',
+      '!id', '!defs', '!this', '!scope', '!rootscope', '!http', '!q'),
+     True),),
+   True)),
  (True, False,
   (('question_words',
     ('apa', 'apakah', 'are', 'bagaimana', 'berapa', 'bisakah', 'chi', 'combien', 'como', 'cosa',

@@ -5,12 +5,24 @@ by name with ``$``: typing ``$`` opens the mention menu, and the prompt (and the
 user's ``history.jsonl``) then holds ``$name`` or, rendered as a link to the skill's
 file, ``[$name](path/to/SKILL.md)``. ``mentions = ["deep-interview"]`` holds when the
 raw prompt (after leading whitespace) starts with such a mention of that name;
-``"*"`` holds for any. Names are listed without the ``$`` (a leading ``$`` is
-accepted and dropped) and compared case-insensitively; a name starts with a letter
-and may hold letters, digits, ``:``, ``-``, ``_`` and ``.`` (a trailing ``.``, ``:``
-or ``-`` is punctuation, not name). A shell variable is not a mention: a name whose
-letters are all capitals (``$HOME``, ``$ARGUMENTS``) never holds, nor does ``$5`` or
-``$ npm i``. Must never perform I/O.
+``"*"`` holds for any; an entry ``"!state"`` names a mention that never holds (for
+``"*"`` rules: code that starts with a ``$`` word, such as Svelte's ``$state``).
+Names are listed without the ``$`` (a leading ``$`` is accepted and dropped) and
+compared case-insensitively.
+
+What counts as a mention:
+
+* the link form ``[$name](...)``: a name of letters, digits, ``_``, ``-``, ``:`` and
+  ``.`` (a trailing ``.``, ``:`` or ``-`` is punctuation, not name);
+* the bare form ``$name``: a name of letters, digits, ``_`` and ``-`` followed by the
+  end of the text or whitespace (after at most some of ``.,:;!?``), so code never
+  reads as one: ``$this->user``, ``$lib/utils``, ``$t('key')``, ``$env:PATH``,
+  ``$el.find``, ``$x^2$``;
+* in both, a name starts with a letter (``$5`` and ``$ npm i`` are none), and a name
+  whose letters are all capitals is a shell variable (``$HOME``, ``$ARGUMENTS``), never
+  a mention.
+
+Must never perform I/O.
 """
 
 from __future__ import annotations
@@ -21,7 +33,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from smista.core.conditions._lists import list_lints, string_list
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
+from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
 from smista.core.conditions.view import PromptView
 from smista.core.tokenizer import rust_lower
 
@@ -31,14 +43,16 @@ if TYPE_CHECKING:
 __all__ = ["MENTIONS", "MentionsKind", "dollar_mention", "normalize_mention"]
 
 ANY = "*"
+NOT = "!"
 
 
 @cache
 def _pattern() -> re.Pattern[str]:
-    """A leading ``$name`` or ``[$name](target)`` (compiled on first use: most prompts
+    """A leading ``[$name](target)`` or ``$name`` (compiled on first use: most prompts
     start with neither character)."""
-    name = r"([^\W\d_][\w:.\-]*)"
-    return re.compile(rf"\s*(?:\[\${name}\](?:\([^)]*\))?|\${name})")
+    return re.compile(
+        r"\s*(?:\[\$(\w[\w:.\-]*)\](?:\([^)]*\))?|\$(\w[\w\-]*)(?=[.,:;!?]*(?:\s|\Z)))"
+    )
 
 
 def dollar_mention(text: str) -> str | None:
@@ -51,19 +65,31 @@ def dollar_mention(text: str) -> str | None:
     if match is None:
         return None
     name = (match.group(1) or match.group(2)).rstrip(".:-")
-    if name.isupper():  # (every cased letter a capital: a shell variable)
+    if not name[:1].isalpha() or name.isupper():  # (a number; a shell variable)
         return None
     return rust_lower(name)
 
 
 def normalize_mention(name: str) -> str:
-    """``"$Deep-Interview"`` -> ``"deep-interview"``; ``"*"`` stays the wildcard."""
+    """``"$Deep-Interview"`` -> ``"deep-interview"``, ``"!$State"`` -> ``"!state"``;
+    ``"*"`` stays the wildcard."""
     name = name.strip()
-    return name[1:].lower() if name.startswith("$") else name.lower()
+    negated = name.startswith(NOT)
+    if negated:
+        name = name[1:].strip()
+    name = name[1:] if name.startswith("$") else name
+    name = name.lower()
+    return NOT + name if negated and name else name
+
+
+def _split(values: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """(the names that hold, ``"*"`` included; the names excepted, without the ``!``)."""
+    yes = frozenset(v for v in values if not v.startswith(NOT))
+    return yes, frozenset(v[1:] for v in values if v.startswith(NOT))
 
 
 class MentionsKind(ConditionKind):
-    """``mentions = ["deep-interview", "*"]``."""
+    """``mentions = ["deep-interview", "*", "!state"]``."""
 
     key = "mentions"
     default = ()
@@ -76,14 +102,20 @@ class MentionsKind(ConditionKind):
         return string_list(
             "smista extension: holds when the prompt starts with a $-mention (Codex's "
             "'$name' or '[$name](path)') of one of these names (without the '$'; "
-            "'*' = any mention)."
+            "'*' = any mention; '!name' = never this one)."
         )
 
     place = 11
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
-        names = [normalize_mention(v) for v in value]
-        return tuple("$" + ("custom" if n == ANY else n) for n in names if n) or ("",)
+        yes, no = _split([normalize_mention(v) for v in value])
+        names = sorted(n for n in yes if n)
+        if ANY in yes:
+            custom = next(
+                f"custom{i or ''}" for i in range(len(no) + 1) if f"custom{i or ''}" not in no
+            )
+            names = [custom if n == ANY else n for n in names]
+        return tuple(f"${n} " for n in names) or ("",)
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo
@@ -93,20 +125,24 @@ class MentionsKind(ConditionKind):
         name = dollar_mention(view.text)
         if name is None:
             return None
-        if name in condition.values or ANY in condition.values:
-            return Evidence(self.key, "$" + name)
-        return None
+        yes, no = _split(condition.values)
+        if name in no or not (name in yes or ANY in yes):
+            return None
+        return Evidence(self.key, "$" + name)
 
     def covers(self, earlier: Any, later: Any) -> bool:
         if not earlier:
             return True
         if not later:  # the later rule also holds on prompts with no mention at all
             return False
-        ours = {normalize_mention(v) for v in earlier}
-        return ANY in ours or {normalize_mention(v) for v in later} <= ours
+        ours, our_no = _split([normalize_mention(v) for v in earlier])
+        theirs, their_no = _split([normalize_mention(v) for v in later])
+        if ANY in theirs:  # the later rule holds for any name it does not except
+            return ANY in ours and our_no <= their_no
+        return all((n in ours or ANY in ours) and n not in our_no for n in theirs)
 
     def gate(self, condition: Condition) -> frozenset[str] | None:
-        return frozenset(condition.values)
+        return _split(condition.values)[0]
 
     def present(self, view: PromptView, keys: frozenset[str]) -> frozenset[str]:
         text = view.text
@@ -118,12 +154,29 @@ class MentionsKind(ConditionKind):
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
-        yield from list_lints(self.key, "mention", rules, normalize_mention)
+        yield from list_lints(self.key, "mention", rules, normalize_mention, wildcard=ANY)
+        for i, rule in enumerate(rules):
+            for j, raw in enumerate(rule.mentions):
+                entry = normalize_mention(raw)
+                name = entry[1:] if entry.startswith(NOT) else entry
+                if not name or name == ANY:
+                    continue
+                if dollar_mention(f"${name} ") != name and dollar_mention(f"[${name}]") != name:
+                    msg = (
+                        f"mention {raw!r} can never match: a mention's name starts with a "
+                        "letter, is not all capitals and holds letters, digits, '_', '-' "
+                        "(and ':' or '.' in a [$name](...) link)"
+                    )
+                    yield Lint(i, rule_key(i, self.key, j), Severity.ERROR, "dead-mentions", msg)
 
     def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
         from hypothesis import strategies as st
 
-        return st.lists(st.one_of(words, st.just(ANY)), max_size=2).map(tuple)
+        # (an exception only beside the wildcard: a rule of exceptions alone never holds)
+        return st.one_of(
+            st.lists(st.one_of(words, st.just(ANY)), max_size=2).map(tuple),
+            words.map(lambda w: (ANY, NOT + w)),
+        )
 
 
 MENTIONS = MentionsKind()
