@@ -806,3 +806,17 @@ def test_mention_cover_reads_the_exceptions() -> None:
     assert kind.covers(("*", "!state"), ("*", "!state", "!effect"))
     assert not kind.covers(("*", "!state", "!effect"), ("*", "!state"))
     assert not kind.covers(("team",), ("*",))
+
+
+def test_a_rule_with_commands_and_mentions_is_an_error_lint() -> None:
+    """A prompt starts with one or the other, so such a rule never holds."""
+    config = parse_config(
+        "[[classification.rules]]\nintent = 'skill'\ncommands = ['run']\nmentions = ['*']\n"
+    )
+    found = [
+        (lint.code, lint.severity, lint.key)
+        for lint in BY_KEY["mentions"].lints(config.rules, frozenset())
+    ]
+    assert found == [("mentions-with-commands", "error", "classification.rules[0].mentions")]
+    assert Classifier(config).classify("/run $x").matched_rule is None
+    assert Classifier(config).classify("$x /run").matched_rule is None

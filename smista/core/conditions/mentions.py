@@ -156,6 +156,12 @@ class MentionsKind(ConditionKind):
         del known_contexts
         yield from list_lints(self.key, "mention", rules, normalize_mention, wildcard=ANY)
         for i, rule in enumerate(rules):
+            if rule.mentions and getattr(rule, "commands", ()):
+                msg = (
+                    "a prompt starts with a slash command or with a $-mention, never both: "
+                    "a rule with 'commands' and 'mentions' never holds"
+                )
+                yield Lint(i, rule_key(i, self.key), Severity.ERROR, "mentions-with-commands", msg)
             for j, raw in enumerate(rule.mentions):
                 entry = normalize_mention(raw)
                 name = entry[1:] if entry.startswith(NOT) else entry
