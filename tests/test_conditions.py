@@ -820,3 +820,10 @@ def test_a_rule_with_commands_and_mentions_is_an_error_lint() -> None:
     assert found == [("mentions-with-commands", "error", "classification.rules[0].mentions")]
     assert Classifier(config).classify("/run $x").matched_rule is None
     assert Classifier(config).classify("$x /run").matched_rule is None
+
+
+def test_the_mention_wildcards_witness_is_a_name_no_exception_names() -> None:
+    kind = BY_KEY["mentions"]
+    assert kind.witnesses(("*",)) == ("$custom ",)
+    assert kind.witnesses(("*", "!custom", "team")) == ("$customx ", "$team ")
+    assert kind.witnesses(("!team",)) == ("",)

@@ -33,7 +33,15 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from smista.core.conditions._lists import list_lints, string_list
-from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint, Severity, rule_key
+from smista.core.conditions.base import (
+    Condition,
+    ConditionKind,
+    Evidence,
+    Lint,
+    Severity,
+    per_condition,
+    rule_key,
+)
 from smista.core.conditions.view import PromptView
 from smista.core.tokenizer import rust_lower
 
@@ -88,6 +96,12 @@ def _split(values: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
     return yes, frozenset(v[1:] for v in values if v.startswith(NOT))
 
 
+@per_condition
+def _compiled_split(condition: Condition) -> tuple[frozenset[str], frozenset[str]]:
+    """:func:`_split` of a compiled condition's values, derived once per condition."""
+    return _split(condition.values)
+
+
 class MentionsKind(ConditionKind):
     """``mentions = ["deep-interview", "*", "!state"]``."""
 
@@ -109,13 +123,10 @@ class MentionsKind(ConditionKind):
 
     def witnesses(self, value: Any) -> tuple[str, ...]:
         yes, no = _split([normalize_mention(v) for v in value])
-        names = sorted(n for n in yes if n)
-        if ANY in yes:
-            custom = next(
-                f"custom{i or ''}" for i in range(len(no) + 1) if f"custom{i or ''}" not in no
-            )
-            names = [custom if n == ANY else n for n in names]
-        return tuple(f"${n} " for n in names) or ("",)
+        custom = "custom"
+        while custom in no:  # (the name the wildcard's witness takes: one no exception names)
+            custom += "x"
+        return tuple(f"${custom if n == ANY else n} " for n in sorted(yes) if n) or ("",)
 
     def compile(self, value: Any, *, typo: bool) -> Condition:
         del typo
@@ -125,7 +136,7 @@ class MentionsKind(ConditionKind):
         name = dollar_mention(view.text)
         if name is None:
             return None
-        yes, no = _split(condition.values)
+        yes, no = _compiled_split.get(condition)
         if name in no or not (name in yes or ANY in yes):
             return None
         return Evidence(self.key, "$" + name)
@@ -156,7 +167,7 @@ class MentionsKind(ConditionKind):
         del known_contexts
         yield from list_lints(self.key, "mention", rules, normalize_mention, wildcard=ANY)
         for i, rule in enumerate(rules):
-            if rule.mentions and getattr(rule, "commands", ()):
+            if rule.mentions and rule.commands:
                 msg = (
                     "a prompt starts with a slash command or with a $-mention, never both: "
                     "a rule with 'commands' and 'mentions' never holds"
