@@ -194,7 +194,8 @@ def model_answer(
 def _dollar_mention(text: str) -> str | None:
     """A $-mention the prompt starts with, lowercased: ``[$name](...)`` (name: letters,
     digits, ``_-:.``) or ``$name`` (letters, digits, ``_-``) before whitespace or the end
-    (some ``.,:;!?`` between); a name starts with a letter and is not all capitals."""
+    (some ``.,:;!?`` between) and not before ``=``, ``|`` or an operator ending in ``=`` on
+    its line; a name starts with a letter and is not all capitals."""
     rest = text.lstrip()
     bracket = rest.startswith("[$")
     if not (bracket or rest.startswith("$")):
@@ -210,6 +211,12 @@ def _dollar_mention(text: str) -> str | None:
     else:
         after = rest[end:].lstrip(".,:;!?")
         if after and not after[0].isspace():
+            return None
+        line = after.lstrip(" \t")  # (an assignment, comparison or pipe on its line: code)
+        if line[:1] in ("=", "|") or any(
+            line[k : k + 1] == "=" and all(c in "-+*/.%&^:?<>!" for c in line[:k])
+            for k in range(1, 4)
+        ):
             return None
     name = rest[:end].rstrip(".:-")
     if not name[:1].isalpha() or name.isupper():

@@ -98,6 +98,20 @@ CASES = [
         )
         for code in ["$this->user is null", "$lib/utils fails", "$t('key') is raw", "$env:PATH x"]
     ),
+    *(
+        (
+            '[[classification.rules]]\nintent="skill"\nmentions=["*"]\n',
+            code,
+            ("chat", "no rule matched; default intent 'chat'", "low"),
+        )
+        # a variable assigned, compared or piped on its line is code
+        for code in ["$hosts = Get-Content x", "$total += 1", "$x | Where-Object", "$a != $b"]
+    ),
+    (
+        '[[classification.rules]]\nintent="skill"\nmentions=["*"]\n',
+        "$review\n| file | issue |",
+        ("skill", "mention '$review' matched rule 0", "medium"),
+    ),
     (
         '[[classification.rules]]\nintent="skill"\nmentions=["*", "!State"]\n',
         "$state does not update",

@@ -109,6 +109,11 @@ FRESH_FLOORS = {
     # once, with v24 and v21: v21 79.9% (267/334), v24 79.6% (266/334), v25 80.2%
     # (268/334). A floor so no engine change loses an answer silently.
     "real-prompts-fresh20.jsonl": (334, 0.79),
+    # The held-out set of stop 42: gathered in stop 41 by three gatherers, kept outside the
+    # repository unread until the shipped v25 was scored on it once, with v24 and v21: v21
+    # 79.1% (227/287), v24 80.8% (232/287), v25 80.8% (232/287). A floor so no engine
+    # change loses an answer silently.
+    "real-prompts-fresh21.jsonl": (287, 0.80),
 }
 
 
@@ -572,6 +577,8 @@ def test_a_codex_dollar_mention_is_a_skill(text: str) -> None:
         "$this->user is null after login",
         "$lib/utils import fails",
         "$t('key') shows the raw key",
+        "$hosts = Get-Content 'C:\\Windows\\System32\\drivers\\etc\\hosts'",
+        "$count += 1 never runs",
     ],
 )
 def test_a_shell_variable_a_price_or_code_is_no_mention(text: str) -> None:

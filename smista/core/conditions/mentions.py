@@ -17,7 +17,10 @@ What counts as a mention:
 * the bare form ``$name``: a name of letters, digits, ``_`` and ``-`` followed by the
   end of the text or whitespace (after at most some of ``.,:;!?``), so code never
   reads as one: ``$this->user``, ``$lib/utils``, ``$t('key')``, ``$env:PATH``,
-  ``$el.find``, ``$x^2$``;
+  ``$el.find``, ``$x^2$``; nor does a variable assigned, compared or piped on its
+  line: a bare ``$name`` whose next characters on the line (past spaces and tabs) are
+  ``=``, ``|``, or up to three of ``-+*/.%&^:?<>!`` and then ``=`` (``$hosts =
+  Get-Content …``, ``$total += 1``, ``$x | Where-Object``, ``$a != $b``);
 * in both, a name starts with a letter (``$5`` and ``$ npm i`` are none), and a name
   whose letters are all capitals is a shell variable (``$HOME``, ``$ARGUMENTS``), never
   a mention.
@@ -59,7 +62,8 @@ def _pattern() -> re.Pattern[str]:
     """A leading ``[$name](target)`` or ``$name`` (compiled on first use: most prompts
     start with neither character)."""
     return re.compile(
-        r"\s*(?:\[\$(\w[\w:.\-]*)\](?:\([^)]*\))?|\$(\w[\w\-]*)(?=[.,:;!?]*(?:\s|\Z)))"
+        r"\s*(?:\[\$(\w[\w:.\-]*)\](?:\([^)]*\))?"
+        r"|\$(\w[\w\-]*)(?=[.,:;!?]*(?:\s|\Z))(?![.,:;!?]*[ \t]*(?:[=|]|[-+*/.%&^:?<>!]{1,3}=)))"
     )
 
 
