@@ -326,6 +326,7 @@ typedef struct {
     PyTypeObject *MarkerTableType;
     PyTypeObject *SubstringSetType;
     PyTypeObject *FeatureTableType;
+    PyTypeObject *WalkerType;
 } SpeedupsState;
 
 static struct PyModuleDef speedups_module;
@@ -5984,6 +5985,1930 @@ fail:
     return NULL;
 }
 
+/* -- Walker ---------------------------------------------------------------------------
+ *
+ * The verifying path's walk over a rule set's plan, compiled (smista.core.walk builds
+ * it; smista.core.engine's CompiledRules._match_view holds the Python statement of the
+ * same loop, which runs without the extension). Candidates come in rank order: the
+ * rules a keyword of the prompt hit (the scan's entries, best per rule), merged with the
+ * keyword-less rules, each behind the gate of one of its conditions, a gate being asked
+ * which of its rules may hold only when the next candidate ranks at or past its first
+ * rule. Each candidate is checked for its contexts, then for each of its conditions;
+ * the first that holds wins.
+ *
+ * A condition (or a gate) is answered here when its kind gives a native op
+ * (ConditionKind.native, .native_gate: the op's name and plain arguments, stated in the
+ * kind's module beside its match()); every other one calls the kind's match() or
+ * present() on a PromptView, made on first need and handed the facts read here so far.
+ * The facts (slash command, $-mention, question, the text model's reading, the first
+ * content words, the lowered text) are read once per prompt, on first need, through the
+ * same compiled tables the Python path reads (MarkerTable, FeatureTable, SubstringSet)
+ * and the same Python functions where a table hands a prompt back. tests/test_walker.py
+ * and the differential tests hold the two loops equal.
+ *
+ * A Walker is immutable once built; walk() keeps its state on the stack.
+ */
+
+enum {
+    WOP_PYTHON = 0,
+    WOP_QUESTION,
+    WOP_MODEL,
+    WOP_COMMAND,
+    WOP_MENTION,
+    WOP_STEMS,
+    WOP_SUBSTRINGS,
+    WOP_EXCLUDE_SUBSTRINGS,
+    WOP_LEAD_ENDINGS,
+    WOP_LEADING,
+    WOP_PHRASES,
+    WOP_EXCLUDE,
+    WOP_COUNT
+};
+/* Arguments after the name, per op (borrowed from the walker's `held` tuple):
+ * python (match, condition); question (flag, evidence); model (labels, sure, key);
+ * command (names, key); mention (names, excepted, key); stems (stems, key);
+ * substrings (entries, ascii entries, key); exclude_substrings (entries, evidence);
+ * lead_endings (endings, excepted words, key); leading (plan of, condition, typo,
+ * wildcard, key, the wildcard's evidence); phrases (plan of, condition, typo, key);
+ * exclude (plan of, condition, evidence). For the last three, plan_of(condition) gives
+ * the condition's (entries, by first word) when first needed (phrases.entry_plan, a memo
+ * per condition): an entry is (text, its words), and "by first word" maps a word to the
+ * positions of the entries it starts; a word may take a typo when `typo` is true and it
+ * holds no Hangul or Han (phrases._typo_allowed). */
+static const char *const WOP_NAMES[WOP_COUNT] = {
+    "python", "question", "model", "command", "mention", "stems", "substrings",
+    "exclude_substrings", "lead_endings", "leading", "phrases", "exclude",
+};
+static const int WOP_ARGS[WOP_COUNT] = {2, 2, 3, 2, 3, 2, 3, 2, 3, 6, 4, 3};
+
+enum {
+    WGATE_PYTHON = 0,
+    WGATE_COMMAND,
+    WGATE_MENTION,
+    WGATE_MODEL,
+    WGATE_COVERED,
+    WGATE_SUBSTRINGS,
+    WGATE_STEMS,
+    WGATE_LEAD_ENDINGS,
+    WGATE_LEADING,
+    WGATE_COUNT
+};
+/* python (present, plan); command (keys); mention (keys); model (plan, sure);
+ * covered (plan); substrings (SubstringSet); stems (keys); lead_endings (plan);
+ * leading (plan). */
+static const char *const WGATE_NAMES[WGATE_COUNT] = {
+    "python", "command", "mention", "model", "covered",
+    "substrings", "stems", "lead_endings", "leading",
+};
+static const int WGATE_ARGS[WGATE_COUNT] = {2, 1, 1, 2, 1, 1, 1, 1, 1};
+
+#define WALK_PAST ((Py_ssize_t)1 << 62)  /* engine._PAST: past every rank */
+#define WALK_NEVER (WALK_PAST + 1)        /* engine._NEVER: past _PAST too */
+#define WALK_LEAD_WINDOW 4                 /* view._LEAD_WINDOW */
+#define WALK_MIN_STEM 3                    /* endings.MIN_STEM */
+
+#define WOP_MAX_ARGS 6
+typedef struct {
+    int code;
+    PyObject *arg[WOP_MAX_ARGS]; /* borrowed */
+} WOp;
+
+typedef struct {
+    PyObject *label, *keywords, *contexts; /* borrowed */
+    Py_ssize_t nops;
+    WOp *ops; /* into Walker.ops */
+} WRule;
+
+typedef struct {
+    Py_ssize_t first_rank;
+    WOp op;
+    PyObject *by_key; /* borrowed dict: key -> tuple of plan positions */
+} WGate;
+
+/* the view's slots the facts go to (PromptView._fill names them) */
+enum {
+    WN_QUESTION, WN_COMMAND, WN_PREDICTION, WN_CONFIDENT, WN_CONTENT, WN_CONTENT_LIMIT,
+    WN_LEAD, WN_LOWERED, WN_TOKENS, WN_LOWER, WN_ANY, WN_SLASH, WN_DOLLAR, WN_COUNT
+};
+static const char *const WN_TEXT[WN_COUNT] = {
+    "_question", "_command", "_prediction", "_confident", "_content", "_content_limit",
+    "_lead", "_lowered", "_tokens", "lower", "*", "/", "$",
+};
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *held; /* the constructor's arguments: every borrowed pointer below is in it */
+    PyObject *names[WN_COUNT];
+    PyObject *empty; /* () */
+    Py_ssize_t nplan;
+    Py_ssize_t *plan_rank, *plan_index;
+    Py_ssize_t nungated;
+    Py_ssize_t *ungated;
+    Py_ssize_t ngates;
+    WGate *gates;
+    Py_ssize_t nrules;
+    WRule *rules;
+    WOp *ops;
+    PyTypeObject *match_type, *evidence_type, *prediction_type;
+    PyObject *default_match;
+    PyObject *marker_table; /* a MarkerTable, or NULL */
+    PyObject *py_is_question, *py_content_tokens, *markers;
+    PyObject *py_slash_command, *py_dollar_mention, *py_tokenize;
+    PyObject *feature_table; /* a FeatureTable, or NULL */
+    int has_model;
+    PyObject *bias, *scale, *labels, *bars, *model_read;
+    PyObject *view_factory, *options, *signals;
+} Walker;
+
+static void
+walker_free_arrays(Walker *self)
+{
+    PyMem_Free(self->plan_rank);
+    PyMem_Free(self->plan_index);
+    PyMem_Free(self->ungated);
+    PyMem_Free(self->gates);
+    PyMem_Free(self->rules);
+    PyMem_Free(self->ops);
+    self->plan_rank = self->plan_index = self->ungated = NULL;
+    self->gates = NULL;
+    self->rules = NULL;
+    self->ops = NULL;
+    self->nplan = self->nungated = self->ngates = self->nrules = 0;
+}
+
+static int
+Walker_traverse(Walker *self, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(self->held);
+    Py_VISIT(self->empty);
+    for (int k = 0; k < WN_COUNT; k++)
+        Py_VISIT(self->names[k]);
+    return 0;
+}
+
+static int
+Walker_clear(Walker *self)
+{
+    walker_free_arrays(self);
+    Py_CLEAR(self->held);
+    Py_CLEAR(self->empty);
+    for (int k = 0; k < WN_COUNT; k++)
+        Py_CLEAR(self->names[k]);
+    return 0;
+}
+
+static void
+Walker_dealloc(Walker *self)
+{
+    PyObject_GC_UnTrack(self);
+    (void)Walker_clear(self);
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type);
+}
+
+static int
+walker_bad(const char *what)
+{
+    PyErr_Format(PyExc_TypeError, "Walker(): %s", what);
+    return -1;
+}
+
+/* A non-negative int from `obj` (-1 and an exception when it is none). */
+static Py_ssize_t
+walker_index(PyObject *obj, const char *what)
+{
+    if (!PyLong_Check(obj)) {
+        walker_bad(what);
+        return -1;
+    }
+    const Py_ssize_t v = PyLong_AsSsize_t(obj);
+    if (v < 0) {
+        if (!PyErr_Occurred())
+            walker_bad(what);
+        return -1;
+    }
+    return v;
+}
+
+/* Parse an op tuple (code, *args) against the table of argument counts. */
+static int
+walker_op(WOp *op, PyObject *spec, int count, const int *nargs, const char *what)
+{
+    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) < 1 || !PyLong_Check(PyTuple_GET_ITEM(spec, 0)))
+        return walker_bad(what);
+    const long code = PyLong_AsLong(PyTuple_GET_ITEM(spec, 0));
+    if (code < 0 || code >= count || PyTuple_GET_SIZE(spec) != 1 + nargs[code])
+        return walker_bad(what);
+    op->code = (int)code;
+    for (int k = 0; k < WOP_MAX_ARGS; k++)
+        op->arg[k] = k < nargs[code] ? PyTuple_GET_ITEM(spec, k + 1) : NULL;
+    return 0;
+}
+
+/* Each op's arguments have the types the walk reads them as. */
+static int
+walker_check_op(const WOp *op, PyTypeObject *evidence_type)
+{
+    PyObject *const *a = op->arg;
+    switch (op->code) {
+    case WOP_PYTHON:
+        return PyCallable_Check(a[0]) ? 0 : walker_bad("a python op takes a callable");
+    case WOP_QUESTION:
+        return PyBool_Check(a[0]) && Py_IS_TYPE(a[1], evidence_type)
+                   ? 0 : walker_bad("a question op takes a bool and an Evidence");
+    case WOP_MODEL:
+        return PyAnySet_Check(a[0]) && PyBool_Check(a[1]) && PyUnicode_Check(a[2])
+                   ? 0 : walker_bad("a model op takes a set, a bool and a str");
+    case WOP_COMMAND:
+        return PyAnySet_Check(a[0]) && PyUnicode_Check(a[1])
+                   ? 0 : walker_bad("a command op takes a set and a str");
+    case WOP_MENTION:
+        return PyAnySet_Check(a[0]) && PyAnySet_Check(a[1]) && PyUnicode_Check(a[2])
+                   ? 0 : walker_bad("a mention op takes two sets and a str");
+    case WOP_LEADING:
+        return PyCallable_Check(a[0]) && PyBool_Check(a[2]) && PyBool_Check(a[3]) &&
+                       PyUnicode_Check(a[4]) && Py_IS_TYPE(a[5], evidence_type)
+                   ? 0 : walker_bad("a leading op takes a callable, a condition, two bools, a key "
+                                    "and an Evidence");
+    case WOP_PHRASES:
+        return PyCallable_Check(a[0]) && PyBool_Check(a[2]) && PyUnicode_Check(a[3])
+                   ? 0 : walker_bad("a phrases op takes a callable, a condition, a bool and a key");
+    case WOP_EXCLUDE:
+        return PyCallable_Check(a[0]) && Py_IS_TYPE(a[2], evidence_type)
+                   ? 0 : walker_bad("an exclude op takes a callable, a condition and an Evidence");
+    case WOP_STEMS:
+    case WOP_SUBSTRINGS:
+    case WOP_EXCLUDE_SUBSTRINGS:
+    case WOP_LEAD_ENDINGS: {
+        PyObject *entries = a[0];
+        if (!PyTuple_Check(entries))
+            return walker_bad("an op's entries are a tuple of str");
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(entries); i++) {
+            if (!PyUnicode_Check(PyTuple_GET_ITEM(entries, i)))
+                return walker_bad("an op's entries are a tuple of str");
+        }
+        if (op->code == WOP_SUBSTRINGS) {
+            if (!PyTuple_Check(a[1]))
+                return walker_bad("a substrings op takes a tuple of ASCII entries");
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a[1]); i++) {
+                if (!PyUnicode_Check(PyTuple_GET_ITEM(a[1], i)))
+                    return walker_bad("a substrings op's ASCII entries are str");
+            }
+            return PyUnicode_Check(a[2]) ? 0 : walker_bad("a substrings op takes a key");
+        }
+        if (op->code == WOP_EXCLUDE_SUBSTRINGS)
+            return Py_IS_TYPE(a[1], evidence_type) ? 0 : walker_bad("an exclude op takes an Evidence");
+        if (op->code == WOP_LEAD_ENDINGS) {
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(entries); i++) {
+                if (PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(entries, i)) == 0)
+                    return walker_bad("a lead_endings op's endings are never empty");
+            }
+            return PyAnySet_Check(a[1]) && PyUnicode_Check(a[2])
+                       ? 0 : walker_bad("a lead_endings op takes a set and a key");
+        }
+        return PyUnicode_Check(a[1]) ? 0 : walker_bad("a stems op takes a key");
+    }
+    }
+    return walker_bad("unknown op");
+}
+
+static int
+walker_check_gate(const WOp *op, PyTypeObject *substring_type)
+{
+    PyObject *const *a = op->arg;
+    switch (op->code) {
+    case WGATE_PYTHON:
+        return PyCallable_Check(a[0]) ? 0 : walker_bad("a python gate takes a callable");
+    case WGATE_COMMAND:
+    case WGATE_MENTION:
+    case WGATE_STEMS:
+        return PyAnySet_Check(a[0]) ? 0 : walker_bad("a gate's keys are a set");
+    case WGATE_MODEL:
+        return PyDict_CheckExact(a[0]) && PyBool_Check(a[1])
+                   ? 0 : walker_bad("a model gate takes a dict and a bool");
+    case WGATE_COVERED:
+    case WGATE_LEAD_ENDINGS:
+    case WGATE_LEADING:
+        return PyDict_CheckExact(a[0]) ? 0 : walker_bad("a gate's plan is a dict");
+    case WGATE_SUBSTRINGS:
+        return Py_IS_TYPE(a[0], substring_type) ? 0 : walker_bad("a substrings gate takes a SubstringSet");
+    }
+    return walker_bad("unknown gate");
+}
+
+PyDoc_STRVAR(Walker_doc,
+"Walker(plan, ungated, gates, rules, types, default, markers, heads, model, view)\n--\n\n"
+"A rule set's plan compiled for walk() (smista.core.walk builds the arguments):\n"
+"``plan`` (rank, rule) per keyword-less rule in rank order; ``ungated`` the plan\n"
+"positions behind no gate; ``gates`` (first rank, gate op, key -> positions) in rank\n"
+"order; ``rules`` (label, keywords, contexts, ops) per rule; ``types`` (RuleMatch,\n"
+"Evidence, Prediction); ``default`` the RuleMatch when no rule holds; ``markers``\n"
+"(MarkerTable or None, is_question, content_tokens, Markers); ``heads``\n"
+"(slash_command, dollar_mention, tokenize); ``model`` None or (FeatureTable or None, bias,\n"
+"scale, labels, bar per label, read); ``view`` (factory, options, signals).");
+
+static PyObject *
+Walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    if (kwds != NULL && PyDict_GET_SIZE(kwds) != 0) {
+        PyErr_SetString(PyExc_TypeError, "Walker() takes positional arguments only");
+        return NULL;
+    }
+    if (PyTuple_GET_SIZE(args) != 10) {
+        PyErr_SetString(PyExc_TypeError, "Walker() takes 10 arguments");
+        return NULL;
+    }
+    PyObject *module = PyType_GetModuleByDef(type, &speedups_module);
+    if (module == NULL)
+        return NULL;
+    SpeedupsState *state = speedups_state(module);
+    Walker *self = (Walker *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->held = Py_NewRef(args);
+    self->empty = PyTuple_New(0);
+    if (self->empty == NULL)
+        goto fail;
+    for (int k = 0; k < WN_COUNT; k++) {
+        self->names[k] = PyUnicode_InternFromString(WN_TEXT[k]);
+        if (self->names[k] == NULL)
+            goto fail;
+    }
+    PyObject *plan = PyTuple_GET_ITEM(args, 0), *ungated = PyTuple_GET_ITEM(args, 1);
+    PyObject *gates = PyTuple_GET_ITEM(args, 2), *rules = PyTuple_GET_ITEM(args, 3);
+    PyObject *types = PyTuple_GET_ITEM(args, 4), *deflt = PyTuple_GET_ITEM(args, 5);
+    PyObject *markers = PyTuple_GET_ITEM(args, 6), *heads = PyTuple_GET_ITEM(args, 7);
+    PyObject *model = PyTuple_GET_ITEM(args, 8), *view = PyTuple_GET_ITEM(args, 9);
+    if (!PyTuple_Check(plan) || !PyTuple_Check(ungated) || !PyTuple_Check(gates) ||
+        !PyTuple_Check(rules) || !PyTuple_Check(types) || PyTuple_GET_SIZE(types) != 3 ||
+        !PyTuple_Check(markers) || PyTuple_GET_SIZE(markers) != 4 || !PyTuple_Check(heads) ||
+        PyTuple_GET_SIZE(heads) != 3 || !PyTuple_Check(view) || PyTuple_GET_SIZE(view) != 3) {
+        walker_bad("arguments of the wrong shape");
+        goto fail;
+    }
+    for (int k = 0; k < 3; k++) {
+        PyObject *t = PyTuple_GET_ITEM(types, k);
+        if (!PyType_Check(t) || !PyType_IsSubtype((PyTypeObject *)t, &PyTuple_Type)) {
+            walker_bad("types are tuple subclasses");
+            goto fail;
+        }
+    }
+    self->match_type = (PyTypeObject *)PyTuple_GET_ITEM(types, 0);
+    self->evidence_type = (PyTypeObject *)PyTuple_GET_ITEM(types, 1);
+    self->prediction_type = (PyTypeObject *)PyTuple_GET_ITEM(types, 2);
+    if (!Py_IS_TYPE(deflt, self->match_type)) {
+        walker_bad("default is a RuleMatch");
+        goto fail;
+    }
+    self->default_match = deflt;
+    /* rules, and every op, in one array */
+    self->nrules = PyTuple_GET_SIZE(rules);
+    Py_ssize_t nops = 0;
+    for (Py_ssize_t i = 0; i < self->nrules; i++) {
+        PyObject *rule = PyTuple_GET_ITEM(rules, i);
+        if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) != 4 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(rule, 0)) || !PyTuple_Check(PyTuple_GET_ITEM(rule, 1)) ||
+            !PyTuple_Check(PyTuple_GET_ITEM(rule, 2)) || !PyTuple_Check(PyTuple_GET_ITEM(rule, 3))) {
+            walker_bad("a rule is (label, keywords, contexts, ops)");
+            goto fail;
+        }
+        nops += PyTuple_GET_SIZE(PyTuple_GET_ITEM(rule, 3));
+    }
+    self->rules = PyMem_Calloc((size_t)self->nrules + 1, sizeof(WRule));
+    self->ops = PyMem_Calloc((size_t)nops + 1, sizeof(WOp));
+    if (self->rules == NULL || self->ops == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < self->nrules; i++) {
+        PyObject *rule = PyTuple_GET_ITEM(rules, i);
+        WRule *r = &self->rules[i];
+        r->label = PyTuple_GET_ITEM(rule, 0);
+        r->keywords = PyTuple_GET_ITEM(rule, 1);
+        r->contexts = PyTuple_GET_ITEM(rule, 2);
+        PyObject *ops = PyTuple_GET_ITEM(rule, 3);
+        r->nops = PyTuple_GET_SIZE(ops);
+        r->ops = self->ops + at;
+        for (Py_ssize_t k = 0; k < r->nops; k++, at++) {
+            if (walker_op(&self->ops[at], PyTuple_GET_ITEM(ops, k), WOP_COUNT, WOP_ARGS,
+                          "an op is (code, *arguments)") < 0 ||
+                walker_check_op(&self->ops[at], self->evidence_type) < 0)
+                goto fail;
+        }
+    }
+    /* the plan of keyword-less rules */
+    self->nplan = PyTuple_GET_SIZE(plan);
+    self->plan_rank = PyMem_Calloc((size_t)self->nplan + 1, sizeof(Py_ssize_t));
+    self->plan_index = PyMem_Calloc((size_t)self->nplan + 1, sizeof(Py_ssize_t));
+    if (self->plan_rank == NULL || self->plan_index == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t p = 0; p < self->nplan; p++) {
+        PyObject *item = PyTuple_GET_ITEM(plan, p);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            walker_bad("a plan item is (rank, rule)");
+            goto fail;
+        }
+        if ((self->plan_rank[p] = walker_index(PyTuple_GET_ITEM(item, 0), "a rank is an int")) < 0 ||
+            (self->plan_index[p] = walker_index(PyTuple_GET_ITEM(item, 1), "a rule is an int")) < 0)
+            goto fail;
+        if (self->plan_index[p] >= self->nrules || (p && self->plan_rank[p] <= self->plan_rank[p - 1])) {
+            walker_bad("the plan is in rank order, of known rules");
+            goto fail;
+        }
+    }
+    self->nungated = PyTuple_GET_SIZE(ungated);
+    self->ungated = PyMem_Calloc((size_t)self->nungated + 1, sizeof(Py_ssize_t));
+    if (self->ungated == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t u = 0; u < self->nungated; u++) {
+        self->ungated[u] = walker_index(PyTuple_GET_ITEM(ungated, u), "a position is an int");
+        if (self->ungated[u] < 0)
+            goto fail;
+        if (self->ungated[u] >= self->nplan || (u && self->ungated[u] <= self->ungated[u - 1])) {
+            walker_bad("ungated positions ascend, within the plan");
+            goto fail;
+        }
+    }
+    /* the gates, in rank order */
+    self->ngates = PyTuple_GET_SIZE(gates);
+    self->gates = PyMem_Calloc((size_t)self->ngates + 1, sizeof(WGate));
+    if (self->gates == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t g = 0; g < self->ngates; g++) {
+        PyObject *item = PyTuple_GET_ITEM(gates, g);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3 ||
+            !PyDict_CheckExact(PyTuple_GET_ITEM(item, 2))) {
+            walker_bad("a gate is (first rank, op, key -> positions)");
+            goto fail;
+        }
+        WGate *gate = &self->gates[g];
+        if ((gate->first_rank = walker_index(PyTuple_GET_ITEM(item, 0), "a rank is an int")) < 0)
+            goto fail;
+        if (g && gate->first_rank <= self->gates[g - 1].first_rank) {
+            walker_bad("gates are in rank order");
+            goto fail;
+        }
+        if (walker_op(&gate->op, PyTuple_GET_ITEM(item, 1), WGATE_COUNT, WGATE_ARGS,
+                      "a gate op is (code, *arguments)") < 0 ||
+            walker_check_gate(&gate->op, state->SubstringSetType) < 0)
+            goto fail;
+        gate->by_key = PyTuple_GET_ITEM(item, 2);
+        /* every position a key names is in the plan */
+        Py_ssize_t pos = 0;
+        PyObject *key, *ats;
+        while (PyDict_Next(gate->by_key, &pos, &key, &ats)) {
+            if (!PyTuple_Check(ats)) {
+                walker_bad("a gate key names a tuple of positions");
+                goto fail;
+            }
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ats); k++) {
+                const Py_ssize_t p = walker_index(PyTuple_GET_ITEM(ats, k), "a position is an int");
+                if (p < 0)
+                    goto fail;
+                if (p >= self->nplan) {
+                    walker_bad("a gate key names a position past the plan");
+                    goto fail;
+                }
+            }
+        }
+    }
+    /* the facts' tables and functions */
+    PyObject *table = PyTuple_GET_ITEM(markers, 0);
+    if (table != Py_None && !Py_IS_TYPE(table, state->MarkerTableType)) {
+        walker_bad("markers[0] is a MarkerTable or None");
+        goto fail;
+    }
+    self->marker_table = table == Py_None ? NULL : table;
+    self->py_is_question = PyTuple_GET_ITEM(markers, 1);
+    self->py_content_tokens = PyTuple_GET_ITEM(markers, 2);
+    self->markers = PyTuple_GET_ITEM(markers, 3);
+    self->py_slash_command = PyTuple_GET_ITEM(heads, 0);
+    self->py_dollar_mention = PyTuple_GET_ITEM(heads, 1);
+    self->py_tokenize = PyTuple_GET_ITEM(heads, 2);
+    if (!PyCallable_Check(self->py_is_question) || !PyCallable_Check(self->py_content_tokens) ||
+        !PyCallable_Check(self->py_slash_command) || !PyCallable_Check(self->py_dollar_mention) ||
+        !PyCallable_Check(self->py_tokenize)) {
+        walker_bad("the facts' Python functions are callables");
+        goto fail;
+    }
+    if (model != Py_None) {
+        if (!PyTuple_Check(model) || PyTuple_GET_SIZE(model) != 6) {
+            walker_bad("model is None or (table, bias, scale, labels, bars, read)");
+            goto fail;
+        }
+        PyObject *features = PyTuple_GET_ITEM(model, 0);
+        if (features != Py_None && !Py_IS_TYPE(features, state->FeatureTableType)) {
+            walker_bad("model[0] is a FeatureTable or None");
+            goto fail;
+        }
+        self->feature_table = features == Py_None ? NULL : features;
+        self->bias = PyTuple_GET_ITEM(model, 1);
+        self->scale = PyTuple_GET_ITEM(model, 2);
+        self->labels = PyTuple_GET_ITEM(model, 3);
+        self->bars = PyTuple_GET_ITEM(model, 4);
+        self->model_read = PyTuple_GET_ITEM(model, 5);
+        if (!PyTuple_Check(self->bias) || !PyFloat_Check(self->scale) ||
+            !PyTuple_Check(self->labels) || !PyDict_CheckExact(self->bars) ||
+            !PyCallable_Check(self->model_read) || PyTuple_GET_SIZE(self->labels) < 1) {
+            walker_bad("model is (table, bias, scale, labels, bars, read)");
+            goto fail;
+        }
+        for (Py_ssize_t l = 0; l < PyTuple_GET_SIZE(self->labels); l++) {
+            PyObject *bar = PyDict_GetItemWithError(self->bars, PyTuple_GET_ITEM(self->labels, l));
+            if (bar == NULL || !PyFloat_Check(bar)) {
+                if (!PyErr_Occurred())
+                    walker_bad("model bars hold a float for every label");
+                goto fail;
+            }
+        }
+        self->has_model = 1;
+    }
+    self->view_factory = PyTuple_GET_ITEM(view, 0);
+    self->options = PyTuple_GET_ITEM(view, 1);
+    self->signals = PyTuple_GET_ITEM(view, 2);
+    if (!PyCallable_Check(self->view_factory)) {
+        walker_bad("view[0] is a callable");
+        goto fail;
+    }
+    return (PyObject *)self; /* (tracked by the GC since tp_alloc) */
+fail:
+    Py_DECREF(self);
+    return NULL;
+}
+
+/* -- one walk ------------------------------------------------------------------------ */
+
+typedef struct {
+    Py_ssize_t *a;
+    Py_ssize_t n, cap;
+    Py_ssize_t small[64];
+} WHeap;
+
+static int
+wheap_push(WHeap *h, Py_ssize_t v)
+{
+    if (h->n == h->cap) {
+        const Py_ssize_t cap = h->cap * 2;
+        Py_ssize_t *a = h->a == h->small ? PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t))
+                                         : PyMem_Realloc(h->a, (size_t)cap * sizeof(Py_ssize_t));
+        if (a == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (h->a == h->small)
+            memcpy(a, h->small, sizeof(h->small));
+        h->a = a;
+        h->cap = cap;
+    }
+    Py_ssize_t i = h->n++;
+    while (i > 0) {
+        const Py_ssize_t parent = (i - 1) / 2;
+        if (h->a[parent] <= v)
+            break;
+        h->a[i] = h->a[parent];
+        i = parent;
+    }
+    h->a[i] = v;
+    return 0;
+}
+
+static Py_ssize_t
+wheap_pop(WHeap *h)
+{
+    const Py_ssize_t top = h->a[0];
+    const Py_ssize_t v = h->a[--h->n];
+    Py_ssize_t i = 0;
+    for (;;) {
+        Py_ssize_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->a[c + 1] < h->a[c])
+            c++;
+        if (v <= h->a[c])
+            break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->n)
+        h->a[i] = v;
+    return top;
+}
+
+typedef struct {
+    Walker *w;
+    PyObject *text, *visible, *contexts, *signal_hits, *words, *prefixes, *hitting;
+    PyObject *corrected, *ids;
+    PyObject *view;       /* owned; NULL until a Python kind needs it */
+    int question;         /* -1: not read */
+    PyObject *command;    /* owned; NULL: not read */
+    PyObject *mention;    /* owned; NULL: not read */
+    int model_read;
+    PyObject *prediction; /* owned Prediction, or None; valid once model_read */
+    PyObject *label;      /* borrowed from prediction; NULL without one */
+    double probability;
+    PyObject *confident;  /* borrowed: label or None */
+    PyObject *content;    /* owned tuple; NULL: not read */
+    Py_ssize_t content_limit;
+    PyObject *lead;       /* owned frozenset; NULL: not read */
+    PyObject *lowered;    /* owned str; NULL: not read */
+    PyObject *tokens;     /* owned tuple of the visible text's tokens; NULL: not read */
+} Walk;
+
+static void
+walk_release(Walk *s)
+{
+    Py_CLEAR(s->view);
+    Py_CLEAR(s->command);
+    Py_CLEAR(s->mention);
+    Py_CLEAR(s->prediction);
+    Py_CLEAR(s->content);
+    Py_CLEAR(s->lead);
+    Py_CLEAR(s->lowered);
+    Py_CLEAR(s->tokens);
+}
+
+/* Set a fact on the view, if there is one yet. */
+static int
+walk_tell(Walk *s, int name, PyObject *value)
+{
+    if (s->view == NULL)
+        return 0;
+    return PyObject_SetAttr(s->view, s->w->names[name], value);
+}
+
+static int
+walk_tell_content(Walk *s)
+{
+    if (s->view == NULL || s->content == NULL)
+        return 0;
+    PyObject *limit = PyLong_FromSsize_t(s->content_limit);
+    if (limit == NULL)
+        return -1;
+    const int r = walk_tell(s, WN_CONTENT, s->content) < 0 ? -1 : walk_tell(s, WN_CONTENT_LIMIT, limit);
+    Py_DECREF(limit);
+    return r;
+}
+
+/* The PromptView the Python kinds read (borrowed), made on first need with the facts
+ * read so far. */
+static PyObject *
+walk_view(Walk *s)
+{
+    if (s->view != NULL)
+        return s->view;
+    Walker *w = s->w;
+    PyObject *args[8] = {w->options, w->signals, s->text, s->contexts, s->visible,
+                         s->signal_hits, s->corrected, s->ids};
+    PyObject *view = PyObject_Vectorcall(w->view_factory, args, 8, NULL);
+    if (view == NULL)
+        return NULL;
+    s->view = view;
+    if ((s->question >= 0 && walk_tell(s, WN_QUESTION, s->question ? Py_True : Py_False) < 0) ||
+        (s->command != NULL && walk_tell(s, WN_COMMAND, s->command) < 0) ||
+        (s->model_read && (walk_tell(s, WN_PREDICTION, s->prediction) < 0 ||
+                           walk_tell(s, WN_CONFIDENT, s->confident) < 0)) ||
+        walk_tell_content(s) < 0 || (s->lead != NULL && walk_tell(s, WN_LEAD, s->lead) < 0) ||
+        (s->lowered != NULL && walk_tell(s, WN_LOWERED, s->lowered) < 0) ||
+        (s->tokens != NULL && walk_tell(s, WN_TOKENS, s->tokens) < 0))
+        return NULL;
+    return view;
+}
+
+/* Whether `text` starts with one of `chars` (ASCII) or with whitespace: only then may it
+ * start with a slash command or a $-mention (markers.slash_command's and mentions'
+ * first test). */
+static int
+walk_may_open(PyObject *text, const char *chars)
+{
+    if (PyUnicode_GET_LENGTH(text) == 0)
+        return 0;
+    const Py_UCS4 ch = PyUnicode_READ_CHAR(text, 0);
+    return (ch < 128 && strchr(chars, (int)ch) != NULL) || Py_UNICODE_ISSPACE(ch);
+}
+
+/* The slash command (borrowed: None or str). */
+static PyObject *
+walk_command(Walk *s)
+{
+    if (s->command == NULL) {
+        PyObject *got = walk_may_open(s->text, "/@")
+                            ? PyObject_CallOneArg(s->w->py_slash_command, s->text)
+                            : Py_NewRef(Py_None);
+        if (got == NULL)
+            return NULL;
+        s->command = got;
+        if (walk_tell(s, WN_COMMAND, got) < 0)
+            return NULL;
+    }
+    return s->command;
+}
+
+/* The $-mention's name (borrowed: None or str). */
+static PyObject *
+walk_mention(Walk *s)
+{
+    if (s->mention == NULL) {
+        PyObject *got = walk_may_open(s->text, "$[")
+                            ? PyObject_CallOneArg(s->w->py_dollar_mention, s->text)
+                            : Py_NewRef(Py_None);
+        if (got == NULL)
+            return NULL;
+        s->mention = got;
+    }
+    return s->mention;
+}
+
+/* Whether the prompt asks a question (1, 0; -1: an exception). */
+static int
+walk_question(Walk *s)
+{
+    if (s->question >= 0)
+        return s->question;
+    Walker *w = s->w;
+    PyObject *got = NULL;
+    if (w->marker_table != NULL) {
+        PyObject *args[2] = {s->visible, Py_True};
+        got = MarkerTable_is_question((MarkerTable *)w->marker_table, args, 2);
+        if (got == NULL)
+            return -1;
+        if (got == Py_None)
+            Py_CLEAR(got);
+    }
+    if (got == NULL) {
+        PyObject *args[2] = {s->visible, w->markers};
+        got = PyObject_Vectorcall(w->py_is_question, args, 2, NULL);
+        if (got == NULL)
+            return -1;
+    }
+    const int r = PyObject_IsTrue(got);
+    Py_DECREF(got);
+    if (r < 0)
+        return -1;
+    s->question = r;
+    return walk_tell(s, WN_QUESTION, r ? Py_True : Py_False) < 0 ? -1 : r;
+}
+
+/* The text model's reading (1: a prediction; 0: no model; -1: an exception). */
+static int
+walk_model(Walk *s)
+{
+    if (s->model_read)
+        return s->label != NULL;
+    Walker *w = s->w;
+    PyObject *prediction = NULL;
+    if (!w->has_model) {
+        prediction = Py_NewRef(Py_None);
+    }
+    else {
+        const int any_corrected = s->corrected != Py_None && PyObject_IsTrue(s->corrected);
+        if (any_corrected < 0)
+            return -1;
+        /* (view._read_model: ``self._corrected or ()``) */
+        PyObject *corrected = any_corrected ? s->corrected : w->empty;
+        if (w->feature_table != NULL && PyBytes_Check(s->ids)) {
+            PyObject *args[4] = {s->ids, corrected, w->bias, w->scale};
+            PyObject *top = FeatureTable_top_of((FeatureTable *)w->feature_table, args, 4);
+            if (top == NULL)
+                return -1;
+            if (top != Py_None) {
+                const Py_ssize_t lane = PyLong_AsSsize_t(PyTuple_GET_ITEM(top, 0));
+                if (lane < 0 || lane >= PyTuple_GET_SIZE(w->labels)) {
+                    Py_DECREF(top);
+                    if (!PyErr_Occurred())
+                        PyErr_SetString(PyExc_ValueError, "walk(): the model's lanes and labels differ");
+                    return -1;
+                }
+                prediction = w->prediction_type->tp_alloc(w->prediction_type, 2);
+                if (prediction == NULL) {
+                    Py_DECREF(top);
+                    return -1;
+                }
+                PyTuple_SET_ITEM(prediction, 0, Py_NewRef(PyTuple_GET_ITEM(w->labels, lane)));
+                PyTuple_SET_ITEM(prediction, 1, Py_NewRef(PyTuple_GET_ITEM(top, 1)));
+            }
+            Py_DECREF(top);
+        }
+        if (prediction == NULL) { /* the model reads the text itself (TextModel.read) */
+            PyObject *args[4] = {s->visible, corrected, Py_None, s->ids};
+            prediction = PyObject_Vectorcall(w->model_read, args, 4, NULL);
+            if (prediction == NULL)
+                return -1;
+        }
+        if (prediction != Py_None &&
+            (!PyTuple_Check(prediction) || PyTuple_GET_SIZE(prediction) != 2 ||
+             !PyUnicode_Check(PyTuple_GET_ITEM(prediction, 0)) ||
+             !PyFloat_Check(PyTuple_GET_ITEM(prediction, 1)))) {
+            Py_DECREF(prediction);
+            PyErr_SetString(PyExc_TypeError, "walk(): the model's reading is no Prediction");
+            return -1;
+        }
+    }
+    s->prediction = prediction;
+    s->model_read = 1;
+    s->label = NULL;
+    s->confident = Py_None;
+    if (prediction != Py_None) {
+        s->label = PyTuple_GET_ITEM(prediction, 0);
+        s->probability = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(prediction, 1));
+        PyObject *bar = PyDict_GetItemWithError(w->bars, s->label);
+        if (bar == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "walk(): a label the model bars do not hold");
+            return -1;
+        }
+        if (!(s->probability < PyFloat_AS_DOUBLE(bar)))
+            s->confident = s->label;
+    }
+    if (walk_tell(s, WN_PREDICTION, s->prediction) < 0 || walk_tell(s, WN_CONFIDENT, s->confident) < 0)
+        return -1;
+    return s->label != NULL;
+}
+
+/* PromptView.content_head's tokens (borrowed: the whole tuple read, of which the first
+ * `n` are the head; a later call with a larger `n` may replace it). */
+static PyObject *
+walk_content(Walk *s, Py_ssize_t n)
+{
+    if (s->content != NULL &&
+        !(PyTuple_GET_SIZE(s->content) < n && s->content_limit < n))
+        return s->content;
+    Walker *w = s->w;
+    const Py_ssize_t limit = n > WALK_LEAD_WINDOW ? n : WALK_LEAD_WINDOW;
+    PyObject *limit_obj = PyLong_FromSsize_t(limit);
+    if (limit_obj == NULL)
+        return NULL;
+    PyObject *got = NULL;
+    if (w->marker_table != NULL) {
+        PyObject *args[3] = {s->visible, limit_obj, Py_True};
+        got = MarkerTable_content((MarkerTable *)w->marker_table, args, 3);
+        if (got == Py_None)
+            Py_CLEAR(got);
+        else if (got == NULL) {
+            Py_DECREF(limit_obj);
+            return NULL;
+        }
+    }
+    if (got == NULL) {
+        PyObject *args[3] = {s->visible, w->markers, limit_obj};
+        got = PyObject_Vectorcall(w->py_content_tokens, args, 3, NULL);
+    }
+    Py_DECREF(limit_obj);
+    if (got == NULL)
+        return NULL;
+    if (!PyTuple_Check(got)) {
+        Py_DECREF(got);
+        PyErr_SetString(PyExc_TypeError, "walk(): content_tokens gave no tuple");
+        return NULL;
+    }
+    Py_XSETREF(s->content, got);
+    s->content_limit = limit;
+    return walk_tell_content(s) < 0 ? NULL : s->content;
+}
+
+/* The words a visible token hits (borrowed: a tuple of (word, fuzzy), maybe empty). */
+static PyObject *
+walk_hits_of(Walk *s, PyObject *token)
+{
+    PyObject *hit = PyDict_GetItemWithError(s->hitting, token);
+    if (hit == NULL) {
+        return PyErr_Occurred() ? NULL : Py_None; /* (no word: the callers read None as ()) */
+    }
+    return hit;
+}
+
+/* PromptView.lead_words (borrowed frozenset). */
+static PyObject *
+walk_lead(Walk *s)
+{
+    if (s->lead != NULL)
+        return s->lead;
+    PyObject *content = walk_content(s, 1);
+    if (content == NULL)
+        return NULL;
+    PyObject *lead = PyFrozenSet_New(NULL);
+    if (lead == NULL)
+        return NULL;
+    if (PyTuple_GET_SIZE(content) > 0) {
+        PyObject *hit = walk_hits_of(s, PyTuple_GET_ITEM(content, 0));
+        if (hit == NULL) {
+            Py_DECREF(lead);
+            return NULL;
+        }
+        if (hit != Py_None) {
+            if (!PyTuple_Check(hit)) {
+                Py_DECREF(lead);
+                PyErr_SetString(PyExc_TypeError, "walk(): a token's hits are a tuple");
+                return NULL;
+            }
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(hit); k++) {
+                PyObject *pair = PyTuple_GET_ITEM(hit, k);
+                if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) < 1 ||
+                    PySet_Add(lead, PyTuple_GET_ITEM(pair, 0)) < 0) {
+                    Py_DECREF(lead);
+                    if (!PyErr_Occurred())
+                        PyErr_SetString(PyExc_TypeError, "walk(): a hit is (word, fuzzy)");
+                    return NULL;
+                }
+            }
+        }
+    }
+    s->lead = lead;
+    return walk_tell(s, WN_LEAD, lead) < 0 ? NULL : lead;
+}
+
+/* The raw text, str.lower()'d (borrowed). */
+static PyObject *
+walk_lowered(Walk *s)
+{
+    if (s->lowered == NULL) {
+        PyObject *got = PyObject_CallMethodNoArgs(s->text, s->w->names[WN_LOWER]);
+        if (got == NULL)
+            return NULL;
+        s->lowered = got;
+        if (walk_tell(s, WN_LOWERED, got) < 0)
+            return NULL;
+    }
+    return s->lowered;
+}
+
+/* The visible text's tokens (borrowed tuple: PromptView.tokens). */
+static PyObject *
+walk_tokens(Walk *s)
+{
+    if (s->tokens == NULL) {
+        PyObject *found = PyObject_CallOneArg(s->w->py_tokenize, s->visible);
+        if (found == NULL)
+            return NULL;
+        PyObject *tokens = PySequence_Tuple(found);
+        Py_DECREF(found);
+        if (tokens == NULL)
+            return NULL;
+        s->tokens = tokens;
+        if (walk_tell(s, WN_TOKENS, tokens) < 0)
+            return NULL;
+    }
+    return s->tokens;
+}
+
+/* Whether `token` (a visible one) hits looked-up `word`: 0 exactly, 1 by typo, -1 not at
+ * all, -2 on an exception (PromptView.word_at's reading of hits_of). */
+static int
+walk_word_hit(Walk *s, PyObject *word, PyObject *token)
+{
+    PyObject *hit = walk_hits_of(s, token);
+    if (hit == NULL)
+        return -2;
+    if (hit == Py_None)
+        return -1;
+    if (!PyTuple_Check(hit)) {
+        PyErr_SetString(PyExc_TypeError, "walk(): a token's hits are a tuple");
+        return -2;
+    }
+    for (Py_ssize_t m = 0; m < PyTuple_GET_SIZE(hit); m++) {
+        PyObject *pair = PyTuple_GET_ITEM(hit, m);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "walk(): a hit is (word, fuzzy)");
+            return -2;
+        }
+        const int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(pair, 0), word, Py_EQ);
+        if (eq < 0)
+            return -2;
+        if (eq) {
+            const int fuzzy = PyObject_IsTrue(PyTuple_GET_ITEM(pair, 1));
+            return fuzzy < 0 ? -2 : fuzzy;
+        }
+    }
+    return -1;
+}
+
+/* Whether `word` holds a Hangul or Han character (view.is_hangul_or_han). */
+static int
+walk_hangul_or_han(PyObject *word)
+{
+    if (PyUnicode_IS_ASCII(word))
+        return 0;
+    const int kind = PyUnicode_KIND(word);
+    const void *data = PyUnicode_DATA(word);
+    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(word); i++) {
+        const Py_UCS4 o = PyUnicode_READ(kind, data, i);
+        if ((o >= 0xAC00 && o <= 0xD7A3) || (o >= 0x1100 && o <= 0x11FF) ||
+            (o >= 0x3130 && o <= 0x318F) || (o >= 0x3400 && o <= 0x4DBF) ||
+            (o >= 0x4E00 && o <= 0x9FFF) || (o >= 0xF900 && o <= 0xFAFF) ||
+            (o >= 0x20000 && o <= 0x3134F))
+            return 1;
+    }
+    return 0;
+}
+
+/* An entry op's (entries, by first word), from plan_of(condition) (new reference;
+ * NULL on an exception or a plan of another shape). */
+static PyObject *
+walk_entry_plan(PyObject *plan_of, PyObject *condition)
+{
+    PyObject *plan = PyObject_CallOneArg(plan_of, condition);
+    if (plan == NULL)
+        return NULL;
+    if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != 2 ||
+        !PyTuple_Check(PyTuple_GET_ITEM(plan, 0)) || !PyDict_Check(PyTuple_GET_ITEM(plan, 1))) {
+        Py_DECREF(plan);
+        PyErr_SetString(PyExc_TypeError, "walk(): an entry plan is (entries, by first word)");
+        return NULL;
+    }
+    return plan;
+}
+
+/* The positions, ascending, of the entries whose first word is in `firsts` (a set):
+ * phrases.entries_starting. Returns the count (-1 on an exception); `*out` is `small` or
+ * a PyMem buffer the caller frees. */
+static Py_ssize_t
+walk_starting(PyObject *by_first, Py_ssize_t nentries, PyObject *firsts, Py_ssize_t *small,
+              Py_ssize_t nsmall, Py_ssize_t **out)
+{
+    *out = small;
+    Py_ssize_t n = 0, cap = nsmall;
+    const int by_firsts = PySet_GET_SIZE(firsts) <= PyDict_GET_SIZE(by_first);
+    PyObject *iter = PyObject_GetIter(by_firsts ? firsts : by_first);
+    if (iter == NULL)
+        return -1;
+    PyObject *word;
+    while ((word = PyIter_Next(iter)) != NULL) {
+        PyObject *ats = NULL;
+        if (by_firsts) {
+            ats = PyDict_GetItemWithError(by_first, word);
+        }
+        else {
+            const int in = PySet_Contains(firsts, word);
+            if (in > 0)
+                ats = PyDict_GetItemWithError(by_first, word);
+            else if (in < 0)
+                ats = NULL;
+        }
+        Py_DECREF(word);
+        if (ats == NULL) {
+            if (PyErr_Occurred())
+                goto fail;
+            continue;
+        }
+        if (!PyTuple_Check(ats)) {
+            PyErr_SetString(PyExc_TypeError, "walk(): a first word names a tuple of positions");
+            goto fail;
+        }
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ats); k++) {
+            const Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(ats, k));
+            if (at < 0 || at >= nentries) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "walk(): a first word names no entry");
+                goto fail;
+            }
+            if (n == cap) {
+                Py_ssize_t *grown = PyMem_Malloc((size_t)cap * 2 * sizeof(Py_ssize_t));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto fail;
+                }
+                memcpy(grown, *out, (size_t)n * sizeof(Py_ssize_t));
+                if (*out != small)
+                    PyMem_Free(*out);
+                *out = grown;
+                cap *= 2;
+            }
+            (*out)[n++] = at;
+        }
+    }
+    Py_DECREF(iter);
+    if (PyErr_Occurred())
+        goto fail_freed;
+    for (Py_ssize_t a = 1; a < n; a++) { /* (few: an insertion sort) */
+        const Py_ssize_t v = (*out)[a];
+        Py_ssize_t b = a - 1;
+        while (b >= 0 && (*out)[b] > v) {
+            (*out)[b + 1] = (*out)[b];
+            b--;
+        }
+        (*out)[b + 1] = v;
+    }
+    return n;
+fail:
+    Py_DECREF(iter);
+fail_freed:
+    if (*out != small)
+        PyMem_Free(*out);
+    *out = small;
+    return -1;
+}
+
+/* Whether every word of `words` is in `present` (1, 0; -1 on an exception). */
+static int
+walk_all_in(PyObject *present, PyObject *words)
+{
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(words); k++) {
+        const int in = PySet_Contains(present, PyTuple_GET_ITEM(words, k));
+        if (in <= 0)
+            return in;
+    }
+    return 1;
+}
+
+/* leading._lead_in_view through the index: 0 the content starts with `words` exactly,
+ * 1 with typos (each where `allow` lets it), -1 not, -2 on an exception. */
+static int
+walk_lead_in(Walk *s, PyObject *words, int typo)
+{
+    const Py_ssize_t n = PyTuple_GET_SIZE(words);
+    PyObject *content = walk_content(s, n);
+    if (content == NULL)
+        return -2;
+    if (n == 0 || n > PyTuple_GET_SIZE(content))
+        return -1;
+    Py_INCREF(content);
+    int fuzzy = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        const int hit = walk_word_hit(s, PyTuple_GET_ITEM(words, k), PyTuple_GET_ITEM(content, k));
+        if (hit < 0 || (hit && !(typo && !walk_hangul_or_han(PyTuple_GET_ITEM(words, k))))) {
+            Py_DECREF(content);
+            return hit == -2 ? -2 : -1;
+        }
+        fuzzy |= hit;
+    }
+    Py_DECREF(content);
+    return fuzzy;
+}
+
+/* phrases.find_in_view through the index (_first_run over word_starts): 0 an exact run,
+ * 1 only runs with typos, -1 none, -2 on an exception. */
+static int
+walk_run(Walk *s, PyObject *words, int typo)
+{
+    PyObject *tokens = walk_tokens(s);
+    if (tokens == NULL)
+        return -2;
+    const Py_ssize_t n = PyTuple_GET_SIZE(words), ntok = PyTuple_GET_SIZE(tokens);
+    int fuzzy_seen = 0;
+    for (Py_ssize_t start = 0; start < ntok; start++) {
+        const int head = walk_word_hit(s, PyTuple_GET_ITEM(words, 0), PyTuple_GET_ITEM(tokens, start));
+        if (head == -2)
+            return -2;
+        if (head < 0 || (head && !(typo && !walk_hangul_or_han(PyTuple_GET_ITEM(words, 0)))))
+            continue;
+        int fuzzy = head, held = 1;
+        for (Py_ssize_t k = 1; k < n; k++) {
+            if (start + k >= ntok) {
+                held = 0;
+                break;
+            }
+            const int hit = walk_word_hit(s, PyTuple_GET_ITEM(words, k), PyTuple_GET_ITEM(tokens, start + k));
+            if (hit == -2)
+                return -2;
+            if (hit < 0 || (hit && !(typo && !walk_hangul_or_han(PyTuple_GET_ITEM(words, k))))) {
+                held = 0;
+                break;
+            }
+            fuzzy |= hit;
+        }
+        if (held) {
+            if (!fuzzy)
+                return 0;
+            fuzzy_seen = 1;
+        }
+    }
+    return fuzzy_seen ? 1 : -1;
+}
+
+/* exclude.excluded_by's test of one entry: whether `words` occur consecutively in the
+ * visible tokens, exactly (1, 0; -1 on an exception). */
+static int
+walk_exact_run(Walk *s, PyObject *words)
+{
+    PyObject *tokens = walk_tokens(s);
+    if (tokens == NULL)
+        return -1;
+    const Py_ssize_t n = PyTuple_GET_SIZE(words), ntok = PyTuple_GET_SIZE(tokens);
+    for (Py_ssize_t start = 0; start + n <= ntok; start++) {
+        Py_ssize_t k = 0;
+        for (; k < n; k++) {
+            const int eq = PyUnicode_Compare(PyTuple_GET_ITEM(tokens, start + k), PyTuple_GET_ITEM(words, k));
+            if (eq == -1 && PyErr_Occurred())
+                return -1;
+            if (eq != 0)
+                break;
+        }
+        if (k == n)
+            return 1;
+    }
+    return 0;
+}
+
+/* Evidence(key, shown, fuzzy); steals `shown`. */
+static PyObject *
+walk_evidence_of(Walk *s, PyObject *key, PyObject *shown, int fuzzy)
+{
+    if (shown == NULL)
+        return NULL;
+    PyTypeObject *type = s->w->evidence_type;
+    PyObject *ev = type->tp_alloc(type, 3);
+    if (ev == NULL) {
+        Py_DECREF(shown);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(ev, 0, Py_NewRef(key));
+    PyTuple_SET_ITEM(ev, 1, shown);
+    PyTuple_SET_ITEM(ev, 2, Py_NewRef(fuzzy ? Py_True : Py_False));
+    return ev;
+}
+
+/* Evidence(key, shown, False); steals `shown`. */
+static PyObject *
+walk_evidence(Walk *s, PyObject *key, PyObject *shown)
+{
+    return walk_evidence_of(s, key, shown, 0);
+}
+
+/* Whether `name` is in `names` or the wildcard is (1, 0; -1: an exception). */
+static int
+walk_named(Walk *s, PyObject *names, PyObject *name)
+{
+    const int in = PySet_Contains(names, name);
+    return in ? in : PySet_Contains(names, s->w->names[WN_ANY]);
+}
+
+/* A condition's evidence (new reference), None when it does not hold, NULL on an
+ * exception. The native ops state what their kinds' match() states. */
+static PyObject *
+walk_op(Walk *s, const WOp *op)
+{
+    PyObject *const *a = op->arg;
+    switch (op->code) {
+    case WOP_QUESTION: { /* QuestionKind.match */
+        const int asks = walk_question(s);
+        if (asks < 0)
+            return NULL;
+        return Py_NewRef(asks == (a[0] == Py_True) ? a[1] : Py_None);
+    }
+    case WOP_MODEL: { /* PredictedKind.match (sure), LikeliestKind.match */
+        const int read = walk_model(s);
+        if (read < 0)
+            return NULL;
+        PyObject *label = a[1] == Py_True ? s->confident : (read ? s->label : Py_None);
+        if (label == Py_None)
+            Py_RETURN_NONE;
+        const int in = PySet_Contains(a[0], label);
+        if (in <= 0)
+            return in < 0 ? NULL : Py_NewRef(Py_None);
+        char *number = PyOS_double_to_string(s->probability, 'f', 2, 0, NULL);
+        if (number == NULL)
+            return NULL;
+        PyObject *shown = PyUnicode_FromFormat("%U %s", label, number);
+        PyMem_Free(number);
+        return walk_evidence(s, a[2], shown);
+    }
+    case WOP_COMMAND: { /* CommandsKind.match */
+        PyObject *command = walk_command(s);
+        if (command == NULL)
+            return NULL;
+        if (command == Py_None)
+            Py_RETURN_NONE;
+        const int in = walk_named(s, a[0], command);
+        if (in <= 0)
+            return in < 0 ? NULL : Py_NewRef(Py_None);
+        return walk_evidence(s, a[1], PyUnicode_Concat(s->w->names[WN_SLASH], command));
+    }
+    case WOP_MENTION: { /* MentionsKind.match */
+        PyObject *name = walk_mention(s);
+        if (name == NULL)
+            return NULL;
+        if (name == Py_None)
+            Py_RETURN_NONE;
+        const int excepted = PySet_Contains(a[1], name);
+        if (excepted != 0)
+            return excepted < 0 ? NULL : Py_NewRef(Py_None);
+        const int in = walk_named(s, a[0], name);
+        if (in <= 0)
+            return in < 0 ? NULL : Py_NewRef(Py_None);
+        return walk_evidence(s, a[2], PyUnicode_Concat(s->w->names[WN_DOLLAR], name));
+    }
+    case WOP_STEMS: { /* StemsKind.match, every stem indexed */
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(a[0]); k++) {
+            PyObject *stem = PyTuple_GET_ITEM(a[0], k);
+            const int in = PySet_Contains(s->prefixes, stem);
+            if (in < 0)
+                return NULL;
+            if (in)
+                return walk_evidence(s, a[1], Py_NewRef(stem));
+        }
+        Py_RETURN_NONE;
+    }
+    case WOP_SUBSTRINGS:
+    case WOP_EXCLUDE_SUBSTRINGS: { /* SubstringsKind.match, ExcludeSubstringsKind.match */
+        PyObject *lowered = walk_lowered(s);
+        if (lowered == NULL)
+            return NULL;
+        PyObject *entries = op->code == WOP_SUBSTRINGS && PyUnicode_IS_ASCII(lowered) ? a[1] : a[0];
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(entries); k++) {
+            PyObject *entry = PyTuple_GET_ITEM(entries, k);
+            const int in = PyUnicode_Contains(lowered, entry);
+            if (in < 0)
+                return NULL;
+            if (in) {
+                if (op->code == WOP_EXCLUDE_SUBSTRINGS)
+                    Py_RETURN_NONE;
+                return walk_evidence(s, a[2], Py_NewRef(entry));
+            }
+        }
+        return Py_NewRef(op->code == WOP_EXCLUDE_SUBSTRINGS ? a[1] : Py_None);
+    }
+    case WOP_LEAD_ENDINGS: { /* LeadEndingsKind.match */
+        PyObject *content = walk_content(s, 1);
+        if (content == NULL)
+            return NULL;
+        if (PyTuple_GET_SIZE(content) == 0)
+            Py_RETURN_NONE;
+        PyObject *word = PyTuple_GET_ITEM(content, 0);
+        const int excepted = PySet_Contains(a[1], word);
+        if (excepted != 0)
+            return excepted < 0 ? NULL : Py_NewRef(Py_None);
+        const Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(a[0]); k++) {
+            PyObject *ending = PyTuple_GET_ITEM(a[0], k);
+            if (n < PyUnicode_GET_LENGTH(ending) + WALK_MIN_STEM)
+                continue;
+            const Py_ssize_t ends = PyUnicode_Tailmatch(word, ending, 0, PY_SSIZE_T_MAX, 1);
+            if (ends < 0)
+                return NULL;
+            if (ends)
+                return walk_evidence(s, a[2], Py_NewRef(ending));
+        }
+        Py_RETURN_NONE;
+    }
+    case WOP_LEADING:
+    case WOP_PHRASES:
+    case WOP_EXCLUDE: {
+        /* LeadingKind.match, PhrasesKind.match, ExcludeKind.match through the index: the
+         * entries whose first word the first content word (leading) or some token (the
+         * others) hits, in entry order; the first that holds exactly wins, else the first
+         * that holds with typos (best_found); exclude vetoes on an exact run */
+        PyObject *firsts;
+        if (op->code == WOP_LEADING) {
+            PyObject *content = walk_content(s, 1);
+            if (content == NULL)
+                return NULL;
+            if (PyTuple_GET_SIZE(content) == 0)
+                Py_RETURN_NONE;
+            firsts = walk_lead(s);
+            if (firsts == NULL)
+                return NULL;
+        }
+        else {
+            firsts = s->words;
+        }
+        PyObject *plan = walk_entry_plan(a[0], a[1]);
+        if (plan == NULL)
+            return NULL;
+        PyObject *entries = PyTuple_GET_ITEM(plan, 0);
+        const int typo = op->code != WOP_EXCLUDE && a[2] == Py_True;
+        Py_ssize_t small[32], *ats;
+        Py_INCREF(firsts);
+        const Py_ssize_t n =
+            walk_starting(PyTuple_GET_ITEM(plan, 1), PyTuple_GET_SIZE(entries), firsts, small, 32, &ats);
+        Py_DECREF(firsts);
+        if (n < 0) {
+            Py_DECREF(plan);
+            return NULL;
+        }
+        PyObject *found = NULL; /* borrowed from the plan: the entry's text */
+        int found_fuzzy = 0, failed = 0;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyObject *entry = PyTuple_GET_ITEM(entries, ats[k]);
+            if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < 2 ||
+                !PyTuple_Check(PyTuple_GET_ITEM(entry, 1)) ||
+                PyTuple_GET_SIZE(PyTuple_GET_ITEM(entry, 1)) < 1) {
+                PyErr_SetString(PyExc_TypeError, "walk(): an entry is (text, words)");
+                failed = 1;
+                break;
+            }
+            PyObject *words = PyTuple_GET_ITEM(entry, 1);
+            int r;
+            if (op->code == WOP_LEADING) {
+                r = walk_lead_in(s, words, typo);
+            }
+            else {
+                r = walk_all_in(s->words, words);
+                if (r < 0) {
+                    failed = 1;
+                    break;
+                }
+                if (!r)
+                    continue;
+                if (op->code == WOP_EXCLUDE) {
+                    r = walk_exact_run(s, words);
+                    if (r < 0) {
+                        failed = 1;
+                        break;
+                    }
+                    if (r) { /* vetoed */
+                        found = PyTuple_GET_ITEM(entry, 0);
+                        break;
+                    }
+                    continue;
+                }
+                r = walk_run(s, words, typo);
+            }
+            if (r == -2) {
+                failed = 1;
+                break;
+            }
+            if (r == 0) {
+                found = PyTuple_GET_ITEM(entry, 0);
+                found_fuzzy = 0;
+                break;
+            }
+            if (r == 1 && found == NULL) {
+                found = PyTuple_GET_ITEM(entry, 0);
+                found_fuzzy = 1;
+            }
+        }
+        if (ats != small)
+            PyMem_Free(ats);
+        PyObject *out = NULL;
+        if (!failed) {
+            if (op->code == WOP_EXCLUDE)
+                out = Py_NewRef(found != NULL ? Py_None : a[2]);
+            else if (found != NULL)
+                out = walk_evidence_of(s, a[op->code == WOP_LEADING ? 4 : 3], Py_NewRef(found),
+                                       found_fuzzy);
+            else
+                out = Py_NewRef(op->code == WOP_LEADING && a[3] == Py_True ? a[5] : Py_None);
+        }
+        Py_DECREF(plan);
+        return out;
+    }
+    default: { /* WOP_PYTHON: the kind's match(condition, view) */
+        PyObject *view = walk_view(s);
+        if (view == NULL)
+            return NULL;
+        PyObject *args[2] = {a[1], view};
+        return PyObject_Vectorcall(a[0], args, 2, NULL);
+    }
+    }
+}
+
+/* Push the plan positions `key` names (a gate's present key). */
+static int
+walk_push_key(WHeap *heap, PyObject *by_key, PyObject *key)
+{
+    PyObject *ats = PyDict_GetItemWithError(by_key, key);
+    if (ats == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ats); k++) {
+        if (wheap_push(heap, PyLong_AsSsize_t(PyTuple_GET_ITEM(ats, k))) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Push the positions of every key of the iterable `keys` (steals it). */
+static int
+walk_push_keys(WHeap *heap, PyObject *by_key, PyObject *keys)
+{
+    if (keys == NULL)
+        return -1;
+    PyObject *iter = PyObject_GetIter(keys);
+    Py_DECREF(keys);
+    if (iter == NULL)
+        return -1;
+    PyObject *key;
+    while ((key = PyIter_Next(iter)) != NULL) {
+        const int r = walk_push_key(heap, by_key, key);
+        Py_DECREF(key);
+        if (r < 0) {
+            Py_DECREF(iter);
+            return -1;
+        }
+    }
+    Py_DECREF(iter);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* A name, if it is a gate key, and the wildcard, if it is one (command, mention). */
+static int
+walk_push_named(Walk *s, WHeap *heap, PyObject *by_key, PyObject *keys, PyObject *name)
+{
+    PyObject *any = s->w->names[WN_ANY];
+    for (int k = 0; k < 2; k++) {
+        PyObject *key = k ? any : name;
+        if (k && PyUnicode_Compare(name, any) == 0)
+            break; /* (one key, once) */
+        const int in = PySet_Contains(keys, key);
+        if (in < 0 || (in && walk_push_key(heap, by_key, key) < 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* Ask a gate which of its keys are present, and push the positions they name. The
+ * native gates state what their kinds' present() states. */
+static int
+walk_gate(Walk *s, const WGate *gate, WHeap *heap)
+{
+    PyObject *const *a = gate->op.arg;
+    PyObject *by_key = gate->by_key;
+    switch (gate->op.code) {
+    case WGATE_COMMAND:
+    case WGATE_MENTION: { /* CommandsKind.present, MentionsKind.present */
+        PyObject *name = gate->op.code == WGATE_COMMAND ? walk_command(s) : walk_mention(s);
+        if (name == NULL)
+            return -1;
+        return name == Py_None ? 0 : walk_push_named(s, heap, by_key, a[0], name);
+    }
+    case WGATE_MODEL: { /* PredictedKind.present (sure), LikeliestKind.present */
+        const int read = walk_model(s);
+        if (read < 0)
+            return -1;
+        PyObject *label = a[1] == Py_True ? s->confident : (read ? s->label : Py_None);
+        if (label == Py_None)
+            return 0;
+        PyObject *keys = PyDict_GetItemWithError(a[0], label);
+        if (keys == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        return walk_push_keys(heap, by_key, Py_NewRef(keys));
+    }
+    case WGATE_COVERED: { /* PhrasesKind.present */
+        PyObject *args[2] = {s->words, a[0]};
+        return walk_push_keys(heap, by_key, covered_keys(NULL, args, 2));
+    }
+    case WGATE_SUBSTRINGS: { /* SubstringsKind.present */
+        PyObject *found = SubstringSet_find_lower((SubstringSet *)a[0], s->text);
+        if (found == Py_None) {
+            Py_DECREF(found);
+            PyObject *lowered = walk_lowered(s);
+            if (lowered == NULL)
+                return -1;
+            found = SubstringSet_find((SubstringSet *)a[0], lowered);
+        }
+        return walk_push_keys(heap, by_key, found);
+    }
+    case WGATE_STEMS: { /* StemsKind.present: the keys some token starts with */
+        const int by_prefix = PySet_GET_SIZE(s->prefixes) <= PySet_GET_SIZE(a[0]);
+        PyObject *side = by_prefix ? s->prefixes : a[0], *other = by_prefix ? a[0] : s->prefixes;
+        PyObject *iter = PyObject_GetIter(side);
+        if (iter == NULL)
+            return -1;
+        PyObject *key;
+        while ((key = PyIter_Next(iter)) != NULL) {
+            int in = PySet_Contains(other, key);
+            if (in > 0)
+                in = walk_push_key(heap, by_key, key);
+            Py_DECREF(key);
+            if (in < 0) {
+                Py_DECREF(iter);
+                return -1;
+            }
+        }
+        Py_DECREF(iter);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    case WGATE_LEAD_ENDINGS: { /* LeadEndingsKind.present */
+        PyObject *content = walk_content(s, 1);
+        if (content == NULL)
+            return -1;
+        if (PyTuple_GET_SIZE(content) == 0)
+            return 0;
+        PyObject *word = PyTuple_GET_ITEM(content, 0);
+        const Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+        if (n == 0)
+            return 0;
+        PyObject *last = PyUnicode_Substring(word, n - 1, n);
+        if (last == NULL)
+            return -1;
+        PyObject *group = PyDict_GetItemWithError(a[0], last);
+        Py_DECREF(last);
+        if (group == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        if (!PyTuple_Check(group)) {
+            PyErr_SetString(PyExc_TypeError, "walk(): a lead_endings plan holds tuples");
+            return -1;
+        }
+        Py_INCREF(word); /* (held: the content tuple may be replaced meanwhile) */
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(group); k++) {
+            PyObject *ending = PyTuple_GET_ITEM(group, k);
+            const Py_ssize_t ends = PyUnicode_Check(ending)
+                                        ? PyUnicode_Tailmatch(word, ending, 0, PY_SSIZE_T_MAX, 1)
+                                        : -1;
+            if (ends < 0 || (ends && walk_push_key(heap, by_key, ending) < 0)) {
+                Py_DECREF(word);
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_TypeError, "walk(): endings are str");
+                return -1;
+            }
+        }
+        Py_DECREF(word);
+        return 0;
+    }
+    case WGATE_LEADING: { /* LeadingKind.present */
+        PyObject *lead = walk_lead(s);
+        if (lead == NULL)
+            return -1;
+        if (PySet_GET_SIZE(lead) == 0)
+            return 0;
+        Py_INCREF(lead);
+        PyObject *iter = PyObject_GetIter(lead);
+        Py_DECREF(lead);
+        if (iter == NULL)
+            return -1;
+        PyObject *word;
+        int r = 0;
+        while (r == 0 && (word = PyIter_Next(iter)) != NULL) {
+            PyObject *group = PyDict_GetItemWithError(a[0], word);
+            Py_DECREF(word);
+            if (group == NULL) {
+                r = PyErr_Occurred() ? -1 : 0;
+                continue;
+            }
+            if (!PyTuple_Check(group)) {
+                PyErr_SetString(PyExc_TypeError, "walk(): a leading plan holds tuples");
+                r = -1;
+                break;
+            }
+            Py_INCREF(group);
+            for (Py_ssize_t g = 0; r == 0 && g < PyTuple_GET_SIZE(group); g++) {
+                PyObject *item = PyTuple_GET_ITEM(group, g);
+                if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 ||
+                    !PyTuple_Check(PyTuple_GET_ITEM(item, 1))) {
+                    PyErr_SetString(PyExc_TypeError, "walk(): a leading plan item is (key, words)");
+                    r = -1;
+                    break;
+                }
+                PyObject *key = PyTuple_GET_ITEM(item, 0), *words = PyTuple_GET_ITEM(item, 1);
+                const Py_ssize_t nw = PyTuple_GET_SIZE(words);
+                if (nw == 1) {
+                    r = walk_push_key(heap, by_key, key);
+                    continue;
+                }
+                PyObject *content = walk_content(s, nw);
+                if (content == NULL) {
+                    r = -1;
+                    break;
+                }
+                if (PyTuple_GET_SIZE(content) < nw)
+                    continue;
+                Py_INCREF(content);
+                int all = 1;
+                for (Py_ssize_t k = 1; all && k < nw; k++) {
+                    PyObject *hit = walk_hits_of(s, PyTuple_GET_ITEM(content, k));
+                    if (hit == NULL) {
+                        r = -1;
+                        break;
+                    }
+                    all = 0;
+                    if (hit == Py_None)
+                        break;
+                    PyObject *want = PyTuple_GET_ITEM(words, k);
+                    for (Py_ssize_t m = 0; m < PyTuple_GET_SIZE(hit); m++) {
+                        PyObject *pair = PyTuple_GET_ITEM(hit, m);
+                        const int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(pair, 0), want, Py_EQ);
+                        if (eq < 0) {
+                            r = -1;
+                            break;
+                        }
+                        if (eq) {
+                            all = 1;
+                            break;
+                        }
+                    }
+                }
+                Py_DECREF(content);
+                if (r == 0 && all)
+                    r = walk_push_key(heap, by_key, key);
+            }
+            Py_DECREF(group);
+        }
+        Py_DECREF(iter);
+        return r < 0 || PyErr_Occurred() ? -1 : 0;
+    }
+    default: { /* WGATE_PYTHON: the kind's present(view, plan) */
+        PyObject *view = walk_view(s);
+        if (view == NULL)
+            return -1;
+        PyObject *args[2] = {view, a[1]};
+        return walk_push_keys(heap, by_key, PyObject_Vectorcall(a[0], args, 2, NULL));
+    }
+    }
+}
+
+/* RuleMatch(rule, label, keyword, fuzzy, context, extra); steals `extra`. */
+static PyObject *
+walk_match(Walk *s, Py_ssize_t index, PyObject *keyword, int fuzzy, PyObject *context,
+           PyObject *extra)
+{
+    PyTypeObject *type = s->w->match_type;
+    PyObject *rule = PyLong_FromSsize_t(index);
+    PyObject *out = rule == NULL ? NULL : type->tp_alloc(type, 6);
+    if (out == NULL) {
+        Py_XDECREF(rule);
+        Py_DECREF(extra);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(out, 0, rule);
+    PyTuple_SET_ITEM(out, 1, Py_NewRef(s->w->rules[index].label));
+    PyTuple_SET_ITEM(out, 2, Py_NewRef(keyword));
+    PyTuple_SET_ITEM(out, 3, Py_NewRef(fuzzy ? Py_True : Py_False));
+    PyTuple_SET_ITEM(out, 4, Py_NewRef(context));
+    PyTuple_SET_ITEM(out, 5, extra);
+    return out;
+}
+
+PyDoc_STRVAR(Walker_walk_doc,
+"walk(text, visible, contexts, hits, signal_hits, corrected, ids, /) -> RuleMatch\n--\n\n"
+"The first rule that holds for a prompt (the default RuleMatch when none does), as\n"
+"CompiledRules._match_view's loop finds it: ``hits`` the keyword entries (rank, fuzzy,\n"
+"position, rule, ...) in rank order, ``signal_hits`` (words, stems, hitting tokens)\n"
+"and ``ids`` from the scan, ``corrected`` the keywords read by typo.");
+
+static PyObject *
+Walker_walk(Walker *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7 || !PyUnicode_Check(args[0]) || !PyUnicode_Check(args[1]) ||
+        !PyList_Check(args[3]) || !PyTuple_Check(args[4]) || PyTuple_GET_SIZE(args[4]) != 3 ||
+        !PyAnySet_Check(PyTuple_GET_ITEM(args[4], 0)) ||
+        !PyAnySet_Check(PyTuple_GET_ITEM(args[4], 1)) ||
+        !PyDict_Check(PyTuple_GET_ITEM(args[4], 2)) ||
+        (args[5] != Py_None && !PyAnySet_Check(args[5])) ||
+        (args[6] != Py_None && !PyBytes_Check(args[6]))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "walk() takes the text, the visible text, the contexts, a list of hits, "
+                        "(words, stems, hitting), a set or None and bytes or None");
+        return NULL;
+    }
+    PyObject *hits = args[3];
+    Walk s = {self, args[0], args[1], args[2], args[4], PyTuple_GET_ITEM(args[4], 0),
+              PyTuple_GET_ITEM(args[4], 1), PyTuple_GET_ITEM(args[4], 2), args[5], args[6],
+              NULL, -1, NULL, NULL, 0, NULL, NULL, 0.0, Py_None, NULL, 0, NULL, NULL, NULL};
+    WHeap heap;
+    heap.a = heap.small;
+    heap.n = 0;
+    heap.cap = (Py_ssize_t)(sizeof(heap.small) / sizeof(heap.small[0]));
+    PyObject *out = NULL;
+    for (Py_ssize_t u = 0; u < self->nungated; u++) { /* (ascending: already a heap) */
+        if (wheap_push(&heap, self->ungated[u]) < 0)
+            goto done;
+    }
+    const Py_ssize_t n_hits = PyList_GET_SIZE(hits);
+    Py_ssize_t h = 0, g = 0, last = -1;
+    Py_ssize_t gate_rank = self->ngates ? self->gates[0].first_rank : WALK_NEVER;
+    for (;;) {
+        Py_ssize_t hit_rank = WALK_PAST;
+        PyObject *entry = NULL;
+        if (h < n_hits) {
+            entry = PyList_GET_ITEM(hits, h);
+            if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < 4) {
+                PyErr_SetString(PyExc_TypeError, "walk(): a hit is (rank, fuzzy, position, rule, ...)");
+                goto done;
+            }
+            hit_rank = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 0));
+            if (hit_rank == -1 && PyErr_Occurred())
+                goto done;
+        }
+        Py_ssize_t plan_rank = heap.n ? self->plan_rank[heap.a[0]] : WALK_PAST;
+        while (gate_rank <= hit_rank && gate_rank <= plan_rank) {
+            if (walk_gate(&s, &self->gates[g], &heap) < 0)
+                goto done;
+            plan_rank = heap.n ? self->plan_rank[heap.a[0]] : WALK_PAST;
+            g++;
+            gate_rank = g < self->ngates ? self->gates[g].first_rank : WALK_NEVER;
+        }
+        Py_ssize_t index;
+        if (hit_rank < plan_rank) {
+            index = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 3));
+            if (index < 0 || index >= self->nrules) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "walk(): a hit names no rule");
+                goto done;
+            }
+            h++;
+        }
+        else if (heap.n) {
+            const Py_ssize_t at = wheap_pop(&heap);
+            if (at == last) /* (a rule two of its gate's keys name) */
+                continue;
+            last = at;
+            entry = NULL;
+            index = self->plan_index[at];
+        }
+        else {
+            break;
+        }
+        const WRule *rule = &self->rules[index];
+        PyObject *context = Py_None;
+        const Py_ssize_t nwanted = PyTuple_GET_SIZE(rule->contexts);
+        if (nwanted) {
+            context = NULL;
+            for (Py_ssize_t k = 0; k < nwanted; k++) {
+                const int in = PySequence_Contains(s.contexts, PyTuple_GET_ITEM(rule->contexts, k));
+                if (in < 0)
+                    goto done;
+                if (in) {
+                    context = PyTuple_GET_ITEM(rule->contexts, k);
+                    break;
+                }
+            }
+            if (context == NULL)
+                continue;
+        }
+        PyObject *extra = PyTuple_New(rule->nops);
+        if (extra == NULL)
+            goto done;
+        int holds = 1;
+        for (Py_ssize_t k = 0; k < rule->nops; k++) {
+            PyObject *evidence = walk_op(&s, &rule->ops[k]);
+            if (evidence == NULL) {
+                Py_DECREF(extra);
+                goto done;
+            }
+            if (evidence == Py_None) {
+                Py_DECREF(evidence);
+                holds = 0;
+                break;
+            }
+            PyTuple_SET_ITEM(extra, k, evidence);
+        }
+        if (!holds) {
+            Py_DECREF(extra);
+            continue;
+        }
+        if (entry == NULL) {
+            out = walk_match(&s, index, Py_None, 0, context, extra);
+            goto done;
+        }
+        const Py_ssize_t pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2));
+        const int fuzzy = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1));
+        if (pos < 0 || pos >= PyTuple_GET_SIZE(rule->keywords) || fuzzy < 0) {
+            Py_DECREF(extra);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "walk(): a hit names no keyword of its rule");
+            goto done;
+        }
+        out = walk_match(&s, index, PyTuple_GET_ITEM(rule->keywords, pos), fuzzy, context, extra);
+        goto done;
+    }
+    out = Py_NewRef(self->default_match);
+done:
+    if (heap.a != heap.small)
+        PyMem_Free(heap.a);
+    walk_release(&s);
+    return out;
+}
+
+static PyMethodDef Walker_methods[] = {
+    {"walk", (PyCFunction)(void (*)(void))Walker_walk, METH_FASTCALL, Walker_walk_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot Walker_slots[] = {
+    {Py_tp_dealloc, Walker_dealloc},
+    {Py_tp_traverse, Walker_traverse},
+    {Py_tp_clear, Walker_clear},
+    {Py_tp_doc, (void *)Walker_doc},
+    {Py_tp_methods, Walker_methods},
+    {Py_tp_new, Walker_new},
+    {0, NULL},
+};
+
+static PyType_Spec Walker_spec = {
+    .name = SMISTA_SPEEDUPS_NAME ".Walker",
+    .basicsize = sizeof(Walker),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_HAVE_GC,
+    .slots = Walker_slots,
+};
+
+/* {name: code} of the walker's ops and gates, for smista.core.walk. */
+static int
+walker_add_codes(PyObject *module, const char *attr, const char *const *names, int count)
+{
+    PyObject *codes = PyDict_New();
+    if (codes == NULL)
+        return -1;
+    for (int k = 0; k < count; k++) {
+        PyObject *code = PyLong_FromLong(k);
+        if (code == NULL || PyDict_SetItemString(codes, names[k], code) < 0) {
+            Py_XDECREF(code);
+            Py_DECREF(codes);
+            return -1;
+        }
+        Py_DECREF(code);
+    }
+    const int r = PyModule_AddObjectRef(module, attr, codes);
+    Py_DECREF(codes);
+    return r;
+}
+
 static PyMethodDef module_methods[] = {
     {"hash_token", (PyCFunction)hash_token, METH_O, hash_token_doc},
     {"split_count", (PyCFunction)split_count, METH_O, split_count_doc},
@@ -6097,6 +8022,14 @@ speedups_exec(PyObject *module)
         return -1;
     if (PyModule_AddType(module, state->FeatureTableType) < 0)
         return -1;
+    state->WalkerType = (PyTypeObject *)PyType_FromModuleAndSpec(module, &Walker_spec, NULL);
+    if (state->WalkerType == NULL)
+        return -1;
+    if (PyModule_AddType(module, state->WalkerType) < 0)
+        return -1;
+    if (walker_add_codes(module, "WALK_OPS", WOP_NAMES, WOP_COUNT) < 0 ||
+        walker_add_codes(module, "GATE_OPS", WGATE_NAMES, WGATE_COUNT) < 0)
+        return -1;
     if (PyModule_AddStringConstant(module, "SOURCE_DIGEST", SMISTA_SOURCE_DIGEST) < 0)
         return -1;
     return 0;
@@ -6111,6 +8044,7 @@ speedups_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(state->MarkerTableType);
     Py_VISIT(state->SubstringSetType);
     Py_VISIT(state->FeatureTableType);
+    Py_VISIT(state->WalkerType);
     return 0;
 }
 
@@ -6123,6 +8057,7 @@ speedups_clear(PyObject *module)
     Py_CLEAR(state->MarkerTableType);
     Py_CLEAR(state->SubstringSetType);
     Py_CLEAR(state->FeatureTableType);
+    Py_CLEAR(state->WalkerType);
     return 0;
 }
 

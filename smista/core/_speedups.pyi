@@ -112,3 +112,35 @@ class SubstringSet:
     def find(self, text: str, /) -> list[str]: ...
     def find_lower(self, text: str, /) -> list[str] | None: ...
     def __len__(self) -> int: ...
+
+WALK_OPS: dict[str, int]
+GATE_OPS: dict[str, int]
+
+class Walker:
+    def __init__(
+        self,
+        plan: tuple[tuple[int, int], ...],
+        ungated: tuple[int, ...],
+        gates: tuple[tuple[int, tuple[Any, ...], dict[str, tuple[int, ...]]], ...],
+        rules: tuple[
+            tuple[str, tuple[str, ...], tuple[str, ...], tuple[tuple[Any, ...], ...]], ...
+        ],
+        types: tuple[type, type, type],
+        default: Any,
+        markers: tuple[Any, Callable[..., Any], Callable[..., Any], Any],
+        heads: tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]],
+        model: tuple[Any, ...] | None,
+        view: tuple[Callable[..., Any], Any, Any],
+        /,
+    ) -> None: ...
+    def walk(
+        self,
+        text: str,
+        visible: str,
+        contexts: Any,
+        hits: list[Any],
+        signal_hits: tuple[Any, Any, Any],
+        corrected: set[str] | frozenset[str] | None,
+        ids: bytes | None,
+        /,
+    ) -> Any: ...

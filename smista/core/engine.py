@@ -71,6 +71,7 @@ from smista.core.osa import cap as _cap
 from smista.core.osa import osa_within
 from smista.core.textmodel import TextModel
 from smista.core.tokenizer import ASCII_TABLE, pieces, rust_lower, tokenize
+from smista.core.walk import walker_of
 from smista.core.wire import classification as _wire_classification
 
 try:  # the optional compiled hot path (see hatch_build.py); same answers without it
@@ -379,6 +380,7 @@ class CompiledRules:
         "_ungated",
         "_union",
         "_vindex",
+        "_walker",
         "_words",
         "conditions",
         "contexts",
@@ -501,6 +503,9 @@ class CompiledRules:
             self._typo = self._build_typo_index()
         self._gates: tuple[tuple[int, Any, object, dict[str, tuple[int, ...]]], ...] | None = None
         self._checks: tuple[tuple[tuple[Any, Condition], ...], ...] | None = None
+        # The compiled walk of the same plan (smista.core.walk), built on first use (False:
+        # not yet; None: without the extension, and the loop of _match_view runs).
+        self._walker: Any = False
         self._fast = self._scan = None
         self._near: Any = None  # (the verifying scan's union index, see _new_token)
         self._near_depths = b""
@@ -1056,6 +1061,24 @@ class CompiledRules:
             self._by_code[code] = match
         return code
 
+    def _build_walker(self) -> Any:
+        """The C walker of this rule set's plan (:func:`smista.core.walk.walker_of`):
+        ``None`` without the extension."""
+        return walker_of(
+            plan=self._plan,
+            ungated=self._ungated,
+            by_gate=self._by_gate,
+            gate_plans=self._gate_plans,
+            labels=self.labels,
+            keywords=self.keywords,
+            contexts=self.contexts,
+            conditions=self.conditions,
+            options=self.options,
+            signals=self._signals,
+            default=RuleMatch(None, self.default_label),
+            match_type=RuleMatch,
+        )
+
     def _match_view(self, text: str, contexts: Collection[str]) -> RuleMatch:
         """First-match-wins with extension conditions verified on a :class:`PromptView`.
 
@@ -1089,6 +1112,13 @@ class CompiledRules:
                     self._fold_entries(best, corrected, folded[0])
                     folded[0].clear()
             signal_hits = folded[1:]  # (the view reads the sets, never changes them)
+            walker = self._walker
+            if walker is False:
+                walker = self._walker = self._build_walker()
+            if walker is not None:  # the loop below, compiled (smista.core.walk)
+                return walker.walk(  # type: ignore[no-any-return]
+                    text, visible, contexts, sorted(best.values()), signal_hits, corrected, ids
+                )
         elif len(visible) > LARGE_TEXT:
             _fold(best, [self._large_entries(visible)])
             if corrected is not None:

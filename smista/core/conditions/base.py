@@ -227,6 +227,26 @@ class ConditionKind:
         del view, plan
         raise NotImplementedError
 
+    # -- the compiled walk (an optimisation; match and present stay the statement) --
+
+    def native(self, condition: Condition) -> tuple[Any, ...] | None:
+        """:meth:`match` as an op of the C walker (``smista.core.walk``): the op's name
+        (a key of ``_speedups.WALK_OPS``) and its plain arguments, whose meaning the
+        walker's comment per op states. ``None`` (the default): the walker calls
+        :meth:`match` on a view. A kind that gives one keeps it beside its ``match``; the
+        walker takes it only from the class that defines ``match`` too (a subclass that
+        overrides ``match`` alone is called), and the differential tests hold the two
+        equal."""
+        del condition
+        return None
+
+    def native_gate(self, plan: Any) -> tuple[Any, ...] | None:
+        """:meth:`present` for :meth:`gate_plan`'s ``plan`` as a gate op of the C walker
+        (a key of ``_speedups.GATE_OPS`` and its arguments), as :meth:`native` is for
+        :meth:`match`; ``None`` (the default): the walker calls :meth:`present`."""
+        del plan
+        return None
+
     def witnesses(self, value: Any) -> tuple[str, ...]:
         """Prompt fragments that make this condition hold on their own (for checks).
 

@@ -64,6 +64,9 @@ class CommandsKind(ConditionKind):
             return Evidence(self.key, "/" + command)
         return None
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        return ("command", frozenset(condition.values), self.key)  # the command or '*' listed
+
     def covers(self, earlier: Any, later: Any) -> bool:
         if not earlier:
             return True
@@ -79,6 +82,9 @@ class CommandsKind(ConditionKind):
         command = view.command
         # (the one empty answer, shared: most prompts hold no command)
         return _NONE if command is None else keys & {command, ANY}
+
+    def native_gate(self, plan: frozenset[str]) -> tuple[Any, ...]:
+        return ("command", plan)  # (the command and '*', those that are keys)
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts

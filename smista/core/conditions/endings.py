@@ -120,6 +120,10 @@ class LeadEndingsKind(ConditionKind):
         found = ending_of(head[0], endings, exceptions)
         return None if found is None else Evidence(self.key, found)
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        endings, exceptions = _split.get(condition)  # (endings never empty: see compile)
+        return ("lead_endings", endings, exceptions, self.key)
+
     def trace(self, condition: Condition, view: PromptView) -> str:
         head = view.content_head(1)
         found = self.match(condition, view)
@@ -142,6 +146,9 @@ class LeadEndingsKind(ConditionKind):
         word = head[0]
         group = plan.get(word[-1])
         return _NONE if group is None else frozenset(filter(word.endswith, group))
+
+    def native_gate(self, plan: dict[str, tuple[str, ...]]) -> tuple[Any, ...]:
+        return ("lead_endings", plan)
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts

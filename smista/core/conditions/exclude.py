@@ -76,6 +76,11 @@ class ExcludeKind(ConditionKind):
         # (made once for the registered kind; a subclass keeps its own key)
         return _NONE_EXCLUDED if self is EXCLUDE else Evidence(self.key, None)
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        # vetoed by an entry (entry_plan's) whose words all run exactly in the tokens
+        evidence = _NONE_EXCLUDED if self is EXCLUDE else Evidence(self.key, None)
+        return ("exclude", entry_plan.get, condition, evidence)
+
     def trace(self, condition: Condition, view: PromptView) -> str:
         hit = excluded_by(condition, view)
         return "holds: no excluded word" if hit is None else f"vetoed by {hit!r}"

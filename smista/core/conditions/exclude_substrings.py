@@ -52,6 +52,10 @@ class ExcludeSubstringsKind(ConditionKind):
     def match(self, condition: Condition, view: PromptView) -> Evidence | None:
         return None if _first_in(condition, view) is not None else Evidence(self.key, None)
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        # vetoed by the first entry the lowered text holds
+        return ("exclude_substrings", condition.values, Evidence(self.key, None))
+
     def trace(self, condition: Condition, view: PromptView) -> str:
         hit = _first_in(condition, view)
         return "holds: no excluded string" if hit is None else f"vetoed by {hit!r}"

@@ -29,6 +29,7 @@ from smista.core.conditions.base import Condition, ConditionKind, Evidence, Lint
 from smista.core.conditions.phrases import (
     KeyPlan,
     entries_starting,
+    entry_plan,
     keys_by_word,
     phrase_keys,
     phrase_tokens,
@@ -187,6 +188,16 @@ class LeadingKind(ConditionKind):
                 else:  # (plain loops: no generator frames on every prompt)
                     found.append(key)
         return frozenset(found)
+
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        # best_found over the entries the first content word starts (entry_plan's; typos
+        # as _lead_in_view lets them), else the wildcard's evidence
+        wildcard = _ANY_WORD if self is LEADING else Evidence(self.key, ANY)
+        has_any = _has_any.get(condition)
+        return ("leading", entry_plan.get, condition, condition.flag, has_any, self.key, wildcard)
+
+    def native_gate(self, plan: KeyPlan) -> tuple[Any, ...]:
+        return ("leading", plan)
 
     def words(self, condition: Condition) -> tuple[str, ...]:
         return tuple(w for entry in condition.values for w in phrase_tokens(entry))

@@ -64,6 +64,10 @@ class LikeliestKind(PredictedKind):
         shown = f"{prediction.label} {prediction.probability:.2f}"
         return _new(Evidence, (self.key, shown, False))
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        # the most probable label, at any probability, one of the values
+        return ("model", frozenset(condition.values), False, self.key)
+
     def trace(self, condition: Condition, view: PromptView) -> str:
         prediction = view.prediction
         if prediction is None:
@@ -80,6 +84,9 @@ class LikeliestKind(PredictedKind):
         # only the rules listing it are looked at.
         prediction = view.prediction
         return _NONE if prediction is None else plan.get(prediction.label, _NONE)
+
+    def native_gate(self, plan: dict[str, frozenset[str]]) -> tuple[Any, ...]:
+        return ("model", plan, False)  # (the most probable label's keys)
 
 
 WITNESSES = 8

@@ -75,6 +75,7 @@ __all__ = [
     "Markers",
     "content_tokens",
     "is_question",
+    "marker_table",
     "markers_from",
     "slash_command",
 ]
@@ -1233,3 +1234,9 @@ def _build_c_table(markers: Markers) -> _MarkerTable | None:
 
 _c_table: PerObject[Markers, _MarkerTable | None] = PerObject(_build_c_table, 64)
 """:func:`_build_c_table`, remembered per markers object."""
+
+
+def marker_table(markers: Markers) -> _MarkerTable | None:
+    """The C table :func:`is_question` and :func:`content_tokens` read ``markers``
+    through (``None`` without the extension, or for markers it cannot hold)."""
+    return _c_table.get(markers) if _MarkerTable is not None else None

@@ -145,6 +145,10 @@ class MentionsKind(ConditionKind):
             return None
         return Evidence(self.key, "$" + name)
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        yes, no = _compiled_split.get(condition)  # (the name, or '*', and never an excepted one)
+        return ("mention", yes, no, self.key)
+
     def covers(self, earlier: Any, later: Any) -> bool:
         if not earlier:
             return True
@@ -166,6 +170,9 @@ class MentionsKind(ConditionKind):
         name = dollar_mention(text)
         # (the one empty answer, shared: most prompts hold no mention)
         return _NONE if name is None else keys & {name, ANY}
+
+    def native_gate(self, plan: frozenset[str]) -> tuple[Any, ...]:
+        return ("mention", plan)  # (the name and '*', those that are keys)
 
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts

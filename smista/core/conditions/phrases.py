@@ -258,6 +258,14 @@ class PhrasesKind(ConditionKind):
         # index path of match checks the same): a key is present when all are.
         return _covered_keys(view.present_words, plan)
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        # best_found over the entries some token starts, all of whose words are present,
+        # each a run of tokens (typos where _typo_allowed lets them): entry_plan's entries
+        return ("phrases", entry_plan.get, condition, condition.flag, self.key)
+
+    def native_gate(self, plan: KeyPlan) -> tuple[Any, ...]:
+        return ("covered", plan)  # (covered_keys of the present words)
+
     def words(self, condition: Condition) -> tuple[str, ...]:
         return tuple(w for phrase in condition.values for w in phrase_tokens(phrase))
 

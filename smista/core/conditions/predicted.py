@@ -82,6 +82,10 @@ class PredictedKind(ConditionKind):
         # (Evidence(...) without its Python-level __new__: the same tuple)
         return _new(Evidence, (self.key, f"{label} {prediction.probability:.2f}", False))
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        # the confident label, one of the values: "label 0.87"
+        return ("model", frozenset(condition.values), True, self.key)
+
     def describe(self, evidence: Evidence) -> str | None:
         label, probability = str(evidence.shown).rsplit(" ", 1)
         return f"{self.label} '{label}' at {probability}"
@@ -120,6 +124,9 @@ class PredictedKind(ConditionKind):
         # the rules listing it are looked at.
         label = view.confident
         return _NONE if label is None else plan.get(label, _NONE)
+
+    def native_gate(self, plan: dict[str, frozenset[str]]) -> tuple[Any, ...]:
+        return ("model", plan, True)  # (the confident label's keys)
 
     def exclusive(self, one: Any, other: Any) -> bool:
         # One prompt has one most probable label: disjoint label lists never both hold.

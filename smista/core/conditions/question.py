@@ -59,6 +59,10 @@ class QuestionKind(ConditionKind):
             return None
         return _ASKS if condition.flag else _ASKS_NOT
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        # holds when the prompt's reading is the flag, with the one evidence of each
+        return ("question", condition.flag, _ASKS if condition.flag else _ASKS_NOT)
+
     def describe(self, evidence: Evidence) -> str | None:
         return evidence.shown
 

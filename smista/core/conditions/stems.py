@@ -56,6 +56,14 @@ class StemsKind(ConditionKind):
         # engine's signals index (see CompiledRules: ``prefixes`` of every condition).
         return view.prefixes_of(plan, indexed=True)
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        # the first stem some token starts with; every stem is among the engine's
+        # indexed ones (prefixes() below), as present() says
+        return ("stems", condition.values, self.key)
+
+    def native_gate(self, plan: frozenset[str]) -> tuple[Any, ...]:
+        return ("stems", plan)
+
     def prefixes(self, condition: Condition) -> tuple[str, ...]:
         return condition.values
 

@@ -149,6 +149,14 @@ class SubstringsKind(ConditionKind):
             return frozenset(found if found is not None else _c_set.get(plan).find(view.lowered))
         return _present(view.lowered, plan)
 
+    def native(self, condition: Condition) -> tuple[Any, ...]:
+        # the first entry the lowered text holds (of the ASCII ones, for an ASCII text)
+        return ("substrings", condition.values, _ascii_entries.get(condition), self.key)
+
+    def native_gate(self, plan: _Plan) -> tuple[Any, ...] | None:
+        # the compiled set's one pass (find_lower, else find on the lowered text)
+        return None if _SubstringSet is None else ("substrings", _c_set.get(plan))
+
     def lints(self, rules: Sequence[Any], known_contexts: frozenset[str]) -> Iterator[Lint]:
         del known_contexts
         yield from list_lints(self.key, "substring", rules, str.lower)
