@@ -191,11 +191,133 @@ def model_answer(
     return labels[best], exps[best] / math.fsum(exps)
 
 
+_WIDE_PUNCTUATION = "\uff0c\u3002\uff1a\uff1b\uff01\uff1f\u3001"
+_POWERSHELL = [
+    "eq",
+    "ne",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "like",
+    "notlike",
+    "match",
+    "notmatch",
+    "contains",
+    "notcontains",
+    "in",
+    "notin",
+    "replace",
+    "and",
+    "or",
+    "xor",
+    "not",
+    "is",
+    "isnot",
+    "as",
+]
+_SUBJECT_WORDS = {
+    "is",
+    "isn't",
+    "isnt",
+    "are",
+    "aren't",
+    "arent",
+    "was",
+    "wasn't",
+    "wasnt",
+    "were",
+    "weren't",
+    "werent",
+    "has",
+    "hasn't",
+    "hasnt",
+    "have",
+    "haven't",
+    "had",
+    "does",
+    "doesn't",
+    "doesnt",
+    "did",
+    "didn't",
+    "didnt",
+    "should",
+    "shouldn't",
+    "must",
+    "can",
+    "can't",
+    "cant",
+    "cannot",
+    "could",
+    "couldn't",
+    "would",
+    "wouldn't",
+    "will",
+    "won't",
+    "wont",
+    "may",
+    "might",
+    "returns",
+    "returned",
+    "contains",
+    "gets",
+    "keeps",
+    "stays",
+    "equals",
+    "becomes",
+    "seems",
+    "shows",
+    "prints",
+    "never",
+    "always",
+    "still",
+}
+
+
+def _no_space_script(ch: str) -> bool:
+    o = ord(ch)
+    return any(
+        a <= o <= b
+        for a, b in ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3))
+    ) or (0xF900 <= o <= 0xFAFF)
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _operator_follows(line: str) -> bool:
+    """Whether ``line`` (what follows a variable on its line) assigns, compares, pipes or
+    redirects: past spaces, tabs and other ``$variables``."""
+    while line.startswith("$") and line[1:2] and _word_char(line[1]):
+        k = 1
+        while k < len(line) and _word_char(line[k]):
+            k += 1
+        line = line[k:].lstrip(".,:;").lstrip(" \t")
+    if line[:1] in ("=", "|"):
+        return True
+    if line[:1] in ("<", ">") and (len(line) == 1 or line[1].isspace() or line[1] in "=<>"):
+        return True
+    if any(
+        line[k : k + 1] == "=" and all(c in "-+*/.%&^:?<>!" for c in line[:k]) for k in range(1, 4)
+    ):
+        return True
+    lowered = line.lower()
+    return any(
+        lowered.startswith("-" + op)
+        and not (len(line) > len(op) + 1 and _word_char(line[len(op) + 1]))
+        for op in _POWERSHELL
+    )
+
+
 def _dollar_mention(text: str) -> str | None:
-    """A $-mention the prompt starts with, lowercased: ``[$name](...)`` (name: letters,
-    digits, ``_-:.``) or ``$name`` (letters, digits, ``_-``) before whitespace or the end
-    (some ``.,:;!?`` between) and not before ``=``, ``|`` or an operator ending in ``=`` on
-    its line; a name starts with a letter and is not all capitals."""
+    """A $-mention the prompt starts with, lowercased: ``[$name](...)`` (name: ASCII
+    letters, digits, ``_-:.``) or ``$name`` (ASCII letters, digits, ``_-``) before
+    whitespace or the end (some ``.,:;!?`` between), or right before full-width
+    punctuation or a no-space script; never a variable assigned, compared, piped or
+    redirected on its line, a line closing math (a ``$`` after a non-space), or a
+    variable followed by a subject word; a name starts with a letter and is not all
+    capitals."""
     rest = text.lstrip()
     bracket = rest.startswith("[$")
     if not (bracket or rest.startswith("$")):
@@ -203,25 +325,34 @@ def _dollar_mention(text: str) -> str | None:
     rest = rest[2:] if bracket else rest[1:]
     allowed = "_-:." if bracket else "_-"
     end = 0
-    while end < len(rest) and (rest[end].isalnum() or rest[end] in allowed):
+    while end < len(rest) and (
+        (rest[end].isascii() and rest[end].isalnum()) or rest[end] in allowed
+    ):
         end += 1
     if bracket:
-        if rest[end : end + 1] != "]":
+        if rest[end : end + 2] != "](":
             return None
     else:
-        after = rest[end:].lstrip(".,:;!?")
-        if after and not after[0].isspace():
+        after = rest[end:]
+        if after and not (after[0] in _WIDE_PUNCTUATION or _no_space_script(after[0])):
+            stripped = after.lstrip(".,:;!?")
+            if stripped and not stripped[0].isspace():
+                return None
+        if _operator_follows(after.lstrip(".,:;!?").lstrip(" \t")):
             return None
-        line = after.lstrip(" \t")  # (an assignment, comparison or pipe on its line: code)
-        if line[:1] in ("=", "|") or any(
-            line[k : k + 1] == "=" and all(c in "-+*/.%&^:?<>!" for c in line[:k])
-            for k in range(1, 4)
-        ):
+        line = after.split("\n", 1)[0]
+        if any(line[i] == "$" and not line[i - 1].isspace() for i in range(1, len(line))):
+            return None
+        word = line.lstrip(" \t\r\f\v.,:;!?")
+        k = 0
+        while k < len(word) and ((word[k].isascii() and word[k].isalpha()) or word[k] in "'\u2019"):
+            k += 1
+        if word[:k].lower().replace("\u2019", "'") in _SUBJECT_WORDS:
             return None
     name = rest[:end].rstrip(".:-")
     if not name[:1].isalpha() or name.isupper():
         return None
-    return rust_lower(name)
+    return name.lower()
 
 
 def classify_extended(

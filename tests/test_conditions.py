@@ -112,6 +112,40 @@ CASES = [
         "$review\n| file | issue |",
         ("skill", "mention '$review' matched rule 0", "medium"),
     ),
+    *(
+        (
+            '[[classification.rules]]\nintent="skill"\nmentions=["*"]\n',
+            code,
+            ("chat", "no rule matched; default intent 'chat'", "low"),
+        )
+        # PowerShell comparisons, several variables assigned, redirects; a bracket with no
+        # link; TeX math; a variable that is a sentence's subject
+        for code in [
+            "$files -ne $null",
+            "$x -LIKE '*.txt'",
+            "$x, $y = 1, 2",
+            "$x; $y = 2",
+            "$x > out.txt",
+            "[$first] = explode(',', $csv)",
+            "$n \\log n$ is too slow",
+            "$name is undefined",
+            "$response should be JSON",
+            "$value doesn\u2019t change",
+        ]
+    ),
+    *(
+        (
+            '[[classification.rules]]\nintent="skill"\nmentions=["deep-interview"]\n',
+            text,
+            ("skill", "mention '$deep-interview' matched rule 0", "medium"),
+        )
+        # a name is ASCII: a no-space script or full-width punctuation may follow it
+        for text in [
+            "$deep-interview帮我规划迁移",
+            "$deep-interview，帮我规划",
+            "$deep-interview <env>",
+        ]
+    ),
     (
         '[[classification.rules]]\nintent="skill"\nmentions=["*", "!State"]\n',
         "$state does not update",
@@ -802,6 +836,26 @@ def test_a_mention_entry_that_can_never_match_is_an_error_lint() -> None:
     )
     found = {(lint.code, lint.key) for lint in BY_KEY["mentions"].lints(config.rules, frozenset())}
     assert found == {("dead-mentions", f"classification.rules[0].mentions[{i}]") for i in (1, 2, 3)}
+
+
+@pytest.mark.parametrize(
+    ("mentions", "code", "key"),
+    [
+        ("['!state']", "no-mentions", "classification.rules[0].mentions"),
+        ("['!state', '!effect']", "no-mentions", "classification.rules[0].mentions"),
+        ("['deep', '!deep']", "dead-mentions", "classification.rules[0].mentions[0]"),
+        ("['*', '!*']", "dead-mentions", "classification.rules[0].mentions[1]"),
+    ],
+)
+def test_a_mention_rule_that_never_holds_is_an_error_lint(
+    mentions: str, code: str, key: str
+) -> None:
+    config = parse_config(f"[[classification.rules]]\nintent = 'skill'\nmentions = {mentions}\n")
+    found = [
+        (lint.code, lint.severity, lint.key)
+        for lint in BY_KEY["mentions"].lints(config.rules, frozenset())
+    ]
+    assert (code, "error", key) in found
 
 
 def test_the_mention_wildcard_in_two_intents_is_no_shared_lint() -> None:

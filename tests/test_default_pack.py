@@ -579,6 +579,20 @@ def test_a_codex_dollar_mention_is_a_skill(text: str) -> None:
         "$t('key') shows the raw key",
         "$hosts = Get-Content 'C:\\Windows\\System32\\drivers\\etc\\hosts'",
         "$count += 1 never runs",
+        # stop 42's audit: PowerShell, PHP, TeX, framework words and plain variables
+        "$files -ne $null",
+        "$x, $y = 1, 2",
+        "[$user] = $rows;",
+        "$n \\log n$ is too slow, optimise the sort",
+        "$sort stage is slow in my pipeline",
+        "$addFields adds nothing",
+        "$parent is null",
+        "$watch not triggering",
+        "$apply error in the digest",
+        "$fillable property missing on model",
+        "$fetch returns undefined in nuxt 3",
+        "$name is undefined in my PHP script, why?",
+        "$response should be JSON, fix the parser",
     ],
 )
 def test_a_shell_variable_a_price_or_code_is_no_mention(text: str) -> None:

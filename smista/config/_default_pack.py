@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'acfe4fcc35408404b769a0c4b3e813c3662bc05e'
+DIGEST = 'feb704fd443145d7c94693c7d15df4d2d4296cce'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
@@ -1806,7 +1806,19 @@ DATA: tuple[object, ...] = (4, 'chat',
       '!i18n', '!match', '!lookup', '!group', '!project', '!unwind', '!set', '!unset', '!push',
       '!pull', '!addtoset', '!in', '!nin', '!regex', '!exists', '!elemmatch', '!inc', '!expr',
       '!gt', '!gte', '!lt', '!lte', '!ne', '!eq', '!or', '!and', '!facet', '!ref', '!schema',
-      '!id', '!defs', '!this', '!scope', '!rootscope', '!http', '!q'),
+      '!id', '!defs', '!this', '!scope', '!rootscope', '!http', '!q', '!sort', '!limit',
+      '!skip', '!sum', '!count', '!avg', '!min', '!max', '!addfields', '!replaceroot',
+      '!sample', '!bucket', '!out', '!merge', '!size', '!slice', '!cond', '!concat', '!first',
+      '!last', '!not', '!all', '!type', '!rename', '!setoninsert', '!parent', '!root', '!data',
+      '!watch', '!options', '!children', '!listeners', '!forceupdate', '!on', '!once', '!off',
+      '!mount', '!apply', '!digest', '!timeout', '!interval', '!compile', '!filter',
+      '!location', '!window', '!document', '!injector', '!parse', '!broadcast', '!fillable',
+      '!guarded', '!casts', '!hidden', '!appends', '!primarykey', '!fetch', '!nuxt', '!axios',
+      '!auth', '!config', '!name', '!value', '!result', '!results', '!response', '!request',
+      '!query', '!post', '!user', '!users', '!row', '!rows', '!item', '!items', '!error',
+      '!errors', '!message', '!file', '!path', '!db', '!conn', '!pdo', '!sql', '!stmt', '!args',
+      '!input', '!output', '!list', '!array', '!obj', '!content', '!token', '!session', '!key',
+      '!i', '!j', '!x'),
      True),),
    True)),
  (True, False,

@@ -12,15 +12,27 @@ compared case-insensitively.
 
 What counts as a mention:
 
-* the link form ``[$name](...)``: a name of letters, digits, ``_``, ``-``, ``:`` and
-  ``.`` (a trailing ``.``, ``:`` or ``-`` is punctuation, not name);
-* the bare form ``$name``: a name of letters, digits, ``_`` and ``-`` followed by the
-  end of the text or whitespace (after at most some of ``.,:;!?``), so code never
-  reads as one: ``$this->user``, ``$lib/utils``, ``$t('key')``, ``$env:PATH``,
-  ``$el.find``, ``$x^2$``; nor does a variable assigned, compared or piped on its
-  line: a bare ``$name`` whose next characters on the line (past spaces and tabs) are
-  ``=``, ``|``, or up to three of ``-+*/.%&^:?<>!`` and then ``=`` (``$hosts =
-  Get-Content …``, ``$total += 1``, ``$x | Where-Object``, ``$a != $b``);
+* the link form ``[$name](...)``: a name of ASCII letters, digits, ``_``, ``-``, ``:``
+  and ``.`` (a trailing ``.``, ``:`` or ``-`` is punctuation, not name), in a Markdown
+  link (``[$first] = explode(...)`` is PHP, not a link);
+* the bare form ``$name``: a name of ASCII letters, digits, ``_`` and ``-`` (as Codex
+  reads one), followed by the end of the text or whitespace (after at most some of
+  ``.,:;!?``), or directly by full-width punctuation or a character of a script written
+  without spaces (``$plan，帮我`` and ``$plan帮我规划``). So code never reads as one:
+  ``$this->user``, ``$lib/utils``, ``$t('key')``, ``$env:PATH``, ``$el.find``,
+  ``$x^2$``. Nor do these, also code or math:
+
+  - a variable assigned, compared, piped or redirected on its line: past spaces and
+    tabs (and other ``$variables``, as in ``$x, $y = 1, 2``), the line goes on with
+    ``=``, ``|``, ``<`` or ``>`` before a space, ``=`` or the end, up to three of
+    ``-+*/.%&^:?<>!`` and then ``=``, or a PowerShell operator (``-eq``, ``-ne``,
+    ``-like``, ``-match``, ``-and`` ...): ``$hosts = Get-Content …``, ``$total += 1``,
+    ``$x | Where-Object``, ``$a != $b``, ``$files -ne $null``, ``$x > out.txt``;
+  - a line holding a ``$`` right after another non-space character, which closes TeX
+    math or is code (``$a + b$ is wrong``);
+  - a variable that is the subject of a sentence: the next word is one of
+    :data:`SUBJECT_WORDS` (``$name is undefined``, ``$response should be JSON``);
+
 * in both, a name starts with a letter (``$5`` and ``$ npm i`` are none), and a name
   whose letters are all capitals is a shell variable (``$HOME``, ``$ARGUMENTS``), never
   a mention.
@@ -46,25 +58,104 @@ from smista.core.conditions.base import (
     rule_key,
 )
 from smista.core.conditions.view import PromptView
-from smista.core.tokenizer import rust_lower
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
-__all__ = ["MENTIONS", "MentionsKind", "dollar_mention", "normalize_mention"]
+__all__ = ["MENTIONS", "SUBJECT_WORDS", "MentionsKind", "dollar_mention", "normalize_mention"]
 
 ANY = "*"
 NOT = "!"
 
 
+SUBJECT_WORDS = frozenset(
+    [
+        "is",
+        "isn't",
+        "isnt",
+        "are",
+        "aren't",
+        "arent",
+        "was",
+        "wasn't",
+        "wasnt",
+        "were",
+        "weren't",
+        "werent",
+        "has",
+        "hasn't",
+        "hasnt",
+        "have",
+        "haven't",
+        "had",
+        "does",
+        "doesn't",
+        "doesnt",
+        "did",
+        "didn't",
+        "didnt",
+        "should",
+        "shouldn't",
+        "must",
+        "can",
+        "can't",
+        "cant",
+        "cannot",
+        "could",
+        "couldn't",
+        "would",
+        "wouldn't",
+        "will",
+        "won't",
+        "wont",
+        "may",
+        "might",
+        "returns",
+        "returned",
+        "contains",
+        "gets",
+        "keeps",
+        "stays",
+        "equals",
+        "becomes",
+        "seems",
+        "shows",
+        "prints",
+        "never",
+        "always",
+        "still",
+    ]
+)
+"""Words that, right after a bare ``$name``, make it the subject of a statement about a
+variable (``$name is undefined``), not a skill invoked to do something."""
+
+_NO_SPACE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff"
+"""Hiragana, Katakana, Han and Hangul: written without spaces, so one may follow a name."""
+_WIDE = "\uff0c\u3002\uff1a\uff1b\uff01\uff1f\u3001"
+"""Full-width punctuation: ，。：；！？、"""
+_OPERATOR = (
+    r"(?:[=|]|[<>](?:[\s=<>]|\Z)|[-+*/.%&^:?<>!]{1,3}="
+    r"|(?i:-(?:eq|ne|gt|ge|lt|le|like|notlike|match|notmatch|contains|notcontains|in|notin"
+    r"|replace|and|or|xor|not|is|isnot|as)\b))"
+)
+"""What follows a variable assigned, compared, piped or redirected (PowerShell's
+comparison operators too)."""
+
+
 @cache
 def _pattern() -> re.Pattern[str]:
-    """A leading ``[$name](target)`` or ``$name`` (compiled on first use: most prompts
-    start with neither character)."""
+    """A leading ``[$name](`` or ``$name`` (compiled on first use: most prompts start
+    with neither character)."""
     return re.compile(
-        r"\s*(?:\[\$(\w[\w:.\-]*)\](?:\([^)]*\))?"
-        r"|\$(\w[\w\-]*)(?=[.,:;!?]*(?:\s|\Z))(?![.,:;!?]*[ \t]*(?:[=|]|[-+*/.%&^:?<>!]{1,3}=)))"
+        r"\s*(?:\[\$([A-Za-z0-9_][A-Za-z0-9_:.\-]*)\]\("
+        r"|\$([A-Za-z0-9_][A-Za-z0-9_\-]*)"
+        rf"(?=[.,:;!?]*(?:\s|\Z)|[{_WIDE}{_NO_SPACE}])"
+        rf"(?![.,:;!?]*[ \t]*(?:\$\w+[.,:;]*[ \t]*)*{_OPERATOR}))"
     )
+
+
+_CLOSING = re.compile(r"\S\$")
+_FIRST_WORD = re.compile(r"[\s.,:;!?]*([A-Za-z'\u2019]+)")
 
 
 def dollar_mention(text: str) -> str | None:
@@ -79,7 +170,14 @@ def dollar_mention(text: str) -> str | None:
     name = (match.group(1) or match.group(2)).rstrip(".:-")
     if not name[:1].isalpha() or name.isupper():  # (a number; a shell variable)
         return None
-    return rust_lower(name)
+    if match.group(2) is not None:  # the bare form: math, or a variable in a sentence
+        line = text[match.end() :].split("\n", 1)[0]
+        if _CLOSING.search(line):
+            return None
+        word = _FIRST_WORD.match(line)
+        if word is not None and word.group(1).lower().replace("\u2019", "'") in SUBJECT_WORDS:
+            return None
+    return name.lower()
 
 
 def normalize_mention(name: str) -> str:
@@ -184,18 +282,34 @@ class MentionsKind(ConditionKind):
                     "a rule with 'commands' and 'mentions' never holds"
                 )
                 yield Lint(i, rule_key(i, self.key), Severity.ERROR, "mentions-with-commands", msg)
-            for j, raw in enumerate(rule.mentions):
-                entry = normalize_mention(raw)
-                name = entry[1:] if entry.startswith(NOT) else entry
+            entries = [normalize_mention(raw) for raw in rule.mentions]
+            yes, no = _split(entries)
+            if entries and not yes:
+                msg = (
+                    "only '!' entries: they except names, and no name is listed, so it never holds"
+                )
+                yield Lint(i, rule_key(i, self.key), Severity.ERROR, "no-mentions", msg)
+            for j, (raw, entry) in enumerate(zip(rule.mentions, entries, strict=True)):
+                excepting = entry.startswith(NOT)
+                name = entry[1:] if excepting else entry
+                at = rule_key(i, self.key, j)
+                if excepting and name == ANY:
+                    msg = f"{raw!r} excepts nothing: '*' is no name (list the names to except)"
+                    yield Lint(i, at, Severity.ERROR, "dead-mentions", msg)
+                    continue
                 if not name or name == ANY:
                     continue
-                if dollar_mention(f"${name} ") != name and dollar_mention(f"[${name}]") != name:
+                if not excepting and name in no:
+                    msg = f"mention {raw!r} is also excepted ('!{name}'), so it never holds"
+                    yield Lint(i, at, Severity.ERROR, "dead-mentions", msg)
+                    continue
+                if dollar_mention(f"${name} ") != name and dollar_mention(f"[${name}](x)") != name:
                     msg = (
                         f"mention {raw!r} can never match: a mention's name starts with a "
-                        "letter, is not all capitals and holds letters, digits, '_', '-' "
+                        "letter, is not all capitals and holds ASCII letters, digits, '_', '-' "
                         "(and ':' or '.' in a [$name](...) link)"
                     )
-                    yield Lint(i, rule_key(i, self.key, j), Severity.ERROR, "dead-mentions", msg)
+                    yield Lint(i, at, Severity.ERROR, "dead-mentions", msg)
 
     def strategy(self, words: SearchStrategy[str]) -> SearchStrategy[Any]:
         from hypothesis import strategies as st
