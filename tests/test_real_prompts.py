@@ -251,6 +251,15 @@ _LATER_SETS = {
             *("fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20"),
         ),
     ),
+    "fresh22": (
+        264,
+        "f22",
+        (
+            *("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"),
+            *("fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14"),
+            *("fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21"),
+        ),
+    ),
 }
 
 
