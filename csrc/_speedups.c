@@ -6118,6 +6118,12 @@ typedef struct {
     int has_model;
     PyObject *bias, *scale, *labels, *bars, *model_read;
     PyObject *view_factory, *options, *signals;
+    /* match(): the verifying scan, its feature table (or NULL), the engine's resolver of
+     * new tokens, visible_text, ignore_code, each rule's keywords lowered, LARGE_TEXT and
+     * whether the text model reads corrected keywords; scan NULL: match() is not offered */
+    PyObject *scan, *features, *resolve, *py_visible_text, *lowered_keywords;
+    int ignore_code, gather_corrected;
+    Py_ssize_t large_text;
 } Walker;
 
 static void
@@ -6299,7 +6305,7 @@ walker_check_gate(const WOp *op, PyTypeObject *substring_type)
 }
 
 PyDoc_STRVAR(Walker_doc,
-"Walker(plan, ungated, gates, rules, types, default, markers, heads, model, view)\n--\n\n"
+"Walker(plan, ungated, gates, rules, types, default, markers, heads, model, view, scan)\n--\n\n"
 "A rule set's plan compiled for walk() (smista.core.walk builds the arguments):\n"
 "``plan`` (rank, rule) per keyword-less rule in rank order; ``ungated`` the plan\n"
 "positions behind no gate; ``gates`` (first rank, gate op, key -> positions) in rank\n"
@@ -6307,7 +6313,9 @@ PyDoc_STRVAR(Walker_doc,
 "Evidence, Prediction); ``default`` the RuleMatch when no rule holds; ``markers``\n"
 "(MarkerTable or None, is_question, content_tokens, Markers); ``heads``\n"
 "(slash_command, dollar_mention, tokenize); ``model`` None or (FeatureTable or None, bias,\n"
-"scale, labels, bar per label, read); ``view`` (factory, options, signals).");
+"scale, labels, bar per label, read); ``view`` (factory, options, signals);\n"
+"``scan`` None or (TokenCodes, FeatureTable or None, resolve, visible_text,\n"
+"ignore_code, each rule's keywords lowered, LARGE_TEXT, gather corrected) for match().");
 
 static PyObject *
 Walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -6316,8 +6324,8 @@ Walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_TypeError, "Walker() takes positional arguments only");
         return NULL;
     }
-    if (PyTuple_GET_SIZE(args) != 10) {
-        PyErr_SetString(PyExc_TypeError, "Walker() takes 10 arguments");
+    if (PyTuple_GET_SIZE(args) != 11) {
+        PyErr_SetString(PyExc_TypeError, "Walker() takes 11 arguments");
         return NULL;
     }
     PyObject *module = PyType_GetModuleByDef(type, &speedups_module);
@@ -6539,6 +6547,43 @@ Walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         walker_bad("view[0] is a callable");
         goto fail;
     }
+    PyObject *scan = PyTuple_GET_ITEM(args, 10);
+    if (scan != Py_None) {
+        if (!PyTuple_Check(scan) || PyTuple_GET_SIZE(scan) != 8 ||
+            !Py_IS_TYPE(PyTuple_GET_ITEM(scan, 0), state->TokenCodesType) ||
+            (PyTuple_GET_ITEM(scan, 1) != Py_None &&
+             !Py_IS_TYPE(PyTuple_GET_ITEM(scan, 1), state->FeatureTableType)) ||
+            !PyCallable_Check(PyTuple_GET_ITEM(scan, 2)) ||
+            !PyCallable_Check(PyTuple_GET_ITEM(scan, 3)) || !PyBool_Check(PyTuple_GET_ITEM(scan, 4)) ||
+            !PyTuple_Check(PyTuple_GET_ITEM(scan, 5)) ||
+            PyTuple_GET_SIZE(PyTuple_GET_ITEM(scan, 5)) != self->nrules ||
+            !PyLong_Check(PyTuple_GET_ITEM(scan, 6)) || !PyBool_Check(PyTuple_GET_ITEM(scan, 7))) {
+            walker_bad("scan is None or (TokenCodes, FeatureTable or None, resolve, visible_text, "
+                       "ignore_code, lowered keywords per rule, large text, gather corrected)");
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < self->nrules; i++) {
+            PyObject *lowered = PyTuple_GET_ITEM(PyTuple_GET_ITEM(scan, 5), i);
+            if (!PyTuple_Check(lowered) ||
+                PyTuple_GET_SIZE(lowered) != PyTuple_GET_SIZE(self->rules[i].keywords)) {
+                walker_bad("lowered keywords match each rule's keywords");
+                goto fail;
+            }
+        }
+        self->scan = PyTuple_GET_ITEM(scan, 0);
+        self->features = PyTuple_GET_ITEM(scan, 1) == Py_None ? NULL : PyTuple_GET_ITEM(scan, 1);
+        self->resolve = PyTuple_GET_ITEM(scan, 2);
+        self->py_visible_text = PyTuple_GET_ITEM(scan, 3);
+        self->ignore_code = PyTuple_GET_ITEM(scan, 4) == Py_True;
+        self->lowered_keywords = PyTuple_GET_ITEM(scan, 5);
+        self->large_text = PyLong_AsSsize_t(PyTuple_GET_ITEM(scan, 6));
+        self->gather_corrected = PyTuple_GET_ITEM(scan, 7) == Py_True;
+        if (self->large_text < 0) {
+            if (!PyErr_Occurred())
+                walker_bad("large text is a size");
+            goto fail;
+        }
+    }
     return (PyObject *)self; /* (tracked by the GC since tp_alloc) */
 fail:
     Py_DECREF(self);
@@ -6626,6 +6671,7 @@ typedef struct {
 static void
 walk_release(Walk *s)
 {
+    Py_CLEAR(s->signal_hits);
     Py_CLEAR(s->view);
     Py_CLEAR(s->command);
     Py_CLEAR(s->mention);
@@ -6666,6 +6712,11 @@ walk_view(Walk *s)
     if (s->view != NULL)
         return s->view;
     Walker *w = s->w;
+    if (s->signal_hits == NULL) {
+        s->signal_hits = PyTuple_Pack(3, s->words, s->prefixes, s->hitting);
+        if (s->signal_hits == NULL)
+            return NULL;
+    }
     PyObject *args[8] = {w->options, w->signals, s->text, s->contexts, s->visible,
                          s->signal_hits, s->corrected, s->ids};
     PyObject *view = PyObject_Vectorcall(w->view_factory, args, 8, NULL);
@@ -7725,6 +7776,8 @@ walk_match(Walk *s, Py_ssize_t index, PyObject *keyword, int fuzzy, PyObject *co
     return out;
 }
 
+static PyObject *walker_run(Walker *self, Walk *sp, PyObject *const *hits, Py_ssize_t n_hits);
+
 PyDoc_STRVAR(Walker_walk_doc,
 "walk(text, visible, contexts, hits, signal_hits, corrected, ids, /) -> RuleMatch\n--\n\n"
 "The first rule that holds for a prompt (the default RuleMatch when none does), as\n"
@@ -7751,6 +7804,16 @@ Walker_walk(Walker *self, PyObject *const *args, Py_ssize_t nargs)
     Walk s = {self, args[0], args[1], args[2], args[4], PyTuple_GET_ITEM(args[4], 0),
               PyTuple_GET_ITEM(args[4], 1), PyTuple_GET_ITEM(args[4], 2), args[5], args[6],
               NULL, -1, NULL, NULL, 0, NULL, NULL, 0.0, Py_None, NULL, 0, NULL, NULL, NULL};
+    Py_INCREF(s.signal_hits);
+    return walker_run(self, &s, PySequence_Fast_ITEMS(hits), PyList_GET_SIZE(hits));
+}
+
+/* The walk itself (see Walker_walk): `hits` the keyword entries in rank order (borrowed);
+ * releases the walk's state. */
+static PyObject *
+walker_run(Walker *self, Walk *sp, PyObject *const *hits, Py_ssize_t n_hits)
+{
+    Walk s = *sp;
     WHeap heap;
     heap.a = heap.small;
     heap.n = 0;
@@ -7760,14 +7823,13 @@ Walker_walk(Walker *self, PyObject *const *args, Py_ssize_t nargs)
         if (wheap_push(&heap, self->ungated[u]) < 0)
             goto done;
     }
-    const Py_ssize_t n_hits = PyList_GET_SIZE(hits);
     Py_ssize_t h = 0, g = 0, last = -1;
     Py_ssize_t gate_rank = self->ngates ? self->gates[0].first_rank : WALK_NEVER;
     for (;;) {
         Py_ssize_t hit_rank = WALK_PAST;
         PyObject *entry = NULL;
         if (h < n_hits) {
-            entry = PyList_GET_ITEM(hits, h);
+            entry = hits[h];
             if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < 4) {
                 PyErr_SetString(PyExc_TypeError, "walk(): a hit is (rank, fuzzy, position, rule, ...)");
                 goto done;
@@ -7866,8 +7928,195 @@ done:
     return out;
 }
 
+/* Whether entry `a` is better evidence than `b` for one rule (engine._fold_entries'
+ * `entry < held`: (fuzzy, position, rule) after the shared rank). */
+static int
+walk_better(PyObject *a, PyObject *b, int *failed)
+{
+    for (Py_ssize_t k = 1; k < 4; k++) {
+        const Py_ssize_t x = PyLong_AsSsize_t(PyTuple_GET_ITEM(a, k));
+        const Py_ssize_t y = PyLong_AsSsize_t(PyTuple_GET_ITEM(b, k));
+        if ((x == -1 || y == -1) && PyErr_Occurred()) {
+            *failed = 1;
+            return 0;
+        }
+        if (x != y)
+            return x < y;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(Walker_match_doc,
+"match(text, contexts, /) -> RuleMatch | None\n--\n\n"
+"CompiledRules._match_view for a text of at most LARGE_TEXT visible characters, in\n"
+"one call: the visible text, the verifying scan (new tokens near a keyword, word or\n"
+"stem handed to the engine's resolver), the best entry per rule and the keywords read\n"
+"by typo, then walk(). None when the Python path must take the text (a longer one).");
+
+static PyObject *
+Walker_match(Walker *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "match() takes a str and the contexts");
+        return NULL;
+    }
+    if (self->scan == NULL) {
+        PyErr_SetString(PyExc_TypeError, "match(): this walker has no scan");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    PyObject *visible;
+    if (!self->ignore_code) {
+        visible = Py_NewRef(text);
+    }
+    else {
+        PyObject *signs = code_signs(NULL, text);
+        if (signs == NULL)
+            return NULL;
+        const long sign = PyLong_AsLong(signs);
+        Py_DECREF(signs);
+        /* (fenced code or a URL: Python blanks them first, as visible_text does) */
+        visible = sign & 3 ? PyObject_CallOneArg(self->py_visible_text, text)
+                           : blank_code_spans(NULL, text);
+        if (visible == NULL)
+            return NULL;
+        if (!PyUnicode_Check(visible)) {
+            Py_DECREF(visible);
+            PyErr_SetString(PyExc_TypeError, "match(): visible_text gave no str");
+            return NULL;
+        }
+    }
+    if (PyUnicode_GET_LENGTH(visible) > self->large_text) {
+        Py_DECREF(visible);
+        Py_RETURN_NONE; /* piece by piece, in Python */
+    }
+    PyObject *out = NULL, *found = NULL, *unknown = NULL, *ids = Py_None;
+    PyObject *entry_lists = PyList_New(0);
+    PyObject *words = PySet_New(NULL), *prefixes = PySet_New(NULL), *hitting = PyDict_New();
+    PyObject *corrected = self->gather_corrected ? PySet_New(NULL) : Py_NewRef(Py_None);
+    PyObject **best = PyMem_Calloc((size_t)self->nrules + 1, sizeof(PyObject *));
+    Py_ssize_t *ranks = PyMem_Malloc(((size_t)self->nrules + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t nbest = 0;
+    if (entry_lists == NULL || words == NULL || prefixes == NULL || hitting == NULL ||
+        corrected == NULL || best == NULL || ranks == NULL) {
+        if (best == NULL || ranks == NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    {
+        PyObject *fold_args[6] = {visible, entry_lists, words, prefixes, hitting, self->features};
+        found = TokenCodes_fold((TokenCodes *)self->scan, fold_args, self->features ? 6 : 5);
+        if (found == NULL)
+            goto done;
+        if (self->features != NULL) {
+            if (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != 2) {
+                PyErr_SetString(PyExc_TypeError, "match(): fold gave no (unknown, ids)");
+                goto done;
+            }
+            unknown = PyTuple_GET_ITEM(found, 0);
+            ids = PyTuple_GET_ITEM(found, 1);
+        }
+        else {
+            unknown = found;
+        }
+        if (PyList_Check(unknown) && PyList_GET_SIZE(unknown) > 0) {
+            /* the new tokens near a keyword, word or stem: resolved by the engine */
+            PyObject *resolve_args[5] = {unknown, entry_lists, words, prefixes, hitting};
+            PyObject *done_ = PyObject_Vectorcall(self->resolve, resolve_args, 5, NULL);
+            if (done_ == NULL)
+                goto done;
+            Py_DECREF(done_);
+        }
+    }
+    /* the best entry per rule (keyed by rank), and the keywords read by typo */
+    for (Py_ssize_t l = 0; l < PyList_GET_SIZE(entry_lists); l++) {
+        PyObject *entries = PyList_GET_ITEM(entry_lists, l);
+        if (!PyTuple_Check(entries)) {
+            PyErr_SetString(PyExc_TypeError, "match(): entries are tuples");
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(entries); k++) {
+            PyObject *entry = PyTuple_GET_ITEM(entries, k);
+            if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < 4) {
+                PyErr_SetString(PyExc_TypeError, "match(): an entry is (rank, fuzzy, position, rule, ...)");
+                goto done;
+            }
+            const Py_ssize_t rank = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 0));
+            if (rank < 0 || rank >= self->nrules) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "match(): an entry's rank is past the rules");
+                goto done;
+            }
+            int failed = 0;
+            if (best[rank] == NULL) {
+                best[rank] = entry;
+                ranks[nbest++] = rank;
+            }
+            else if (walk_better(entry, best[rank], &failed)) {
+                best[rank] = entry;
+            }
+            if (failed)
+                goto done;
+            const int fuzzy = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1));
+            if (fuzzy < 0)
+                goto done;
+            if (fuzzy && corrected != Py_None) {
+                const Py_ssize_t index = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 3));
+                const Py_ssize_t pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2));
+                if (index < 0 || index >= self->nrules || pos < 0 ||
+                    pos >= PyTuple_GET_SIZE(PyTuple_GET_ITEM(self->lowered_keywords, index))) {
+                    if (!PyErr_Occurred())
+                        PyErr_SetString(PyExc_ValueError, "match(): an entry names no keyword");
+                    goto done;
+                }
+                PyObject *lowered = PyTuple_GET_ITEM(PyTuple_GET_ITEM(self->lowered_keywords, index), pos);
+                if (PySet_Add(corrected, lowered) < 0)
+                    goto done;
+            }
+        }
+    }
+    /* in rank order: an insertion sort of the (few) ranks hit */
+    for (Py_ssize_t a = 1; a < nbest; a++) {
+        const Py_ssize_t v = ranks[a];
+        Py_ssize_t b = a - 1;
+        while (b >= 0 && ranks[b] > v) {
+            ranks[b + 1] = ranks[b];
+            b--;
+        }
+        ranks[b + 1] = v;
+    }
+    {
+        PyObject *small[64];
+        PyObject **hits = nbest <= 64 ? small : PyMem_Malloc((size_t)nbest * sizeof(PyObject *));
+        if (hits == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t a = 0; a < nbest; a++)
+            hits[a] = best[ranks[a]];
+        /* every entry is held by entry_lists until the walk ends */
+        Walk w = {self, text, visible, args[1], NULL, words, prefixes, hitting, corrected, ids,
+                  NULL, -1, NULL, NULL, 0, NULL, NULL, 0.0, Py_None, NULL, 0, NULL, NULL, NULL};
+        out = walker_run(self, &w, hits, nbest);
+        if (hits != small)
+            PyMem_Free(hits);
+    }
+done:
+    PyMem_Free(best);
+    PyMem_Free(ranks);
+    Py_XDECREF(found);
+    Py_XDECREF(entry_lists);
+    Py_XDECREF(words);
+    Py_XDECREF(prefixes);
+    Py_XDECREF(hitting);
+    Py_XDECREF(corrected);
+    Py_DECREF(visible);
+    return out;
+}
+
 static PyMethodDef Walker_methods[] = {
     {"walk", (PyCFunction)(void (*)(void))Walker_walk, METH_FASTCALL, Walker_walk_doc},
+    {"match", (PyCFunction)(void (*)(void))Walker_match, METH_FASTCALL, Walker_match_doc},
     {NULL, NULL, 0, NULL},
 };
 

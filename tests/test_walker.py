@@ -50,7 +50,8 @@ def _python_ops(rules: CompiledRules, monkeypatch: pytest.MonkeyPatch) -> Compil
     monkeypatch.setattr(walk, "native_of", lambda *_: None)
     monkeypatch.setattr(walk, "native_gate_of", lambda *_: None)
     twin = CompiledRules(rules.specs, rules.default_label, options=rules.options)
-    twin._walker = twin._build_walker()
+    if twin._scan is not None:  # (the verifying path: rule sets with extension kinds)
+        twin._walker = twin._build_walker()
     monkeypatch.undo()
     return twin
 
@@ -218,6 +219,7 @@ def _walker_args(rules: CompiledRules) -> dict[str, Any]:
         "signals": rules._signals,
         "default": RuleMatch(None, rules.default_label),
         "match_type": RuleMatch,
+        "scan": None,
     }
 
 
@@ -252,6 +254,7 @@ def _built_args(rules: CompiledRules) -> tuple[Any, ...]:
         (6, (None, None, None, None), "the facts' Python functions are callables"),
         (8, (None, (), 1.0, (), {}, None), "model is"),
         (9, (None, None, None), "view[0] is a callable"),
+        (10, (1, 2), "scan is None or (TokenCodes, FeatureTable or None, resolve"),
     ],
 )
 def test_a_malformed_plan_is_refused(place: int, bad: Any, message: str) -> None:
@@ -284,6 +287,35 @@ def test_walk_refuses_arguments_of_the_wrong_types() -> None:
         walker.walk("t", "t", (), [("x",)], (set(), set(), {}), None, None)
     with pytest.raises(ValueError, match="names no rule"):
         walker.walk("t", "t", (), [(0, 0, 0, 99)], (set(), set(), {}), None, None)
+
+
+def test_match_reads_the_scan_or_refuses() -> None:
+    rules = Classifier(parse_config(_FACTS, "facts.toml")).rules
+    bare = walk.walker_of(**_walker_args(rules))
+    with pytest.raises(TypeError, match="this walker has no scan"):
+        bare.match("check it", ())
+    walker = rules._build_walker()
+    with pytest.raises(TypeError, match="match\\(\\) takes a str"):
+        walker.match(b"check it", ())
+    assert walker.match("check the big plan?", ()) == _loop(rules)._match_view(
+        "check the big plan?", ()
+    )
+    # past LARGE_TEXT the engine reads the text piece by piece, in Python
+    long = "check the big plan " * (engine.LARGE_TEXT // 10)
+    assert walker.match(long, ()) is None
+    assert rules._match_view(long, ()) == _loop(rules)._match_view(long, ())
+
+
+def test_an_exception_resolving_a_new_token_reaches_the_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*_: object) -> None:
+        raise RuntimeError("resolver failed")
+
+    monkeypatch.setattr(CompiledRules, "_resolve_new", broken)
+    rules = Classifier(parse_config(_FACTS, "facts.toml")).rules
+    with pytest.raises(RuntimeError, match="resolver failed"):
+        rules._match_view("chekc the bigg plann", ())
 
 
 def test_walking_leaves_no_references_behind() -> None:

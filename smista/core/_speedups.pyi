@@ -131,8 +131,10 @@ class Walker:
         heads: tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]],
         model: tuple[Any, ...] | None,
         view: tuple[Callable[..., Any], Any, Any],
+        scan: tuple[Any, ...] | None,
         /,
     ) -> None: ...
+    def match(self, text: str, contexts: Any, /) -> Any: ...
     def walk(
         self,
         text: str,

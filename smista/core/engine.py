@@ -966,9 +966,24 @@ class CompiledRules:
             unknown = scan.fold(text, entry_lists, words, prefixes, hitting)
         else:
             unknown, ids = scan.fold(text, entry_lists, words, prefixes, hitting, features)
-        if not unknown:
-            return ids
+        if unknown:
+            self._resolve_new(unknown, entry_lists, words, prefixes, hitting)
+        return ids
+
+    def _resolve_new(
+        self,
+        unknown: list[str],
+        entry_lists: list[tuple[_Entry, ...]],
+        words: set[str],
+        prefixes: set[str],
+        hitting: dict[str, _Hits],
+    ) -> None:
+        """Resolve the new tokens the verifying scan handed back (near a keyword, word or
+        stem): fold what each hits into the accumulators, and keep it in the scan's
+        table for the next time it is met."""
         resolve = self._new_token
+        scan = self._scan
+        assert scan is not None  # (only the verifying scan hands tokens back)
         keep = scan.keep
         for raw in unknown:
             ascii_token = raw.isascii()
@@ -992,7 +1007,6 @@ class CompiledRules:
                 keep(raw, (got, hit, (), starts, None))
             else:
                 keep(raw, None)
-        return ids
 
     def _new_token(self, token: str) -> tuple[tuple[_Entry, ...], _Hits, tuple[str, ...]]:
         """What a lowercased token the verifying scan handed back hits: its entries (as
@@ -1062,8 +1076,27 @@ class CompiledRules:
         return code
 
     def _build_walker(self) -> Any:
-        """The C walker of this rule set's plan (:func:`smista.core.walk.walker_of`):
-        ``None`` without the extension."""
+        """The C walker of this rule set's plan and verifying scan
+        (:func:`smista.core.walk.walker_of`): ``None`` without the extension."""
+        model = self.options.model
+        lowered = tuple(
+            tuple(k.lower() if k.isascii() else rust_lower(k) for k in keywords)
+            for keywords in self.keywords
+        )
+        scan = (
+            None
+            if self._scan is None
+            else (
+                self._scan,
+                None if model is None else model.feature_table(),
+                self._resolve_new,
+                visible_text,
+                self.options.ignore_code,
+                lowered,
+                LARGE_TEXT,
+                model is not None,
+            )
+        )
         return walker_of(
             plan=self._plan,
             ungated=self._ungated,
@@ -1077,6 +1110,7 @@ class CompiledRules:
             signals=self._signals,
             default=RuleMatch(None, self.default_label),
             match_type=RuleMatch,
+            scan=scan,
         )
 
     def _match_view(self, text: str, contexts: Collection[str]) -> RuleMatch:
@@ -1087,6 +1121,14 @@ class CompiledRules:
         evaluation order; each is checked for its contexts, then for each
         extension condition, and the first that holds wins.
         """
+        walker = self._walker
+        if walker is not None:  # the scan and the loop below, compiled (smista.core.walk)
+            if walker is False and self._scan is not None:
+                walker = self._walker = self._build_walker()
+            if walker:
+                matched: RuleMatch | None = walker.match(text, contexts)
+                if matched is not None:
+                    return matched  # (None: a text past LARGE_TEXT, read piece by piece here)
         visible = visible_text(text) if self.options.ignore_code else text
         tokens: list[str] | None = None
         signal_hits: SignalHits | None = None
@@ -1112,10 +1154,7 @@ class CompiledRules:
                     self._fold_entries(best, corrected, folded[0])
                     folded[0].clear()
             signal_hits = folded[1:]  # (the view reads the sets, never changes them)
-            walker = self._walker
-            if walker is False:
-                walker = self._walker = self._build_walker()
-            if walker is not None:  # the loop below, compiled (smista.core.walk)
+            if walker:  # the loop below, compiled (smista.core.walk)
                 return walker.walk(  # type: ignore[no-any-return]
                     text, visible, contexts, sorted(best.values()), signal_hits, corrected, ids
                 )

@@ -110,10 +110,13 @@ def walker_of(
     signals: TokenSignals,
     default: tuple[Any, ...],
     match_type: type,
+    scan: tuple[Any, ...] | None = None,
 ) -> Any:
     """The ``Walker`` of a rule set's plan (the engine's ``_plan``, ``_ungated``,
     ``_by_gate``, ``_gate_plans`` and per-rule columns), or ``None`` without the
-    extension. ``default`` is the engine's ``RuleMatch(None, default_label)``."""
+    extension. ``default`` is the engine's ``RuleMatch(None, default_label)``; ``scan``,
+    for ``Walker.match``, the engine's verifying scan and what reading a text with it needs
+    (see the ``Walker`` docstring), or ``None``."""
     if Walker is None:
         return None
     rules = tuple(
@@ -157,4 +160,5 @@ def walker_of(
         (slash_command, dollar_mention, tokenize),
         model_args,
         (_view, options, signals),
+        scan,
     )
