@@ -53,6 +53,13 @@
  * engine's scan), for sums_of(): the text is then tokenized once; top_of() gives
  * softmax_top() of those sums in the same call (the sums never made Python ints).
  *
+ * Walker: a rule set's verifying plan compiled (smista.core.walk builds it), whose walk()
+ * and match() run the candidate walk of CompiledRules._match_view in C: the rules a
+ * keyword hit and the keyword-less rules behind their gates, in rank order, each checked
+ * for its contexts and conditions. A condition whose kind gives a native op is answered
+ * here from the prompt's facts (read through the tables above); every other one is the
+ * kind's own match() in Python. The Python loop is the statement; tests hold them equal.
+ *
  * Also here: count_newlines, the memchr loop that bulk classification
  * (smista.scale.batch) uses to number lines without touching them in Python.
  *
@@ -66,18 +73,19 @@
  *   the key, so tables built earlier keep their hashes.
  *
  *   Per module object (module state): the heap types (TokenCodes, VariantIndex,
- *   MarkerTable, SubstringSet, FeatureTable). Nothing Python is held in a C global.
+ *   MarkerTable, SubstringSet, FeatureTable, Walker). Nothing Python is held in a C global.
  *
  *   Per object: a TokenCodes table is mutated by scan() (CLOCK bits, tokens
  *   settled in C), put(), remember(), attach() and clear(); every method
  *   holds the object's critical section (Py_BEGIN_CRITICAL_SECTION: a no-op
  *   under the GIL, a per-object lock on free-threaded builds), and no method
  *   keeps a pointer into the table across a call into Python. A VariantIndex,
- *   a MarkerTable, a SubstringSet and a FeatureTable are immutable once built (a
- *   MarkerTable's no_space callback into Python sees one character of the call's
- *   own token copy; the text read is an immutable str its caller holds; a
- *   FeatureTable call keeps what it found in its own stack or heap buffers). Hence
- *   Py_mod_gil = Py_MOD_GIL_NOT_USED.
+ *   a MarkerTable, a SubstringSet, a FeatureTable and a Walker are immutable once
+ *   built (a MarkerTable's no_space callback into Python sees one character of the
+ *   call's own token copy; the text read is an immutable str its caller holds; a
+ *   FeatureTable call keeps what it found in its own stack or heap buffers; a walk
+ *   keeps its state on its own stack and folds through its TokenCodes' fold(), which
+ *   holds that table's critical section). Hence Py_mod_gil = Py_MOD_GIL_NOT_USED.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
