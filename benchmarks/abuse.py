@@ -117,7 +117,7 @@ class Abuser:
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
         try:
             writer.write(
-                f"POST {path} HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+                f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 f"Content-Length: {len(body)}\r\n\r\n".encode()
                 + body
             )
@@ -129,7 +129,7 @@ class Abuser:
     async def healthy(self) -> bool:
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-            writer.write(b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             async with asyncio.timeout(10):
                 status, _ = await read_response(reader)
             writer.close()
@@ -151,12 +151,15 @@ class Abuser:
     # -- the faults --------------------------------------------------------------
 
     async def slow_header(self) -> bool:
-        raw = await self.raw(b"POST /v1/classify HTTP/1.1\r\nHost: a\r\n")
+        raw = await self.raw(
+            b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        )
         return raw.startswith(b"HTTP/1.1 408") and b'"header_timeout"' in raw
 
     async def stalled_body(self) -> bool:
         raw = await self.raw(
-            b"POST /v1/classify HTTP/1.1\r\nHost: a\r\nContent-Length: 99\r\n\r\n{"
+            b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 99\r\n\r\n{"
         )
         return raw == b"" or raw.startswith(b"HTTP/1.1 4")
 
@@ -185,7 +188,8 @@ class Abuser:
 
     async def oversized(self) -> bool:
         raw = await self.raw(
-            b"POST /v1/classify HTTP/1.1\r\nHost: a\r\nContent-Length: 1000000000\r\n\r\n{"
+            b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1000000000\r\n\r\n{"
         )
         return raw.startswith(b"HTTP/1.1 413")
 
@@ -269,7 +273,7 @@ async def probe(port: int, stop_at: float, latencies: list[float]) -> None:
     try:
         while time.perf_counter() < stop_at:
             started = time.perf_counter()
-            writer.write(b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             await read_response(reader)
             latencies.append(time.perf_counter() - started)
             await asyncio.sleep(0.02)

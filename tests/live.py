@@ -116,7 +116,9 @@ class LiveServer:
         return f"http://{self.connect_host}:{self.port}"
 
     def client(self, **kwargs: Any) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=30.0, **kwargs)
+        """A client of the service; its bodies are JSON (``content=`` ones included)."""
+        headers = {"content-type": "application/json", **kwargs.pop("headers", {})}
+        return httpx.Client(base_url=self.url, timeout=30.0, headers=headers, **kwargs)
 
     def connect(self) -> socket.socket:
         return socket.create_connection((self.connect_host, self.port), timeout=30.0)

@@ -104,6 +104,23 @@ def test_ids_of_any_json_type_come_back_unchanged() -> None:
     assert [g["id"] for g in got] == ids
 
 
+def test_an_empty_context_name_is_an_error_line_as_on_the_command_line() -> None:
+    """``--context ''`` and the service refuse an empty context kind; so does a batch line."""
+    lines = [
+        b'{"text": "x", "contexts": [""]}',
+        b'{"text": "x", "contexts": ["git_diff", " "]}',
+        b'{"messages": [{"role": "user", "content": "x"}], "contexts": [""]}',
+        b'{"text": "x", "contexts": ["git_diff"]}',
+    ]
+    got = parse(classify_block(load_rules(None), b"\n".join(lines), 1))
+    assert [g.get("error") for g in got[:3]] == [
+        "contexts[0]: a context kind cannot be empty",
+        "contexts[1]: a context kind cannot be empty",
+        "contexts[0]: a context kind cannot be empty",
+    ]
+    assert "intent" in got[3]
+
+
 def test_bad_lines_become_error_objects_and_the_run_goes_on() -> None:
     """Every kind of bad line yields one error object naming its line (and id)."""
     lines = [

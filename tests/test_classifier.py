@@ -263,6 +263,64 @@ def test_a_single_string_is_one_context_kind() -> None:
     )
 
 
+class _Text(str):
+    """A str subclass: classified by its value."""
+
+
+_TURN = [{"role": "user", "content": "fix the login bug"}]
+_CLASSIFY: Any = classify  # called with wrong types on purpose
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda _: _CLASSIFY(5), "text must be a str, got int"),
+        (lambda _: _CLASSIFY(b"fix it"), "text must be a str, got bytes"),
+        (lambda c: c.classify(None), "text must be a str, got NoneType"),
+        (lambda c: c.classify(None, contexts=["git_diff"]), "text must be a str, got NoneType"),
+        (lambda c: c.classify(None, command="edit"), "text must be a str, got NoneType"),
+        (lambda c: c.explain(7), "text must be a str, got int"),
+        (lambda _: _CLASSIFY("x", contexts=[1]), "contexts must be strings, got int"),
+        (lambda c: c.classify("x", contexts={"a", 2.5}), "contexts must be strings, got float"),
+        (
+            lambda c: c.classify("x", contexts=[None], workspace=DIFF),
+            "contexts must be strings, got NoneType",
+        ),
+        (lambda c: c.classify("x", contexts=5), "contexts must be an iterable of str, got int"),
+        (lambda c: c.explain("x", contexts=[b"git_diff"]), "contexts must be strings, got bytes"),
+        (lambda c: c.classify("x", command=5), "command must be a TaskIntent or a str, got int"),
+        (lambda c: c.classify_turn(_TURN, contexts=[1]), "contexts must be strings, got int"),
+        (
+            lambda c: c.classify_turn(_TURN, contexts=3),
+            "contexts must be an iterable of str, got int",
+        ),
+        (lambda c: c.explain_turn(_TURN, contexts=[1]), "contexts must be strings, got int"),
+    ],
+    ids=lambda value: "" if callable(value) else value,
+)
+def test_wrong_argument_types_name_the_argument(call: Any, message: str) -> None:
+    """A wrong type is a TypeError naming the argument and the type expected, never an
+    internal one (``code_signs() text must be str``, ``object of type 'NoneType' has no
+    len()``), and a non-string context is not accepted silently."""
+    classifier = make([{"intent": "edit", "keywords": ["fix"]}])
+    with pytest.raises(TypeError) as caught:
+        call(classifier)
+    assert str(caught.value) == message
+
+
+def test_a_str_subclass_is_classified_by_its_value() -> None:
+    classifier = make(
+        [{"intent": "review", "keywords": ["review"], "requires_any_context": ["pr"]}]
+    )
+    for contexts in ((), ("pr",)):
+        assert classifier.classify(_Text("review this"), contexts=contexts) == classifier.classify(
+            "review this", contexts=contexts
+        )
+    assert classify(_Text("fix the bug")) == classify("fix the bug")
+    assert classifier.classify("x", contexts=[_Text("pr")]).matched_rule is None
+    assert classifier.classify("review", contexts=frozenset({_Text("pr")})).intent == "review"
+
+
 def test_context_names_are_case_sensitive() -> None:
     """'Git_Diff' is not 'git_diff'."""
     assert (

@@ -173,6 +173,40 @@ def test_structural_errors_name_file_key_path_and_expectation(
     assert fragment in str(error)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[[classification.rules]]\nintent = "edit"\npriority = true\n',
+            "classification.rules[0].priority: expected an integer, got true",
+        ),
+        (
+            "[[classification.rules]]\nintent = false\n",
+            "classification.rules[0].intent: expected one of 'chat', 'plan', 'edit', 'review', "
+            "'summarize', 'prompt' or 'skill', got false",
+        ),
+        (
+            '[[classification.rules]]\nintent = "edit"\nkeywords = [true, "fix"]\n',
+            "classification.rules[0].keywords[0]: expected a string, got true",
+        ),
+        (
+            '[[classification.rules]]\nintent = "edit"\nkeywords = [[true, "x"]]\n',
+            "classification.rules[0].keywords[0]: expected a string, got an array [true, 'x']",
+        ),
+        (
+            '[classification.model]\nfile = ""\n',
+            "classification.model.file: the model file name is empty",
+        ),
+    ],
+    ids=["priority", "intent", "keyword", "nested", "model-file"],
+)
+def test_messages_speak_toml(tmp_path: Path, text: str, message: str) -> None:
+    """Values are spelt as in TOML (``true``, not Python's ``True``), and an empty model
+    file name is said to be empty (not ``: no such file``)."""
+    error = error_of(tmp_path, text)
+    assert [f"{where}: {what}" for where, what in error.errors] == [message]
+
+
 def test_unknown_intent_lists_the_allowed_names(tmp_path: Path) -> None:
     """An unknown intent error lists the seven names."""
     message = str(error_of(tmp_path, '[[classification.rules]]\nintent = "deploy"\n'))

@@ -1,4 +1,4 @@
-"""Every shell example in README.md and docs/*.md runs against the real CLI, so the docs cannot drift.
+"""Every shell and Python example in README.md and docs/*.md runs, so the docs cannot drift.
 
 How examples are found and run (follow these when you write docs):
 
@@ -34,12 +34,37 @@ How examples are found and run (follow these when you write docs):
   - ``<!-- docs-test: ignore KEY[,KEY...] -->``: with ``serve``, these keys
     (at any depth) are left out of the JSON comparison (timestamps, latencies).
 
+  - ``<!-- docs-test: needs MODULE[,MODULE...] -->``: skipped (with the
+    reason) when one of these modules is not installed: examples of an
+    optional extra (``pandas``, ``litellm``, ``mcp``, ``hypothesis``...);
+  - ``<!-- docs-test: pytest -->``: a Python block that is a test module,
+    run with ``python -m pytest`` (it must collect tests and pass).
+
+* A fenced block whose language is ``python`` or ``py`` is a Python example,
+  a test named ``FILE:LINE`` too. Each block runs on its own, as a script
+  (``python BLOCK.py``; a fresh interpreter per block, so no block depends on
+  another), in the same temporary directory, environment and ``PATH`` as the
+  shell examples of its file, after its ``setup`` commands; it must exit 0
+  (or the ``exit`` marker's status). The markers above apply, except
+  ``serve`` and ``ignore``. A Python example checks what it claims:
+
+  - state a result with ``assert``, e.g. ``assert result.intent == "edit"``
+    rather than a comment ``result.intent  # edit``, which nothing checks;
+  - or ``print`` it and put a ``text`` block right after the Python block
+    (only blank lines between; not for a ``pytest`` block): the block's stdout
+    must be that text, with ``…`` wildcards as in shell output.
+
+  Files an example reads come from ``file`` blocks of the same markdown file
+  (a config shown earlier) or from ``setup`` commands (e.g. copying a
+  fixture of ``tests/data/docs/``).
+
 A marker a block does not understand is an error, so a typo cannot silently
 skip an example.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -54,6 +79,7 @@ from tests.conftest import ROOT, cli_env
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL_LANGUAGES = {"sh", "shell", "bash", "console"}
+PYTHON_LANGUAGES = {"python", "py"}
 COPIED = ("rules", "schema", "tests/data")
 MARKER = re.compile(r"^<!--\s*docs-test:\s*(?P<body>.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(?P<fence>```+|~~~+)\s*(?P<lang>[\w+-]*)")
@@ -74,6 +100,9 @@ class Block:
     serve: list[str] | None = None
     ignore: set[str] = field(default_factory=set)
     answer: str | None = None  # the json block right after a serve block
+    needs: list[str] = field(default_factory=list)
+    pytest: bool = False
+    output: str | None = None  # the text block right after a Python block
 
     @property
     def name(self) -> str:
@@ -83,6 +112,10 @@ class Block:
     @property
     def is_shell(self) -> bool:
         return self.lang in SHELL_LANGUAGES
+
+    @property
+    def is_python(self) -> bool:
+        return self.lang in PYTHON_LANGUAGES
 
 
 def _apply(block: Block, marker: str) -> None:
@@ -101,6 +134,10 @@ def _apply(block: Block, marker: str) -> None:
         block.serve = marker[5:].split()
     elif marker.startswith("ignore "):
         block.ignore = {key.strip() for key in marker[7:].split(",") if key.strip()}
+    elif marker.startswith("needs "):
+        block.needs = [name.strip() for name in marker[6:].split(",") if name.strip()]
+    elif marker == "pytest":
+        block.pytest = True
     else:
         raise ValueError(f"{block.name}: unknown docs-test marker {marker!r}")
 
@@ -133,13 +170,11 @@ def parse_blocks(doc: Path) -> list[Block]:
             _apply(block, body)
         pending = []
         previous = blocks[-1] if blocks else None
-        if (
-            block.lang == "json"
-            and previous is not None
-            and previous.serve is not None
-            and all(not lines[n].strip() for n in range(previous_end + 1, i))
-        ):
-            previous.answer = block.text
+        if previous is not None and all(not lines[n].strip() for n in range(previous_end + 1, i)):
+            if block.lang == "json" and previous.serve is not None:
+                previous.answer = block.text
+            elif block.lang == "text" and previous.is_python and not previous.pytest:
+                previous.output = block.text
         blocks.append(block)
         previous_end = end
         i = end + 1
@@ -148,6 +183,7 @@ def parse_blocks(doc: Path) -> list[Block]:
 
 ALL = [block for doc in DOCS for block in parse_blocks(doc)]
 EXAMPLES = [block for block in ALL if block.is_shell and block.file is None]
+PYTHON_EXAMPLES = [block for block in ALL if block.is_python and block.file is None]
 
 
 def expected_pattern(expected: str) -> re.Pattern[str]:
@@ -200,17 +236,22 @@ def workdirs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Path]:
     return dirs
 
 
-def run_shell(script: str, work: Path, shims: Path) -> subprocess.CompletedProcess[str]:
+def example_env(work: Path, shims: Path) -> dict[str, str]:
+    """The environment examples run in (shell and Python alike)."""
     env = cli_env(SMISTA_CACHE_DIR=str(work / ".cache"), HOME=str(work))
     env["PATH"] = f"{shims}{os.pathsep}{env.get('PATH', '')}"
     env.pop("SMISTA_API_TOKEN", None)
     for name in ("NO_COLOR", "COLUMNS"):
         env.pop(name, None)
     env["COLUMNS"] = "80"  # argparse help wraps at the terminal width
+    return env
+
+
+def run_shell(script: str, work: Path, shims: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["bash", "-c", "set -eo pipefail\n" + script],
         cwd=work,
-        env=env,
+        env=example_env(work, shims),
         capture_output=True,
         text=True,
         timeout=120,
@@ -226,16 +267,35 @@ def test_the_markdown_files_have_shell_examples() -> None:
     assert len(answered) >= 4  # the HTTP examples are compared with the answers shown
 
 
-@pytest.mark.parametrize("block", EXAMPLES, ids=[b.name for b in EXAMPLES])
-def test_shell_example(block: Block, workdirs: dict[Path, Path]) -> None:
-    """The example runs, exits as documented, and prints what the docs show."""
+def test_the_markdown_files_have_python_examples() -> None:
+    """Every Python block is collected; the README's all run (none is skipped)."""
+    assert len(PYTHON_EXAMPLES) >= 15
+    readme = [b for b in PYTHON_EXAMPLES if b.doc.name == "README.md"]
+    assert len(readme) >= 3
+    assert all(b.skip is None for b in readme)
+    assert [b for b in PYTHON_EXAMPLES if b.output is not None]  # some compare their output
+    assert [b for b in PYTHON_EXAMPLES if b.pytest]
+
+
+def _prepare(block: Block, workdirs: dict[Path, Path]) -> tuple[Path, Path]:
+    """Skip ``block`` if it says so or lacks a module; run its setup; its (work, shims) dirs."""
     if block.skip is not None:
         pytest.skip(f"{block.name}: docs-test: skip ({block.skip})")
+    for module in block.needs:
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{block.name}: docs-test: needs {module}, which is not installed")
     work = workdirs[block.doc]
     shims = work.parent / "bin"
     for command in block.setup:
         done = run_shell(command, work, shims)
         assert done.returncode == 0, f"setup {command!r} failed:\n{done.stderr}"
+    return work, shims
+
+
+@pytest.mark.parametrize("block", EXAMPLES, ids=[b.name for b in EXAMPLES])
+def test_shell_example(block: Block, workdirs: dict[Path, Path]) -> None:
+    """The example runs, exits as documented, and prints what the docs show."""
+    work, shims = _prepare(block, workdirs)
     if block.serve is not None:
         served(block, work, shims)
         return
@@ -252,6 +312,36 @@ def test_shell_example(block: Block, workdirs: dict[Path, Path]) -> None:
         assert expected_pattern(expected).fullmatch(actual), (
             f"{block.name}: $ {command}\n--- the docs show ---\n{expected}"
             f"--- the command printed ---\n{actual}"
+        )
+
+
+@pytest.mark.parametrize("block", PYTHON_EXAMPLES, ids=[b.name for b in PYTHON_EXAMPLES])
+def test_python_example(block: Block, workdirs: dict[Path, Path]) -> None:
+    """The example runs (its asserts hold) and prints the text block shown after it."""
+    work, shims = _prepare(block, workdirs)
+    scripts = work / ".docs-test"
+    scripts.mkdir(exist_ok=True)
+    stem = re.sub(r"\W", "_", f"{block.doc.stem}_{block.line}")
+    script = scripts / (f"test_{stem}.py" if block.pytest else f"{stem}.py")
+    script.write_text(block.text, encoding="utf-8")
+    command = [sys.executable, str(script)]
+    if block.pytest:
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(script)]
+    done = subprocess.run(
+        command,
+        cwd=work,
+        env=example_env(work, shims),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == block.exit, f"{block.name}\n{done.stdout}\n{done.stderr}"
+    if block.output is not None:
+        actual = "".join(f"{line.rstrip()}\n" for line in done.stdout.splitlines())
+        assert expected_pattern(block.output).fullmatch(actual), (
+            f"{block.name}\n--- the docs show ---\n{block.output}"
+            f"--- the example printed ---\n{actual}"
         )
 
 
@@ -313,6 +403,21 @@ def test_markers_are_understood_and_attached(tmp_path: Path) -> None:
         '{"a": 1}\n',
     )
     assert answer.lang == "json"
+    doc.write_text(
+        "<!-- docs-test: needs pandas, pyarrow -->\n<!-- docs-test: pytest -->\n"
+        "```python\ndef test_x(): pass\n```\n\n```text\nnot an output\n```\n"
+        "```py\nprint(1)\n```\n\n```text\n1\n```\n"
+        "```python\nx = 1\n```\nprose\n```text\nnot its output\n```\n",
+        encoding="utf-8",
+    )
+    module, _, printing, _, silent, _ = parse_blocks(doc)
+    assert (module.needs, module.pytest, module.output) == (["pandas", "pyarrow"], True, None)
+    assert module.is_python
+    assert printing.is_python
+    assert not module.is_shell
+    # the text block right after a Python block is its output, unless it is a test module
+    assert (printing.output, printing.pytest, printing.needs) == ("1\n", False, [])
+    assert silent.output is None  # prose in between: not its output
     for bad in ("<!-- docs-test: skipp -->", "<!-- docs-test: skip -->"):
         doc.write_text(f"{bad}\n```sh\nx\n```\n", encoding="utf-8")
         with pytest.raises(ValueError, match="docs-test"):

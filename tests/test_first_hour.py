@@ -41,6 +41,51 @@ def test_a_missing_extra_is_hinted_with_a_checkout_install(run_cli: RunCli, tmp_
     assert "smista[" not in err
 
 
+def test_the_extras_table_is_pyprojects() -> None:
+    """Every extra of pyproject.toml is in the table, with the modules its requirements
+    install (a new extra cannot be forgotten by the hints and ``smista doctor``)."""
+    import re
+    import tomllib
+
+    from smista._edge.extras import EXTRAS
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {
+        extra: tuple(
+            re.match(r"[A-Za-z0-9._-]+", requirement).group().lower().replace("-", "_")  # type: ignore[union-attr]
+            for requirement in requirements
+        )
+        for extra, requirements in project["optional-dependencies"].items()
+    }
+    assert declared == EXTRAS
+
+
+def test_smista_mcp_without_the_sdk_hints_the_mcp_extra(run_cli: RunCli, tmp_path: Path) -> None:
+    """``smista mcp`` without the mcp SDK names the extra to install, not an import error."""
+    blocked = tmp_path / "mcp"
+    blocked.mkdir()
+    (blocked / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'mcp'\", name='mcp')\n"
+    )
+    env = cli_env()
+    env["PYTHONPATH"] = f"{tmp_path}:{env['PYTHONPATH']}"
+    err = one_line_error(run_cli(["mcp"], env=env))
+    assert err == (
+        "smista mcp: error: needs mcp; install it with: "
+        "pip install '.[mcp]' (from the smista checkout)\n"
+    )
+
+
+def test_doctor_lists_every_extra(run_cli: RunCli) -> None:
+    """``smista doctor`` reports each extra of pyproject.toml, installed or missing."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    done = run_cli(["doctor", "--json"])
+    assert done.returncode == 0, done.stderr
+    assert set(json.loads(done.stdout)["extras"]) == set(project["optional-dependencies"])
+
+
 def test_no_doc_suggests_installing_from_a_package_index() -> None:
     """README, docs and sources never say pip install 'smista[...]'."""
     texts = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "smista").rglob("*.py")]
@@ -497,7 +542,26 @@ def test_text_starting_with_a_dash_gets_a_hint_about_double_dash(run_cli: RunCli
     assert run_cli(["classify", "--", "-fix"]).stdout.startswith(b"intent:     edit")
 
 
-@pytest.mark.parametrize("command", ["classify", "explain"])
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["serve", "--port", "-1"], "argument --port: expected a port number 0-65535, got '-1'"),
+        (["serve", "--port", "-x"], "argument --port: expected one argument"),
+        (["serve", "-x"], "unrecognized arguments: -x"),
+        (["doctor", "-x"], "unrecognized arguments: -x"),
+        (["batch", "-o", "-x"], "argument -o/--output: expected one argument"),
+    ],
+)
+def test_no_double_dash_hint_where_no_text_is_taken(
+    run_cli: RunCli, argv: list[str], error: str
+) -> None:
+    """``smista serve --port -1`` suggested ``smista serve -- '-1'``: the hint is for
+    commands that take text (or files), never for an option's value."""
+    err = one_line_error(run_cli(argv))
+    assert err == f"smista {argv[0]}: error: {error} (see 'smista {argv[0]} --help')\n"
+
+
+@pytest.mark.parametrize("command", ["classify", "explain", "tier"])
 def test_an_empty_context_kind_is_rejected(run_cli: RunCli, command: str) -> None:
     """--context "" names no context kind, so it is a usage error (it was accepted)."""
     err = one_line_error(run_cli([command, "--context", "", "fix it"]))

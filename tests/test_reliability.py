@@ -119,7 +119,9 @@ def json_body(raw: bytes) -> dict[str, object]:
 
 def test_a_slow_header_gets_a_json_408_and_is_closed(server: LiveServer) -> None:
     with server.connect() as sock:
-        sock.sendall(b"POST /v1/classify HTTP/1.1\r\nHost: t\r\n")  # never finishes
+        sock.sendall(
+            b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        )  # never finishes
         raw = recv_all(sock)
     assert raw.startswith(b"HTTP/1.1 408 ")
     assert json_body(raw)["error"] == {
@@ -130,7 +132,9 @@ def test_a_slow_header_gets_a_json_408_and_is_closed(server: LiveServer) -> None
 
 def test_a_stalled_body_is_cut_off(server: LiveServer) -> None:
     with server.connect() as sock:
-        sock.sendall(b"POST /v1/classify HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n{")
+        sock.sendall(
+            b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        )
         assert recv_all(sock) == b""  # closed, nobody left to answer
     with server.client() as c:
         assert c.get("/healthz").status_code == 200

@@ -159,6 +159,36 @@ def test_bad_bodies_are_json_client_errors(server: LiveServer, body, status, cod
         assert err.details
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "loc"),
+    [
+        ("/v1/classify", {"text": "a", "contexts": [""]}, "contexts[0]"),
+        ("/v1/classify", {"text": "a", "contexts": ["git_diff", " \t"]}, "contexts[1]"),
+        (
+            "/v1/classify",
+            {"messages": [{"role": "user", "content": "a"}], "contexts": [""]},
+            "contexts[0]",
+        ),
+        (
+            "/v1/classify/batch",
+            {"items": [{"text": "a"}, {"text": "b", "contexts": [""]}]},
+            "items[1].contexts[0]",
+        ),
+        ("/v1/tier", {"task": "a", "contexts": [""]}, "contexts[0]"),
+    ],
+)
+def test_empty_context_names_are_422_as_on_the_command_line(
+    server: LiveServer, path: str, body: dict[str, Any], loc: str
+) -> None:
+    """``smista classify --context ''`` is an error; so is an empty name over HTTP."""
+    with server.client() as c:
+        r = c.post(path, json=body)
+    assert r.status_code == 422, r.text
+    error = r.json()["error"]
+    assert error["code"] == "invalid_request"
+    assert error["details"] == [{"loc": loc, "message": "a context kind cannot be empty"}]
+
+
 def test_validation_errors_name_the_key_path(server: LiveServer) -> None:
     """A 422 names each offending key path inside the body."""
     with server.client() as c:

@@ -72,7 +72,7 @@ def test_a_chunked_body_is_read_whole(server: LiveServer) -> None:
         b"%x\r\n%s\r\n" % (len(body[i : i + 5]), body[i : i + 5]) for i in range(0, len(body), 5)
     )
     raw = (
-        b"POST /v1/classify HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
+        b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
         b"Connection: close\r\n\r\n" + chunks + b"0\r\n\r\n"
     )
     status, _, answer = exchange(server, raw)
@@ -87,7 +87,7 @@ def test_a_chunked_body_over_the_limit_is_413(server: LiveServer) -> None:
         for i in range(0, len(body), 500)
     )
     raw = (
-        b"POST /v1/classify HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
+        b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
         b"Connection: close\r\n\r\n" + chunks + b"0\r\n\r\n"
     )
     status, headers, answer = exchange(server, raw)
@@ -159,6 +159,8 @@ NOT_PLAIN: list[Any] = [
     {"text": "x", "command": "EDIT"},
     {"text": "x", "contexts": "git_diff"},
     {"text": "x", "contexts": ["a", 1]},
+    {"text": "x", "contexts": [""]},
+    {"text": "x", "contexts": ["git_diff", " \t"]},
     {"text": "x", "workspace": {}},
     {"text": "x", "messages": [{"role": "user", "content": "hi"}]},
     {"messages": [{"role": "user", "content": "hi"}]},

@@ -106,7 +106,9 @@ def test_chunked_body_under_the_limit_is_served(server: LiveServer) -> None:
 def test_invalid_content_length_is_400(server: LiveServer) -> None:
     """A Content-Length that is not a number is a client error, never a 500."""
     with server.connect() as sock:
-        sock.sendall(b"POST /v1/classify HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n{}")
+        sock.sendall(
+            b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 12abc\r\n\r\n{}"
+        )
         head = sock.recv(4096)
     assert head.startswith(b"HTTP/1.1 400")
 
@@ -139,7 +141,7 @@ def test_a_client_hanging_up_mid_body_is_not_a_server_error(server: LiveServer) 
     mark = server.mark()
     with server.connect() as sock:
         sock.sendall(
-            b"POST /v1/classify HTTP/1.1\r\nHost: t\r\nX-Request-Id: hangup\r\n"
+            b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Request-Id: hangup\r\n"
             b'Content-Length: 100\r\n\r\n{"text": '
         )
     rec = server.wait_for(

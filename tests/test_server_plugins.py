@@ -107,7 +107,7 @@ def test_a_plugged_endpoint_is_served_and_documented() -> None:
         assert bad.status_code == 422
         doc = c.get("/openapi.json").json()
     op = doc["paths"]["/v1/shout"]["post"]
-    assert {"200", "400", "409", "413", "422", "500"} == set(op["responses"])
+    assert {"200", "400", "409", "413", "415", "421", "422", "500"} == set(op["responses"])
     schemas = doc["components"]["schemas"]
     assert {"ShoutRequest", "ShoutResponse"} <= set(schemas)
     assert schemas["ShoutRequest"]["properties"]["text"]["maxLength"] == 1024 * 1024

@@ -152,9 +152,20 @@ def test_no_route_and_bad_overrides_are_422(tmp_path: Path) -> None:
         ok = c.post("/v1/preview", json={"text": "hello", "explicit_model": "a/b/c"})
         assert ok.status_code == 200
         assert ok.json()["routing"]["override_used"] is True
-        bad = c.post("/v1/preview", json={"text": "hello", "explicit_model": "nomodel"})
-        assert bad.status_code == 422
-        assert bad.json()["error"]["details"][0]["loc"] == "explicit_model"
+        for model in ("nomodel", "/model", "provider/", "/"):
+            bad = c.post("/v1/preview", json={"text": "hello", "explicit_model": model})
+            assert bad.status_code == 422
+            assert bad.json()["error"]["details"] == [
+                {
+                    "loc": "explicit_model",
+                    "message": "explicit_model must be 'provider/model', "
+                    "e.g. 'anthropic/claude-sonnet'",
+                }
+            ]
+        blank = c.post("/v1/preview", json={"text": "hello", "contexts": [""]})
+        assert blank.json()["error"]["details"] == [
+            {"loc": "contexts[0]", "message": "a context kind cannot be empty"}
+        ]
 
 
 def test_routing_reloads_and_a_bad_decision_section_keeps_the_old(tmp_path: Path) -> None:

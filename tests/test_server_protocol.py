@@ -27,7 +27,7 @@ from tests.live import ThreadServer, recv_all
 HANG_GUARD = 20.0
 BODY = b'{"text":"fix the failing test in parser.py"}'
 REQUEST = (
-    b"POST /v1/classify HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+    b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
     b"Content-Length: " + str(len(BODY)).encode() + b"\r\n\r\n" + BODY
 )
 
@@ -91,7 +91,9 @@ def test_auto_picks_httptools_when_installed() -> None:
 
 def test_a_slow_head_gets_a_json_408(served: Served) -> None:
     with served.connect() as sock:
-        sock.sendall(b"POST /v1/classify HTTP/1.1\r\nHost: t\r\n")
+        sock.sendall(
+            b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        )
         raw = recv_all(sock)
     assert raw.startswith(b"HTTP/1.1 408 ")
     assert error_code(raw) == "header_timeout"
@@ -105,7 +107,9 @@ def test_a_silent_connection_gets_a_json_408(served: Served) -> None:
 
 def test_a_stalled_body_is_cut_off(served: Served) -> None:
     with served.connect() as sock:
-        sock.sendall(b"POST /v1/classify HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n{")
+        sock.sendall(
+            b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        )
         assert recv_all(sock) == b""
 
 
@@ -119,7 +123,9 @@ def test_garbage_gets_a_json_400(served: Served) -> None:
 
 def test_a_head_over_the_limit_gets_a_json_400(served: Served) -> None:
     with served.connect() as sock:
-        sock.sendall(b"POST /v1/classify HTTP/1.1\r\nHost: t\r\n")
+        sock.sendall(
+            b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        )
         filler = b"X-Filler: " + b"a" * 1000 + b"\r\n"
         try:
             for _ in range(MAX_HEAD_BYTES // len(filler) + 4):

@@ -172,7 +172,7 @@ def test_requests_in_flight_finish_on_the_rules_they_started_with(rules: Path) -
         body = json.dumps({"text": "zebra"}).encode()
         with live.connect() as sock:
             sock.sendall(
-                b"POST /v1/classify HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+                b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
                 b"Content-Type: application/json\r\n"
                 + f"Content-Length: {len(body)}\r\n\r\n".encode()
             )

@@ -32,7 +32,7 @@ def test_sigterm_lets_a_request_in_flight_finish() -> None:
         body = json.dumps({"text": "please review", "contexts": ["git_diff"]}).encode()
         with live.connect() as sock:
             sock.sendall(
-                b"POST /v1/classify HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+                b"POST /v1/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
                 + f"Content-Length: {len(body)}\r\n\r\n".encode()
             )
             assert read_until(sock, b"\r\n\r\n").startswith(b"HTTP/1.1 100 ")

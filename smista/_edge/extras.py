@@ -1,9 +1,11 @@
 """The optional extras: which modules each one brings, and how to install one.
 
-Owns the single table of extras (``llm``, ``server``, ``testing``, ``ray``) and
-the install hint every message uses. smista is not on a package index, so the
-hint installs from a checkout (``pip install '.[server]'``). Looks modules up
-with :func:`importlib.util.find_spec` and never imports them.
+Owns the single table of extras (``llm``, ``server``, ``testing``, ``ray``,
+``litellm``, ``mcp``: every extra of pyproject.toml, which
+``tests/test_first_hour.py`` checks) and the install hint every message uses.
+smista is not on a package index, so the hint installs from a checkout
+(``pip install '.[server]'``). Looks modules up with
+:func:`importlib.util.find_spec` and never imports them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "server": ("starlette", "uvicorn"),
     "testing": ("hypothesis",),
     "ray": ("ray", "pandas", "pyarrow"),
+    "litellm": ("litellm",),
+    "mcp": ("mcp",),
 }
 """extra -> the top-level modules it installs."""
 

@@ -24,6 +24,7 @@ __all__ = [
     "HelpFormatter",
     "UsageError",
     "add_request_options",
+    "context_kind",
     "read_text_arg",
 ]
 
@@ -68,7 +69,9 @@ class ArgumentParser(argparse.ArgumentParser):
     """An argparse parser whose errors are one readable line (exit status 2).
 
     When an unknown word starting with ``-`` is on the command line (a prompt
-    such as ``-fix``), the error says to put ``--`` before it. Help is laid out
+    such as ``-fix``) of a command that takes positional arguments (text, files),
+    the error says to put ``--`` before it; never for the value an option took
+    (``--port -1``). Help is laid out
     by :class:`HelpFormatter` unless another ``formatter_class`` is given.
     """
 
@@ -84,12 +87,15 @@ class ArgumentParser(argparse.ArgumentParser):
         self._argv = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
 
-    def _dash_hint(self) -> str:
+    def _dash_hint(self, message: str) -> str:
         argv = self._argv or []
-        if "--" in argv:
-            return ""
-        for arg in argv:
+        if "--" in argv or not any(not action.option_strings for action in self._actions):
+            return ""  # no positional argument the word could be meant as
+        for i, arg in enumerate(argv):
             name = arg.split("=", 1)[0]
+            option = self._option_string_actions.get(argv[i - 1]) if i else None
+            if option and message.startswith(f"argument {'/'.join(option.option_strings)}:"):
+                continue  # the value of the option the error is about (--port -1)
             if arg.startswith("-") and arg != "-" and name not in self._option_string_actions:
                 return (
                     f"; {arg!r} is not an option: put '--' before text that starts "
@@ -98,7 +104,7 @@ class ArgumentParser(argparse.ArgumentParser):
         return ""
 
     def error(self, message: str) -> NoReturn:
-        hint = self._dash_hint()
+        hint = self._dash_hint(message)
         print(f"{self.prog}: error: {message}{hint} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(2)
 
@@ -109,7 +115,8 @@ class ArgumentParser(argparse.ArgumentParser):
             (file or sys.stderr).write(message)
 
 
-def _context_kind(text: str) -> str:
+def context_kind(text: str) -> str:
+    """An argparse type: a ``--context`` name, never blank."""
     if not text.strip():
         raise argparse.ArgumentTypeError("a context kind cannot be empty")
     return text
@@ -123,6 +130,6 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
         metavar="KIND",
         action="append",
         default=[],
-        type=_context_kind,
+        type=context_kind,
         help="an available context kind, e.g. git_diff (repeatable)",
     )

@@ -2,13 +2,15 @@
 
 I/O edge (argv, environment, sockets). Reads the bearer token from
 ``SMISTA_API_TOKEN`` and refuses, in one line, to bind a non-loopback address
-without it. The token is never printed. Heavy imports (starlette, uvicorn)
-happen inside :func:`run`.
+without it. The token is never printed. On loopback the service answers only
+requests addressed to a loopback name (``Host``), plus ``--allow-host`` names.
+Heavy imports (starlette, uvicorn) happen inside :func:`run`.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import sys
 from collections.abc import Sequence
@@ -48,6 +50,23 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _host(text: str) -> str:
+    """An ``--allow-host`` name: a host name or an IP address, without port; ``*``: any."""
+    name = text.strip()
+    if name == "*":
+        return name
+    bracketed = name.startswith("[") and name.endswith("]")
+    try:
+        return str(ipaddress.ip_address(name[1:-1] if bracketed else name))
+    except ValueError:
+        pass
+    if not name or any(c in name for c in ":/[]@") or any(c.isspace() for c in name):
+        raise argparse.ArgumentTypeError(
+            f"expected a host name or an IP address, without port, got {text!r}"
+        )
+    return name.lower().removesuffix(".")
+
+
 def _post_paths() -> list[str]:
     """The POST endpoints this build serves (the plugged ones are discovered)."""
     from smista.server.plugins import available_endpoints
@@ -78,6 +97,15 @@ def _parser() -> ArgumentParser:
         ),
     )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"bind address (default {DEFAULT_HOST})")
+    p.add_argument(
+        "--allow-host",
+        type=_host,
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests whose Host header is NAME (repeatable; '*': any); "
+        "on loopback only localhost, 127.0.0.1 and [::1] are answered by default",
+    )
     p.add_argument(
         "--port",
         type=_port,
@@ -211,6 +239,7 @@ def run(argv: Sequence[str]) -> int:
         body_timeout=args.body_timeout,
         max_connections=args.max_connections,
         token=BearerToken(secret) if secret else None,
+        allowed_hosts=tuple(args.allow_host),
         shutdown_timeout=args.shutdown_timeout,
         log_level=args.log_level,
     )

@@ -15,7 +15,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from smista.cli._common import ArgumentParser, UsageError, read_text_arg
+from smista.cli._common import ArgumentParser, UsageError, context_kind, read_text_arg
 
 __all__ = ["run"]
 
@@ -52,6 +52,7 @@ def _parser() -> ArgumentParser:
         metavar="KIND",
         action="append",
         default=[],
+        type=context_kind,
         help="an available context kind for tier rules (repeatable)",
     )
     parser.add_argument("--json", action="store_true", help="print the full decision as JSON")

@@ -174,8 +174,10 @@ def with_model(config: ClassificationConfig, source: str | None) -> Classificati
                 [(at, "needs a [classification.model] table naming a model file")], source
             )
         return config
-    path = model_path(table.file, source)
     where = "classification.model.file"
+    if not table.file:
+        raise ConfigError([(where, "the model file name is empty")], source)
+    path = model_path(table.file, source)
     try:
         raw = read_bounded(path, MODEL_LIMIT)
     except IsADirectoryError:
@@ -262,8 +264,22 @@ def _kind(value: object) -> str:
     return type(value).__name__
 
 
+def _spelt(value: object) -> str:
+    """``value`` as TOML and JSON write it where they differ from Python (``true``,
+    ``false``, ``null``), else as Python writes it (strings quoted, as messages quote)."""
+    if value is True or value is False:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_spelt(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_spelt(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
 def _got(value: object) -> str:
-    text = repr(value)
+    text = _spelt(value)
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{_kind(value)} {text}" if isinstance(value, (list, dict)) else text
@@ -280,9 +296,9 @@ def _message(err: Any, model: type[BaseModel], loc: tuple[str | int, ...]) -> st
     if kind == "missing":
         return "missing required key"
     if kind == "enum":
-        return f"expected one of {ctx.get('expected', '?')}, got {value!r}"
+        return f"expected one of {ctx.get('expected', '?')}, got {_got(value)}"
     if kind == "literal_error":
-        return f"expected {ctx.get('expected', '?')}, got {value!r}"
+        return f"expected {ctx.get('expected', '?')}, got {_got(value)}"
     if kind in {"int_type", "int_parsing", "int_from_float"}:
         return f"expected an integer, got {_got(value)}"
     if kind in {"greater_than_equal", "less_than_equal", "greater_than", "less_than"}:
@@ -292,7 +308,7 @@ def _message(err: Any, model: type[BaseModel], loc: tuple[str | int, ...]) -> st
             "greater_than": f"> {ctx.get('gt')}",
             "less_than": f"< {ctx.get('lt')}",
         }[kind]
-        return f"expected a number {bounds}, got {value!r}"
+        return f"expected a number {bounds}, got {_got(value)}"
     if kind == "string_type":
         return f"expected a string, got {_got(value)}"
     if kind in {"bool_type", "bool_parsing"}:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from smista.core.turnclassify import TurnExplanation, TurnResult
     from smista.core.workspace import Workspace
 
-__all__ = ["Classifier", "compile_rules"]
+__all__ = ["Classifier", "compile_rules", "context_names"]
 
 
 def compile_rules(config: ClassificationConfig) -> CompiledRules:
@@ -41,9 +41,38 @@ def compile_rules(config: ClassificationConfig) -> CompiledRules:
     )
 
 
+def _plain_text(text: object) -> str:
+    """``text`` as a plain ``str`` (a ``str`` subclass gives its value), or a
+    ``TypeError`` naming the argument: ``text must be a str, got int``."""
+    if isinstance(text, str):
+        return str.__str__(text)
+    raise TypeError(f"text must be a str, got {type(text).__name__}")
+
+
+def context_names(contexts: Iterable[str]) -> frozenset[str]:
+    """The context kinds ``contexts`` names; a lone string is one kind, not a sequence
+    of one-letter kinds. A ``TypeError`` names the argument unless it is strings."""
+    if isinstance(contexts, str):
+        return frozenset((contexts,))
+    try:
+        items = iter(contexts)
+    except TypeError:
+        raise TypeError(
+            f"contexts must be an iterable of str, got {type(contexts).__name__}"
+        ) from None
+    names = tuple(items)
+    _only_strings(names)
+    return frozenset(names)
+
+
+def _only_strings(names: Iterable[object]) -> None:
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"contexts must be strings, got {type(name).__name__}")
+
+
 def _contexts(contexts: Iterable[str], workspace: Workspace | None) -> frozenset[str]:
-    # A lone string is one context kind, not a sequence of one-letter kinds.
-    kinds = frozenset((contexts,)) if isinstance(contexts, str) else frozenset(contexts)
+    kinds = context_names(contexts)
     if workspace is None:
         return kinds
     from smista.core.workspace import context_kinds
@@ -155,6 +184,8 @@ class Classifier:
         directly; ``workspace`` adds the kinds it provides.
         """
         if command is None and workspace is None and not contexts:  # the hot path
+            if type(text) is not str:
+                text = _plain_text(text)
             match_code = self._match_code
             if match_code is None:  # (extension kinds: see _init)
                 match = self._match_text(text, ())
@@ -165,10 +196,13 @@ class Classifier:
             if found is None:
                 found = self._by_code[code] = self.result(self.rules.match_of_code(code))
             return found
+        if type(text) is not str:
+            text = _plain_text(text)
         if command is not None:
             return explicit(command)
         kinds: Collection[str]
         if isinstance(contexts, (set, frozenset)) and workspace is None:
+            _only_strings(contexts)
             kinds = contexts
         else:
             kinds = _contexts(contexts, workspace)
@@ -199,6 +233,7 @@ class Classifier:
         """The decision trace behind :meth:`classify` for the same inputs."""
         from smista.core.explain import explain_rules
 
+        text = _plain_text(text)
         kinds = _contexts(contexts, workspace)
         visible = visible_text(text) if self.rules.options.ignore_code else text
         tokens = tokenize(visible)
@@ -254,6 +289,8 @@ _CONFIDENCES: dict[str, Confidence] = {level.value: level for level in Confidenc
 
 def explicit(command: TaskIntent | str) -> Classification:
     """The result of an explicit command: no rule is evaluated."""
+    if not isinstance(command, str):  # a TaskIntent is a str too
+        raise TypeError(f"command must be a TaskIntent or a str, got {type(command).__name__}")
     intent = command if isinstance(command, TaskIntent) else TaskIntent.parse(command)
     return _EXPLICIT[intent]
 

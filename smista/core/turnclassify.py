@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
+from smista.core.classifier import context_names
 from smista.core.explain import Explanation
 from smista.core.intent import Confidence, IntentSource, TaskIntent
 from smista.core.result import Classification
@@ -281,7 +282,7 @@ def classify_turn(
     if settings is None:
         settings = classifier.config.turns
     turn = parse_turn(payload, settings)
-    kinds = frozenset((contexts,)) if isinstance(contexts, str) else frozenset(contexts)
+    kinds = context_names(contexts)
     if command is not None:
         own = classifier.classify(turn.text, command=command)
         return TurnResult(classification=own, turn=turn, own=own)
@@ -363,7 +364,7 @@ def explain_turn(
         workspace=workspace,
         settings=settings,
     )
-    kinds = frozenset((contexts,)) if isinstance(contexts, str) else frozenset(contexts)
+    kinds = context_names(contexts)
     own = classifier.explain(found.turn.text, command=command, contexts=kinds, workspace=workspace)
     previous = None
     if found.follow is not None:

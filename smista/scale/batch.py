@@ -146,6 +146,15 @@ def _strings(value: object, key: str) -> list[str]:
     return value
 
 
+def _contexts(value: object) -> list[str]:
+    """A record's ``contexts``: strings, none blank (as ``--context`` and the service)."""
+    names = _strings(value, "contexts")
+    for i, name in enumerate(names):
+        if not name or name.isspace():
+            raise _RecordError(f"contexts[{i}]: a context kind cannot be empty")
+    return names
+
+
 def _workspace_kinds(value: object) -> list[str]:
     if not isinstance(value, dict):
         raise _RecordError(f"workspace: expected an object, got {_kind(value)}")
@@ -207,7 +216,7 @@ class _Renderer:
         contexts: list[str] = []
         value = obj.get("contexts")
         if value is not None:
-            contexts = _strings(value, "contexts")
+            contexts = _contexts(value)
         value = obj.get("workspace")
         if value is not None:
             contexts = contexts + _workspace_kinds(value)
@@ -226,7 +235,7 @@ class _Renderer:
             raise _RecordError(f"command: expected a string or null, got {_kind(command)}")
         contexts: list[str] = []
         if obj.get("contexts") is not None:
-            contexts = _strings(obj["contexts"], "contexts")
+            contexts = _contexts(obj["contexts"])
         if obj.get("workspace") is not None:
             contexts = contexts + _workspace_kinds(obj["workspace"])
         try:

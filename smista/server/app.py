@@ -34,7 +34,14 @@ from smista.core.intent import TaskIntent
 from smista.core.result import Classification
 from smista.core.turnclassify import TurnResult
 from smista.core.turns import Turn
-from smista.server.body import OFFLOAD_BYTES, parse_bounded, read_asgi_body, read_body
+from smista.server.body import (
+    OFFLOAD_BYTES,
+    is_json_type,
+    parse_bounded,
+    read_asgi_body,
+    read_body,
+    unsupported_media_type,
+)
 from smista.server.errors import ApiError, error_response
 from smista.server.logs import ACCESS, DECISION, emit
 from smista.server.models import BatchRequest, ClassifyRequest, Health
@@ -58,6 +65,12 @@ a thread hop costs more than classifying them)."""
 _REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
 _UNAUTHORIZED = ApiError(
     401, "unauthorized", "unauthorized", headers={"WWW-Authenticate": "Bearer"}
+)
+_MISDIRECTED = ApiError(
+    421,
+    "misdirected_request",
+    "this service answers requests for localhost, 127.0.0.1 and [::1] only (the Host "
+    "header names another host); start it with --allow-host NAME to answer NAME too",
 )
 
 
@@ -98,7 +111,8 @@ JSON answer and the state it was answered from (or raises :class:`ApiError`)."""
 
 
 class _Gate:
-    """Outermost HTTP layer: request id, bearer check on ``/v1``, access log.
+    """Outermost HTTP layer: request id, ``Host`` check, bearer check on ``/v1``, the
+    JSON ``Content-Type`` of POST bodies (``json_posts``), access log.
 
     The hot POST endpoints (``fast``: path to handler) are answered here, in
     raw ASGI, without Starlette's router, ``Request`` and ``Response``; they
@@ -107,11 +121,17 @@ class _Gate:
     """
 
     def __init__(
-        self, app: ASGIApp, settings: ServerSettings, fast: dict[str, FastRoute] | None = None
+        self,
+        app: ASGIApp,
+        settings: ServerSettings,
+        fast: dict[str, FastRoute] | None = None,
+        json_posts: frozenset[str] = frozenset(),
     ) -> None:
         self.app = app
         self.token = settings.token
+        self.hosts = settings.host_check()
         self.fast = fast or {}
+        self.json_posts = json_posts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -138,13 +158,22 @@ class _Gate:
 
         try:
             path: str = scope["path"]
-            fast = self.fast.get(path) if scope["method"] == "POST" else None
-            if (
+            post = scope["method"] == "POST"
+            fast = self.fast.get(path) if post else None
+            if self.hosts is not None and not self.hosts.accepts(headers.get(b"host")):
+                await error_response(_MISDIRECTED)(scope, receive, send_with_id)
+            elif (
                 self.token is not None
                 and path.startswith("/v1/")
                 and not self.token.accepts(headers.get(b"authorization"))
             ):
                 await error_response(_UNAUTHORIZED)(scope, receive, send_with_id)
+            elif (
+                post
+                and path in self.json_posts
+                and not is_json_type(media := headers.get(b"content-type"))
+            ):
+                await error_response(unsupported_media_type(media))(scope, receive, send_with_id)
             elif fast is not None:
                 try:
                     body, state = await fast(scope, receive, rid)
@@ -382,7 +411,7 @@ _INTENTS = {intent.value: intent for intent in TaskIntent}
 def _plain_request(data: Any) -> ClassifyRequest | None:
     """The request ``data`` (parsed JSON) validates to, built without pydantic's
     validation, when it is a valid one of the plain shapes: a string ``text``,
-    with an intent name or null ``command`` and a list of strings ``contexts``;
+    with an intent name or null ``command`` and a list of non-blank strings ``contexts``;
     None for anything else (validated as usual). Exactly what
     ``ClassifyRequest.model_validate_json`` gives for those (tested)."""
     if type(data) is not dict or not data.keys() <= _PLAIN_KEYS:
@@ -400,8 +429,10 @@ def _plain_request(data: Any) -> ClassifyRequest | None:
             return None
     if "contexts" in data:
         contexts = data["contexts"]
-        if type(contexts) is not list or not all(type(c) is str for c in contexts):
-            return None
+        if type(contexts) is not list or not all(
+            type(c) is str and c and not c.isspace() for c in contexts
+        ):
+            return None  # a blank name is validated (a 422), as any other bad shape
         fields["contexts"] = tuple(contexts)
     return _construct(fields)
 
@@ -603,5 +634,6 @@ def create_app(
         "/v1/classify": service.classify_fast,
         "/v1/classify/batch": service.batch_fast,
     }
-    app.add_middleware(_Gate, settings=settings, fast=fast)
+    json_posts = frozenset(["/v1/classify", "/v1/classify/batch", *(ep.path for ep in found)])
+    app.add_middleware(_Gate, settings=settings, fast=fast, json_posts=json_posts)
     return app

@@ -5,7 +5,11 @@ limit is refused before a byte is read; a chunked body is read only until it
 passes the limit. Malformed JSON (``NaN`` and ``Infinity`` included, and
 named as such, as is a lone surrogate escape) is a 400, a body that does not
 match the model a 422 with one detail per problem (key path + what was
-expected).
+expected). A body not declared JSON (``Content-Type`` other than
+``application/json`` or ``application/*+json``, or none) is a 415 before it is
+read (:func:`is_json_type`, :func:`unsupported_media_type`): the media types a
+web page may send across sites without a CORS preflight (``text/plain``,
+forms) are never taken as a request.
 Never lets a bad body become a 500.
 
 Work per request is bounded before the model sees the body
@@ -37,16 +41,42 @@ from smista.server.errors import ApiError
 __all__ = [
     "MAX_KEYS",
     "OFFLOAD_BYTES",
+    "is_json_type",
     "parse_bounded",
     "parse_model",
     "read_asgi_body",
     "read_body",
+    "unsupported_media_type",
 ]
 
 OFFLOAD_BYTES = 64 * 1024
 """Bodies larger than this are scanned and validated off the event loop."""
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def is_json_type(content_type: bytes | None) -> bool:
+    """Whether a ``Content-Type`` header value declares JSON: ``application/json`` or
+    a ``+json`` type (``application/vnd.x+json``), any parameters (``charset``)."""
+    if content_type == b"application/json":
+        return True
+    if content_type is None:
+        return False
+    media = content_type.partition(b";")[0].strip().lower()
+    return media == b"application/json" or (
+        media.startswith(b"application/") and media.endswith(b"+json")
+    )
+
+
+def unsupported_media_type(content_type: bytes | None) -> ApiError:
+    """The 415 for a body whose ``Content-Type`` (header value) does not declare JSON."""
+    given = "none" if content_type is None else repr(content_type.decode("latin-1")[:60])
+    return ApiError(
+        415,
+        "unsupported_media_type",
+        f"the body must be JSON, sent with Content-Type: application/json (got {given})",
+        headers={"Accept-Post": "application/json"},
+    )
 
 
 def _too_large(limit: int) -> ApiError:

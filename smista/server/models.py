@@ -9,7 +9,9 @@ Never performs I/O.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from smista.core.intent import TaskIntent
 from smista.core.resultmodel import ClassificationModel
@@ -19,16 +21,34 @@ from smista.core.workspace import Workspace
 from smista.server.turns import Messages, TextOrMessages
 
 __all__ = [
+    "BLANK_CONTEXT",
     "BatchRequest",
     "BatchResponse",
     "ClassifyAnswer",
     "ClassifyRequest",
+    "ContextKind",
     "ErrorBody",
     "ErrorDetail",
     "ErrorResponse",
     "Health",
     "RulesInfo",
 ]
+
+
+BLANK_CONTEXT = "a context kind cannot be empty"
+"""The message for a blank context name (the CLI's ``--context ''`` says the same)."""
+
+
+def _context_kind(name: str) -> str:
+    if not name or name.isspace():
+        raise ValueError(BLANK_CONTEXT)
+    return name
+
+
+ContextKind = Annotated[
+    StrictStr, AfterValidator(_context_kind), Field(json_schema_extra={"pattern": r"\S"})
+]
+"""A context kind in a request: a string with a non-blank character (``git_diff``)."""
 
 
 class ClassifyRequest(TextOrMessages):
@@ -47,7 +67,7 @@ class ClassifyRequest(TextOrMessages):
         default=None,
         description="An explicit intent chosen by the user; wins over every rule.",
     )
-    contexts: tuple[StrictStr, ...] = Field(
+    contexts: tuple[ContextKind, ...] = Field(
         default=(),
         description="Context kinds available to the request, e.g. git_diff.",
         fail_fast=True,

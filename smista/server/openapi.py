@@ -3,8 +3,9 @@
 Pure (builds a dict). Every request body and every response, errors included,
 is described by the JSON Schema of the model that produces or validates it
 (``model_json_schema``), so the document cannot drift from the code. The
-configured limits appear as ``maxLength`` / ``maxItems`` and the bearer
-scheme appears only when the service requires a token.
+configured limits appear as ``maxLength`` / ``maxItems``, the bearer
+scheme appears only when the service requires a token, and the 421 of the
+``Host`` check only when the service has one.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def _operation(
     *,
     body: Mapping[str, Any] | None,
     secured: bool,
+    host_checked: bool,
     extra_errors: Mapping[int, str] = {},
 ) -> dict[str, Any]:
     responses: dict[str, Any] = {"200": ok}
@@ -78,6 +80,13 @@ def _operation(
         responses["401"] = _error("Missing or wrong bearer token.")
     if body is not None:
         responses["413"] = _error("The body is larger than the service accepts.")
+        responses["415"] = _error("The body is not sent as JSON (Content-Type: application/json).")
+    if host_checked:
+        responses["421"] = _error(
+            "The Host header names a host this service does not answer (on loopback: "
+            "localhost, 127.0.0.1, [::1] and the --allow-host names)."
+        )
+    if body is not None:
         responses["422"] = _error(
             "The body does not match the request schema (a prompt or batch over "
             "its limit included)."
@@ -140,6 +149,7 @@ def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) 
                     option["maxLength"] = settings.max_prompt_chars
 
     secured = settings.token is not None
+    checked = settings.host_check() is not None
     paths: dict[str, Any] = {
         "/v1/classify": {
             "post": _operation(
@@ -152,6 +162,7 @@ def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) 
                 ),
                 body=ref(ClassifyRequest, "validation"),
                 secured=secured,
+                host_checked=checked,
             )
         },
         "/v1/classify/batch": {
@@ -165,6 +176,7 @@ def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) 
                 ),
                 body=ref(BatchRequest, "validation"),
                 secured=secured,
+                host_checked=checked,
             )
         },
     }
@@ -180,6 +192,7 @@ def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) 
                 ),
                 body=ref(ep.request_model, "validation"),
                 secured=secured,
+                host_checked=checked,
                 extra_errors=ep.error_statuses,
             )
         }
@@ -190,6 +203,7 @@ def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) 
             _ok(ref(RulesInfo, "serialization"), "The rule set.", rules_headers=True),
             body=None,
             secured=secured,
+            host_checked=checked,
         )
     }
     paths["/healthz"] = {
@@ -199,6 +213,7 @@ def build_openapi(settings: ServerSettings, endpoints: Sequence[Endpoint] = ()) 
             _ok(ref(Health, "serialization"), "Up.", rules_headers=False),
             body=None,
             secured=False,
+            host_checked=checked,
         )
     }
     doc: dict[str, Any] = {

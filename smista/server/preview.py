@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from smista.config.settings import settings_from_document
 from smista.core.classifier import Classifier
@@ -34,12 +34,26 @@ from smista.decision.stage import DecisionOutcome, DecisionStage
 from smista.decision.state import messages_from_records
 from smista.decision.switch import SwitchConfig, SwitchDecision
 from smista.server.errors import ApiError
+from smista.server.models import ContextKind
 from smista.server.plugins import Handled, RequestContext
 from smista.server.turns import TextOrMessages, request_turn
 
 __all__ = ["ENDPOINT", "HistoryRecord", "PreviewAnswer", "PreviewBody", "PreviewEndpoint"]
 
 MODEL_REF = r"^[^/]+/[\s\S]+$"
+
+
+def _model_ref(value: str) -> str:
+    """``value`` if it matches :data:`MODEL_REF` (the schema's pattern), else a readable error."""
+    provider, _, model = value.partition("/")
+    if not provider or not model:
+        raise ValueError("explicit_model must be 'provider/model', e.g. 'anthropic/claude-sonnet'")
+    return value
+
+
+ExplicitModel = Annotated[
+    StrictStr, AfterValidator(_model_ref), Field(json_schema_extra={"pattern": MODEL_REF})
+]
 
 
 class HistoryRecord(BaseModel):
@@ -55,16 +69,14 @@ class PreviewBody(TextOrMessages):
     """One request to preview (``smista preview``'s inputs)."""
 
     command: TaskIntent | None = Field(default=None, description="An explicit intent.")
-    contexts: tuple[StrictStr, ...] = Field(
+    contexts: tuple[ContextKind, ...] = Field(
         default=(), description="Available context kinds.", fail_fast=True
     )
     workspace: Workspace | None = Field(
         default=None, description="Working-tree snapshot; its files feed routing path globs."
     )
-    explicit_model: StrictStr | None = Field(
-        default=None,
-        pattern=MODEL_REF,
-        description="A provider/model override; bypasses the routing rules.",
+    explicit_model: ExplicitModel | None = Field(
+        default=None, description="A provider/model override; bypasses the routing rules."
     )
     active_model: StrictStr | None = Field(
         default=None, description="The host's current chat model (for the switch policy)."

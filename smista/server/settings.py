@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from smista.server.auth import BearerToken
+from smista.server.auth import BearerToken, HostCheck, is_loopback
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT",
@@ -63,5 +63,14 @@ class ServerSettings:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     """Most connections open at once; more wait in the listen backlog."""
     token: BearerToken | None = None
+    allowed_hosts: tuple[str, ...] = ()
+    """Names answered besides the loopback ones (``--allow-host``; ``"*"``: any)."""
     shutdown_timeout: float = 10.0
     log_level: str = "info"
+
+    def host_check(self) -> HostCheck | None:
+        """The ``Host`` check of this service: on when it listens on loopback (against
+        DNS rebinding) or when names are allowed explicitly; ``None`` when off."""
+        if self.allowed_hosts or is_loopback(self.host):
+            return HostCheck(self.allowed_hosts)
+        return None

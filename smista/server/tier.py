@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from smista.core.classifier import Classifier
+from smista.server.models import ContextKind
 from smista.server.plugins import Handled, RequestContext
 from smista.tiers.loader import tiers_or_shipped
 from smista.tiers.model import TiersConfig
@@ -40,7 +41,7 @@ class TierBody(BaseModel):
     solution_space: StrictStr | None = None
     role: StrictStr | None = None
     model: StrictStr | None = None
-    contexts: tuple[StrictStr, ...] = Field(default=(), fail_fast=True)
+    contexts: tuple[ContextKind, ...] = Field(default=(), fail_fast=True)
 
 
 class TierAnswer(BaseModel):
