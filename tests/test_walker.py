@@ -68,6 +68,7 @@ def test_the_walker_answers_as_the_loop_on_mixed_kinds(
     config: ClassificationConfig, data: st.DataObject
 ) -> None:
     rules = Classifier(config).rules
+    rules._match_view("", ())  # (the first prompt is read in Python; the walk then compiled)
     loop = _loop(rules)
     with pytest.MonkeyPatch.context() as patch:
         python_ops = _python_ops(rules, patch)
@@ -94,6 +95,7 @@ def test_the_shipped_pack_walks_every_labelled_prompt_as_the_loop(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     rules = Classifier(default_config()).rules
+    rules._match_view("", ())  # (the first prompt is read in Python; the walk then compiled)
     loop = _loop(rules)
     python_ops = _python_ops(rules, monkeypatch)
     texts = _labelled_texts()
@@ -184,7 +186,10 @@ def test_a_kind_called_in_python_sees_the_facts_the_walker_read(
 
     monkeypatch.setattr(phrases, "match", spying)
     rules = Classifier(parse_config(_FACTS, "facts.toml")).rules
+    rules._match_view("nothing", ())  # (the first prompt is read in Python)
+    assert rules._walker is True
     got = rules._match_view("check the big plan", ())
+    assert rules._walker
     assert got.rule == 1
     assert seen == [(False, ("check", "the", "big", "plan"))]
     assert got == _loop(rules)._match_view("check the big plan", ())
@@ -336,7 +341,9 @@ def test_walking_leaves_no_references_behind() -> None:
 def test_a_rule_set_rebuilt_from_its_state_walks_again() -> None:
     rules = Classifier(default_config()).rules
     assert rules._match_view("fix the login bug", ()) is not None
-    assert rules._walker is not None
+    assert rules._walker is True  # (one prompt read, in Python: the walk is not compiled yet)
+    assert rules._match_view("fix the login bug", ()) is not None
+    assert rules._walker not in (None, False, True)
     copy = CompiledRules.from_data(rules.to_data())
     assert copy._walker is False
     assert copy._match_view("fix the login bug", ()) == rules._match_view("fix the login bug", ())

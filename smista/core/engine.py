@@ -503,8 +503,9 @@ class CompiledRules:
             self._typo = self._build_typo_index()
         self._gates: tuple[tuple[int, Any, object, dict[str, tuple[int, ...]]], ...] | None = None
         self._checks: tuple[tuple[tuple[Any, Condition], ...], ...] | None = None
-        # The compiled walk of the same plan (smista.core.walk), built on first use (False:
-        # not yet; None: without the extension, and the loop of _match_view runs).
+        # The compiled walk of the same plan (smista.core.walk), built for the second prompt
+        # the verifying scan reads (False: none read yet; True: one; None: without the
+        # extension, and the loop of _match_view runs).
         self._walker: Any = False
         self._fast = self._scan = None
         self._near: Any = None  # (the verifying scan's union index, see _new_token)
@@ -1122,13 +1123,16 @@ class CompiledRules:
         extension condition, and the first that holds wins.
         """
         walker = self._walker
-        if walker is not None:  # the scan and the loop below, compiled (smista.core.walk)
-            if walker is False and self._scan is not None:
-                walker = self._walker = self._build_walker()
-            if walker:
-                matched: RuleMatch | None = walker.match(text, contexts)
-                if matched is not None:
-                    return matched  # (None: a text past LARGE_TEXT, read piece by piece here)
+        if walker is True:  # a second prompt: the scan and the loop below, compiled
+            walker = self._walker = self._build_walker()
+        elif walker is False and self._scan is not None:
+            # (the first prompt is read here: a process that reads one, the CLI or a hook,
+            # never pays for compiling the walk)
+            self._walker = True
+        if walker:
+            matched: RuleMatch | None = walker.match(text, contexts)
+            if matched is not None:
+                return matched  # (None: a text past LARGE_TEXT, read piece by piece here)
         visible = visible_text(text) if self.options.ignore_code else text
         tokens: list[str] | None = None
         signal_hits: SignalHits | None = None
