@@ -6165,6 +6165,9 @@ static int
 Walker_clear(Walker *self)
 {
     walker_free_arrays(self);
+    /* (the borrowed pointers go with `held`: walk() and match() refuse a cleared walker) */
+    self->default_match = NULL;
+    self->scan = self->features = NULL;
     Py_CLEAR(self->held);
     Py_CLEAR(self->empty);
     for (int k = 0; k < WN_COUNT; k++)
@@ -6751,7 +6754,7 @@ walk_may_open(PyObject *text, const char *chars)
     if (PyUnicode_GET_LENGTH(text) == 0)
         return 0;
     const Py_UCS4 ch = PyUnicode_READ_CHAR(text, 0);
-    return (ch < 128 && strchr(chars, (int)ch) != NULL) || Py_UNICODE_ISSPACE(ch);
+    return (ch != 0 && ch < 128 && strchr(chars, (int)ch) != NULL) || Py_UNICODE_ISSPACE(ch);
 }
 
 /* The slash command (borrowed: None or str). */
@@ -6992,6 +6995,11 @@ walk_lowered(Walk *s)
         PyObject *got = PyObject_CallMethodNoArgs(s->text, s->w->names[WN_LOWER]);
         if (got == NULL)
             return NULL;
+        if (!PyUnicode_Check(got)) {
+            Py_DECREF(got);
+            PyErr_SetString(PyExc_TypeError, "walk(): the text's lower() gave no str");
+            return NULL;
+        }
         s->lowered = got;
         if (walk_tell(s, WN_LOWERED, got) < 0)
             return NULL;
@@ -7085,6 +7093,13 @@ walk_entry_plan(PyObject *plan_of, PyObject *condition)
     return plan;
 }
 
+static int
+walk_cmp_size(const void *a, const void *b)
+{
+    const Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* The positions, ascending, of the entries whose first word is in `firsts` (a set):
  * phrases.entries_starting. Returns the count (-1 on an exception); `*out` is `small` or
  * a PyMem buffer the caller frees. */
@@ -7146,6 +7161,10 @@ walk_starting(PyObject *by_first, Py_ssize_t nentries, PyObject *firsts, Py_ssiz
     Py_DECREF(iter);
     if (PyErr_Occurred())
         goto fail_freed;
+    if (n > 16) {
+        qsort(*out, (size_t)n, sizeof(Py_ssize_t), walk_cmp_size);
+        return n;
+    }
     for (Py_ssize_t a = 1; a < n; a++) { /* (few: an insertion sort) */
         const Py_ssize_t v = (*out)[a];
         Py_ssize_t b = a - 1;
@@ -7721,27 +7740,11 @@ walk_gate(Walk *s, const WGate *gate, WHeap *heap)
                 Py_INCREF(content);
                 int all = 1;
                 for (Py_ssize_t k = 1; all && k < nw; k++) {
-                    PyObject *hit = walk_hits_of(s, PyTuple_GET_ITEM(content, k));
-                    if (hit == NULL) {
+                    /* (any hit of the word, exact or by typo: present() reads no typo switch) */
+                    const int hit = walk_word_hit(s, PyTuple_GET_ITEM(words, k), PyTuple_GET_ITEM(content, k));
+                    if (hit == -2)
                         r = -1;
-                        break;
-                    }
-                    all = 0;
-                    if (hit == Py_None)
-                        break;
-                    PyObject *want = PyTuple_GET_ITEM(words, k);
-                    for (Py_ssize_t m = 0; m < PyTuple_GET_SIZE(hit); m++) {
-                        PyObject *pair = PyTuple_GET_ITEM(hit, m);
-                        const int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(pair, 0), want, Py_EQ);
-                        if (eq < 0) {
-                            r = -1;
-                            break;
-                        }
-                        if (eq) {
-                            all = 1;
-                            break;
-                        }
-                    }
+                    all = hit >= 0;
                 }
                 Py_DECREF(content);
                 if (r == 0 && all)
@@ -7796,6 +7799,10 @@ PyDoc_STRVAR(Walker_walk_doc,
 static PyObject *
 Walker_walk(Walker *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (self->held == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "walk(): the walker was cleared");
+        return NULL;
+    }
     if (nargs != 7 || !PyUnicode_Check(args[0]) || !PyUnicode_Check(args[1]) ||
         !PyList_Check(args[3]) || !PyTuple_Check(args[4]) || PyTuple_GET_SIZE(args[4]) != 3 ||
         !PyAnySet_Check(PyTuple_GET_ITEM(args[4], 0)) ||
@@ -7812,8 +7819,14 @@ Walker_walk(Walker *self, PyObject *const *args, Py_ssize_t nargs)
     Walk s = {self, args[0], args[1], args[2], args[4], PyTuple_GET_ITEM(args[4], 0),
               PyTuple_GET_ITEM(args[4], 1), PyTuple_GET_ITEM(args[4], 2), args[5], args[6],
               NULL, -1, NULL, NULL, 0, NULL, NULL, 0.0, Py_None, NULL, 0, NULL, NULL, NULL};
+    /* (a tuple of the hits: the walk holds them while Python kinds run) */
+    PyObject *held = PyList_AsTuple(hits);
+    if (held == NULL)
+        return NULL;
     Py_INCREF(s.signal_hits);
-    return walker_run(self, &s, PySequence_Fast_ITEMS(hits), PyList_GET_SIZE(hits));
+    PyObject *out = walker_run(self, &s, &PyTuple_GET_ITEM(held, 0), PyTuple_GET_SIZE(held));
+    Py_DECREF(held);
+    return out;
 }
 
 /* The walk itself (see Walker_walk): `hits` the keyword entries in rank order (borrowed);
@@ -7968,6 +7981,10 @@ Walker_match(Walker *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "match() takes a str and the contexts");
         return NULL;
     }
+    if (self->held == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "match(): the walker was cleared");
+        return NULL;
+    }
     if (self->scan == NULL) {
         PyErr_SetString(PyExc_TypeError, "match(): this walker has no scan");
         return NULL;
@@ -8083,8 +8100,10 @@ Walker_match(Walker *self, PyObject *const *args, Py_ssize_t nargs)
             }
         }
     }
-    /* in rank order: an insertion sort of the (few) ranks hit */
-    for (Py_ssize_t a = 1; a < nbest; a++) {
+    /* in rank order: an insertion sort of the (few) ranks hit, or qsort */
+    if (nbest > 16)
+        qsort(ranks, (size_t)nbest, sizeof(Py_ssize_t), walk_cmp_size);
+    for (Py_ssize_t a = 1; nbest <= 16 && a < nbest; a++) {
         const Py_ssize_t v = ranks[a];
         Py_ssize_t b = a - 1;
         while (b >= 0 && ranks[b] > v) {

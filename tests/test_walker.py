@@ -338,6 +338,126 @@ def test_walking_leaves_no_references_behind() -> None:
     assert sys.getallocatedblocks() - before < 200
 
 
+def test_a_rule_set_with_a_compiled_walk_is_freed_by_reference_counting() -> None:
+    """The walker reaches the engine's resolver through a weak reference: no cycle keeps
+    a dropped rule set (and its scan table) alive until a garbage collection."""
+    import weakref
+
+    rules = Classifier(parse_config(_FACTS, "facts.toml")).rules
+    for text in ("check it", "chekc the bigg plann", "the big plan?"):
+        rules._match_view(text, ())
+    assert rules._walker not in (None, False, True)
+    gone = weakref.ref(rules)
+    gc.disable()
+    try:
+        del rules
+        assert gone() is None
+    finally:
+        gc.enable()
+
+
+def test_a_walk_that_cannot_be_compiled_leaves_the_loop_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rules = Classifier(parse_config(_FACTS, "facts.toml")).rules
+    loop = _loop(rules)
+
+    def refused(*_: object) -> None:
+        raise TypeError("a plan the walker refuses")
+
+    monkeypatch.setattr(walk, "Walker", refused)
+    rules._match_view("check it", ())
+    with pytest.warns(RuntimeWarning, match="compiled walk could not be built"):
+        got = rules._match_view("check the big plan?", ())
+    assert rules._walker is None
+    assert got == loop._match_view("check the big plan?", ())
+    assert rules._match_view("the big plan", ()) == loop._match_view("the big plan", ())
+
+
+def test_an_integer_model_bar_compiles() -> None:
+    """A bar given as an int (options built in code, not from TOML) is a float to the walker."""
+    from smista.core.conditions.view import PlanOptions
+
+    rules = Classifier(default_config()).rules
+    options = rules.options._replace(model_min=1, model_min_by_label=(("edit", 0),))
+    assert isinstance(options, PlanOptions)
+    twin = CompiledRules(rules.specs, rules.default_label, options=options)
+    assert twin._build_walker() is not None
+    loop = _loop(twin)
+    for text in ("fix the login bug", "why is it slow?", "write a commit message"):
+        twin._match_view(text, ())
+        assert twin._match_view(text, ()) == loop._match_view(text, ())
+
+
+def test_walk_holds_its_hits_while_a_kind_runs_in_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A kind called mid-walk cannot free the entries the walk still reads."""
+    rules = Classifier(parse_config(_HIT_THEN_PYTHON, "hits.toml")).rules
+    hits = [(0, 0, 0, 0, None)]
+    phrases = BY_KEY["phrases"]
+    real = type(phrases).match
+
+    def clearing(condition: Condition, view: PromptView) -> Evidence | None:
+        hits.clear()
+        return real(phrases, condition, view)
+
+    monkeypatch.setattr(phrases, "match", clearing)
+    walker = rules._build_walker()
+    got = walker.walk(
+        "deploy the big plan",
+        "deploy the big plan",
+        (),
+        hits,
+        _signals(rules, "deploy the big plan"),
+        None,
+        None,
+    )
+    assert got.rule == 0
+    assert got.keyword == "deploy"
+
+
+_HIT_THEN_PYTHON = """
+[classification]
+default_intent = "chat"
+
+[[classification.rules]]
+intent = "skill"
+priority = 1
+keywords = ["deploy"]
+phrases = ["big plan"]
+"""
+
+
+def _signals(rules: CompiledRules, text: str) -> tuple[set[str], set[str], dict[str, Any]]:
+    found: tuple[list[Any], set[str], set[str], dict[str, Any]] = ([], set(), set(), {})
+    rules._scan_piece(text, rules._scan, found)
+    return found[1], found[2], found[3]
+
+
+def test_a_leading_gate_refuses_hits_of_another_shape() -> None:
+    rules = Classifier(parse_config(_LEADING_PAIR, "lead.toml")).rules
+    walker = rules._build_walker()
+    bad: tuple[set[str], set[str], dict[str, object]] = (
+        {"fix", "the"},
+        set(),
+        {"fix": (("fix", False),), "the": 10**40},
+    )
+    with pytest.raises(TypeError, match="a token's hits are a tuple"):
+        walker.walk("fix the bug", "fix the bug", (), [], bad, None, None)
+
+
+_LEADING_PAIR = """
+[classification]
+default_intent = "chat"
+
+[[classification.rules]]
+intent = "edit"
+priority = 1
+leading = ["fix the bug"]
+"""
+
+
 def test_a_rule_set_rebuilt_from_its_state_walks_again() -> None:
     rules = Classifier(default_config()).rules
     assert rules._match_view("fix the login bug", ()) is not None

@@ -54,6 +54,8 @@ Must never perform I/O, read the environment, or consult a model.
 
 from __future__ import annotations
 
+import warnings
+import weakref
 from collections.abc import Callable, Collection, Iterable
 from heapq import heappop, heappush
 from itertools import chain, combinations, count, islice, repeat
@@ -340,6 +342,7 @@ class CompiledRules:
     """
 
     __slots__ = (
+        "__weakref__",
         "_accelerated",
         "_alphabet",
         "_bands",
@@ -1076,6 +1079,20 @@ class CompiledRules:
             self._by_code[code] = match
         return code
 
+    def _compiled_walk(self) -> Any:
+        """:meth:`_build_walker`, or ``None`` (the Python loop, with a warning) should it
+        fail: the compiled walk is an optimisation, never a reason to refuse a prompt."""
+        try:
+            return self._build_walker()
+        except Exception as exc:  # (a plan the C walker refuses: the loop reads it)
+            warnings.warn(
+                f"smista: the compiled walk could not be built ({exc}); "
+                "prompts are read by the Python loop",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return None
+
     def _build_walker(self) -> Any:
         """The C walker of this rule set's plan and verifying scan
         (:func:`smista.core.walk.walker_of`): ``None`` without the extension."""
@@ -1090,7 +1107,7 @@ class CompiledRules:
             else (
                 self._scan,
                 None if model is None else model.feature_table(),
-                self._resolve_new,
+                _weak_resolver(self),
                 visible_text,
                 self.options.ignore_code,
                 lowered,
@@ -1124,7 +1141,7 @@ class CompiledRules:
         """
         walker = self._walker
         if walker is True:  # a second prompt: the scan and the loop below, compiled
-            walker = self._walker = self._build_walker()
+            walker = self._walker = self._compiled_walk()
         elif walker is False and self._scan is not None:
             # (the first prompt is read here: a process that reads one, the CLI or a hook,
             # never pays for compiling the walk)
@@ -1589,6 +1606,25 @@ def _word_specs(words: Iterable[str]) -> tuple[RuleSpec, ...]:
     words = tuple(words)
     fields = zip(words, repeat(0), zip(words), repeat(()), repeat(()), repeat(True))
     return tuple(map(_new, repeat(RuleSpec), fields))
+
+
+def _weak_resolver(rules: CompiledRules) -> Callable[..., None]:
+    """``rules._resolve_new`` through a weak reference: the walker holds it, and a bound
+    method would keep the rule set (and its scan table) alive past its last user."""
+    held = weakref.ref(rules)
+
+    def resolve(
+        unknown: list[str],
+        entry_lists: list[tuple[_Entry, ...]],
+        words: set[str],
+        prefixes: set[str],
+        hitting: dict[str, _Hits],
+    ) -> None:
+        target = held()
+        assert target is not None  # (the rule set is reading this very prompt)
+        target._resolve_new(unknown, entry_lists, words, prefixes, hitting)
+
+    return resolve
 
 
 def _fold(best: dict[int, _Entry], entry_lists: Iterable[tuple[_Entry, ...]]) -> None:

@@ -140,7 +140,7 @@ def walker_of(
     model = options.model
     model_args = None
     if model is not None:
-        bars = {label: options.min_for(label) for label in model.labels}
+        bars = {label: float(options.min_for(label)) for label in model.labels}
         model_args = (
             model.feature_table(),
             model.bias,
