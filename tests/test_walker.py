@@ -120,6 +120,13 @@ def test_every_kind_of_the_shipped_pack_has_a_native_op() -> None:
         assert walk.native_gate_of(BY_KEY[kind], plan) is not None, kind
 
 
+def test_a_kind_without_a_native_op_gives_none() -> None:
+    """The base class's default: the walker then calls the kind in Python."""
+    keywords = BY_KEY["keywords"]
+    assert keywords.native(Condition("keywords", ("fix",), True)) is None
+    assert keywords.native_gate(frozenset({"fix"})) is None
+
+
 class _Overridden(QuestionKind):
     """A subclass that overrides ``match`` and not ``native``."""
 
@@ -305,10 +312,12 @@ def test_match_reads_the_scan_or_refuses() -> None:
     assert walker.match("check the big plan?", ()) == _loop(rules)._match_view(
         "check the big plan?", ()
     )
-    # past LARGE_TEXT the engine reads the text piece by piece, in Python
+    # past LARGE_TEXT the engine scans the text piece by piece, then walks it compiled
     long = "check the big plan " * (engine.LARGE_TEXT // 10)
     assert walker.match(long, ()) is None
-    assert rules._match_view(long, ()) == _loop(rules)._match_view(long, ())
+    rules._match_view("check it", ())  # (the first prompt is read in Python)
+    assert rules._match_view(long + "?", ()) == _loop(rules)._match_view(long + "?", ())
+    assert rules._walker not in (None, False, True)
 
 
 def test_an_exception_resolving_a_new_token_reaches_the_caller(
