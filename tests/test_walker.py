@@ -484,4 +484,7 @@ def test_the_engine_walks_in_python_without_the_extension(
     monkeypatch.setattr(walk, "Walker", None)
     rules = Classifier(default_config()).rules
     assert rules._build_walker() is None
-    assert engine.CompiledRules is CompiledRules
+    loop = _loop(rules)
+    for text in ("fix the login bug", "why is it slow?", "$deep-interview go"):
+        assert rules._match_view(text, ()) == loop._match_view(text, ())
+    assert rules._walker is None  # (no walker: the second prompt found none, and no warning)
