@@ -3178,6 +3178,11 @@ typedef struct {
     Py_ssize_t n_request_plens, n_asking_plens;
     MSpan *question_endings, *request_endings;
     Py_ssize_t n_question_endings, n_request_endings;
+    /* each ending's last code point, side by side (ending_at() compares these first:
+     * the spans and the pool are read only for endings whose last one matches), and
+     * the set of those last code points modulo 64 */
+    uint32_t *question_last, *request_last;
+    uint64_t question_lasts, request_lasts;
     Py_ssize_t longest_ending; /* code points */
     PyObject *no_space; /* callable(str) -> bool: Han, Hiragana, Katakana */
 } MarkerTable;
@@ -3336,23 +3341,31 @@ prefix_lengths(MarkerTable *t, const MOpenerSet *set, uint32_t **out, Py_ssize_t
 }
 
 static int
-endings_build(MarkerTable *t, PyObject *seq, MSpan **out, Py_ssize_t *count)
+endings_build(MarkerTable *t, PyObject *seq, MSpan **out, Py_ssize_t *count, uint32_t **last,
+              uint64_t *lasts)
 {
     PyObject *fast = PySequence_Fast(seq, "MarkerTable: expected a sequence of endings");
     if (fast == NULL)
         return -1;
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     *out = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(MSpan));
-    if (*out == NULL) {
+    *last = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+    if (*out == NULL || *last == NULL) {
         Py_DECREF(fast);
         PyErr_NoMemory();
         return -1;
     }
+    *lasts = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (pool_add(t, PySequence_Fast_GET_ITEM(fast, i), &(*out)[i]) < 0) {
             Py_DECREF(fast);
             return -1;
         }
+        const MSpan *e = &(*out)[i];
+        /* (an empty ending never matches: ending_at() wants a length past 0) */
+        (*last)[i] = e->len ? t->pool[e->off + e->len - 1] : 0;
+        if (e->len)
+            *lasts |= (uint64_t)1 << ((*last)[i] & 63);
     }
     *count = n;
     Py_DECREF(fast);
@@ -3399,6 +3412,8 @@ MarkerTable_dealloc(MarkerTable *self)
     PyMem_Free(self->asking_plens);
     PyMem_Free(self->question_endings);
     PyMem_Free(self->request_endings);
+    PyMem_Free(self->question_last);
+    PyMem_Free(self->request_last);
     Py_CLEAR(self->no_space);
     PyTypeObject *type = Py_TYPE(self);
     type->tp_free((PyObject *)self);
@@ -3434,8 +3449,10 @@ MarkerTable_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         openers_build(t, &t->asking_prefixes, ap, 1) < 0 ||
         prefix_lengths(t, &t->request_prefixes, &t->request_plens, &t->n_request_plens) < 0 ||
         prefix_lengths(t, &t->asking_prefixes, &t->asking_plens, &t->n_asking_plens) < 0 ||
-        endings_build(t, qe, &t->question_endings, &t->n_question_endings) < 0 ||
-        endings_build(t, re, &t->request_endings, &t->n_request_endings) < 0) {
+        endings_build(t, qe, &t->question_endings, &t->n_question_endings, &t->question_last,
+                      &t->question_lasts) < 0 ||
+        endings_build(t, re, &t->request_endings, &t->n_request_endings, &t->request_last,
+                      &t->request_lasts) < 0) {
         Py_DECREF(t);
         return NULL;
     }
@@ -3699,17 +3716,26 @@ skip_openers(const MarkerTable *t, const MOpenerSet *set, const Toks *k, Py_ssiz
     return i;
 }
 
-/* markers._ending_at(" " + " ".join(tokens), endings). */
+/* markers._ending_at(" " + " ".join(tokens), endings): the longest ending the joined
+ * tokens end with (0: none). `last` and `lasts`: the endings' last code points and their
+ * set modulo 64 (endings_build). */
 static Py_ssize_t
-ending_at(const MarkerTable *t, const MSpan *endings, Py_ssize_t n, const Toks *k)
+ending_at(const MarkerTable *t, const MSpan *endings, const uint32_t *last, uint64_t lasts,
+          Py_ssize_t n, const Toks *k)
 {
-    Py_ssize_t best = 0;
     const uint32_t *joined = k->buf;
     const Py_ssize_t jlen = k->blen;
+    if (jlen == 0)
+        return 0;
+    const uint32_t end = joined[jlen - 1];
+    if (!((lasts >> (end & 63)) & 1))
+        return 0;
+    Py_ssize_t best = 0;
     for (Py_ssize_t e = 0; e < n; e++) {
+        if (last[e] != end)
+            continue;
         const Py_ssize_t len = endings[e].len;
         if (len > best && len <= jlen &&
-            joined[jlen - 1] == t->pool[endings[e].off + (uint32_t)len - 1] &&
             memcmp(joined + jlen - len, t->pool + endings[e].off,
                    (size_t)len * sizeof(uint32_t)) == 0)
             best = len;
@@ -3824,7 +3850,8 @@ sentence_kind(const MarkerTable *t, Toks *k, Toks *tail, Py_ssize_t s, Py_ssize_
             joined = tail;
         }
     }
-    const Py_ssize_t asks_end = ending_at(t, t->question_endings, t->n_question_endings, joined);
+    const Py_ssize_t asks_end = ending_at(t, t->question_endings, t->question_last, t->question_lasts,
+                  t->n_question_endings, joined);
     if (!marked) {
         Py_ssize_t p = s;
         while (p < e && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, p)))
@@ -3839,7 +3866,8 @@ sentence_kind(const MarkerTable *t, Toks *k, Toks *tail, Py_ssize_t s, Py_ssize_
     if (requests_open < 0)
         return -1;
     const Py_ssize_t requests_end =
-        ending_at(t, t->request_endings, t->n_request_endings, joined);
+        ending_at(t, t->request_endings, t->request_last, t->request_lasts,
+                  t->n_request_endings, joined);
     if (requests_open && requests_open >= asks_open)
         return KIND_REQUEST;
     if (requests_end && requests_end >= asks_end)
