@@ -25,6 +25,7 @@ is a fresh process under ``valgrind --tool=callgrind`` (which must be installed:
         --rules /tmp/v12.toml
     python -m benchmarks.instructions --only cold --prompts 1000 --corpus-rules /tmp/v12.toml
     python -m benchmarks.instructions --only cold --prompts 1000 --without-model
+    python -m benchmarks.instructions --only cold --prompts 1000 --after 20000   # steady state
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 _DRIVER = """\
 import json, os, sys
-prompts = json.load(open(sys.argv[1], encoding="utf-8"))[: int(sys.argv[2])]
+after = int(sys.argv[5])
+corpus = json.load(open(sys.argv[1], encoding="utf-8"))
+earlier, prompts = corpus[:after], corpus[after:][: int(sys.argv[2])]
 import smista
 rules, without_model = sys.argv[3], sys.argv[4] == "1"
 if rules or without_model:  # another rules file, loaded before the prompts run
@@ -62,6 +65,8 @@ else:
     from smista.config.defaults import default_classifier
     classify = default_classifier().classify
 classify("warm up the imports")
+for prompt in earlier:  # (--after: the prompts a long-running process has read before)
+    classify(prompt)
 for prompt in prompts:
     classify(prompt)
 os._exit(0)  # the same exit whatever N: only the prompts differ
@@ -92,19 +97,26 @@ def cold(
     rules: Path | None = None,
     corpus_rules: Path | None = None,
     without_model: bool = False,
+    after: int = 0,
 ) -> float:
     """Instructions per cold prompt over ``n`` distinct realistic prompts, classified with
     ``rules`` (``None``: the shipped pack; with ``without_model``, its rules without the
     text model and the ``predicted`` rules) and drawn from ``corpus_rules``' keywords
-    (``None``: those of ``rules``)."""
+    (``None``: those of ``rules``). With ``after``, the ``n`` prompts are read after
+    ``after`` other distinct prompts of the same corpus (counted in both runs, so they
+    cancel): a long-running process's steady state, every prompt still new."""
     from benchmarks.cold import pack_keywords
     from benchmarks.realistic import distinct_prompts
 
     keywords = pack_keywords(corpus_rules if corpus_rules is not None else rules)
-    extra = ["" if rules is None else str(rules.resolve()), "1" if without_model else "0"]
+    extra = [
+        "" if rules is None else str(rules.resolve()),
+        "1" if without_model else "0",
+        str(after),
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "prompts.json"
-        corpus.write_text(json.dumps(distinct_prompts(n, keywords)), encoding="utf-8")
+        corpus.write_text(json.dumps(distinct_prompts(after + n, keywords)), encoding="utf-8")
         driver = Path(tmp) / "driver.py"
         driver.write_text(_DRIVER, encoding="utf-8")
         none = _count([str(driver), str(corpus), "0", *extra])
@@ -127,6 +139,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--corpus-rules", type=Path, help="rules file whose keywords seed the prompts (cold)"
     )
     parser.add_argument(
+        "--after",
+        type=int,
+        default=0,
+        help="count the prompts after this many others were read (cold, steady state)",
+    )
+    parser.add_argument(
         "--without-model",
         action="store_true",
         help="count the rules without their text model and predicted rules (cold)",
@@ -141,8 +159,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"C hot path: {ACCELERATED}; python {sys.version.split()[0]}")  # (what is measured)
     if args.only in (None, "cold"):
-        per_prompt = cold(args.prompts, args.rules, args.corpus_rules, args.without_model)
-        print(f"cold: {per_prompt:,.0f} instructions a prompt ({args.prompts:,} prompts)")
+        per_prompt = cold(
+            args.prompts, args.rules, args.corpus_rules, args.without_model, args.after
+        )
+        where = f", after {args.after:,} others" if args.after else ""
+        print(f"cold: {per_prompt:,.0f} instructions a prompt ({args.prompts:,} prompts{where})")
     if args.only in (None, "start"):
         first, fuzz = start()
         print(
