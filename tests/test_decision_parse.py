@@ -228,15 +228,15 @@ WIRE_FAILURES: list[tuple[Any, str]] = [
     ),
     (
         {"model": "m", "answers": {"a": {"type": "noul", "noul": True}}},
-        "invalid response: answers.a.noul: expected a number, got True",
+        "invalid response: answers.a.noul: expected a number, got true",
     ),
     (
         {"model": "m", "answers": {"a": {"type": "noul", "noul": "0.5"}}},
-        "invalid response: answers.a.noul: expected a number, got '0.5'",
+        'invalid response: answers.a.noul: expected a number, got "0.5"',
     ),
     (
         {"model": "m", "answers": {}, "usage": {"input_tokens": "many"}},
-        "invalid response: usage.input_tokens: expected an integer, got 'many'",
+        'invalid response: usage.input_tokens: expected an integer, got "many"',
     ),
     ({"model": "m", "answers": []}, "invalid response: answers: expected an object, got []"),
 ]

@@ -172,7 +172,7 @@ FAULT_REASONS: list[tuple[str, str, str]] = [
         "systemone",
         "wrong_types",
         "decision unavailable: invalid response: answers.category.confidence: "
-        "expected a number, got 'high'",
+        'expected a number, got "high"',
     ),
     (
         "openai",

@@ -156,6 +156,14 @@ _TYPE_WORDS = {
 }
 
 
+def _as_json(value: object) -> str:
+    """``value`` as the reply wrote it (``true``, ``"high"``), not as Python shows it."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def describe_validation_error(exc: ValidationError, prefix: str = "") -> str:
     """The first pydantic error as ``path: expected X, got Y`` (values abridged)."""
     err = exc.errors(include_url=False)[0]
@@ -169,7 +177,7 @@ def describe_validation_error(exc: ValidationError, prefix: str = "") -> str:
     if kind == "missing":
         what = "is missing"
     elif kind in _TYPE_WORDS:
-        got = repr(err.get("input"))
+        got = _as_json(err.get("input"))
         got = got if len(got) <= 40 else got[:37] + "..."
         what = f"expected {_TYPE_WORDS[kind]}, got {got}"
     else:
