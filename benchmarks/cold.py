@@ -15,7 +15,10 @@ a process that has seen none of the prompts). Rows:
 * ``start``   ``import smista`` + first classify against ``import rapidfuzz``;
 * ``http``    ``/v1/classify`` requests/s against a Starlette hello-world on
   the same uvicorn, 8 connections (wrk), and the cost of info logging; also
-  with bodies that give a ``command`` (no rule runs), the HTTP path alone;
+  with bodies that give a ``command`` (no rule runs), the HTTP path alone; and
+  the regex baseline served as an endpoint the same way (the body parsed,
+  ``re.findall`` + dict lookup on its text), what these bodies cost a server
+  whose classification is as cheap as tokenizing;
 * ``batch``   ``smista batch`` lines/s, 2 workers against 1, distinct prompts.
 
 Options: ``--quick`` (smaller sizes), ``--only stream,rules,...``, ``--json`` (all
@@ -89,6 +92,18 @@ ROWS: tuple[tuple[str, str, str, str], ...] = (
         "≥ 0.8×",
     ),
     ("http", "classify_rps", "HTTP /v1/classify req/s (log level warning)", ""),
+    (
+        "http",
+        "regex_over_hello",
+        "HTTP regex-baseline endpoint (JSON body, re.findall + dict) ÷ hello-world",
+        "",
+    ),
+    (
+        "http",
+        "classify_over_regex_endpoint",
+        "HTTP /v1/classify req/s ÷ regex-baseline endpoint",
+        "",
+    ),
     (
         "http",
         "path_over_hello",
@@ -400,6 +415,30 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_config=None,
             log_level="warning", access_log=False, server_header=False)
 """
 
+_REGEX_APP = """
+import json
+import re
+import sys
+import uvicorn
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+
+WORD = re.compile(r"[^\\W_]+")
+TABLE = {k: i for i, k in enumerate(json.load(open(sys.argv[2], encoding="utf-8")))}
+
+async def lookup(request):
+    text = json.loads(await request.body())["text"]
+    hits = [i for i in map(TABLE.get, WORD.findall(text.lower())) if i is not None]
+    return Response(json.dumps({"hits": len(hits)}), media_type="application/json")
+
+app = Starlette(routes=[Route("/v1/classify", lookup, methods=["POST"])])
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_config=None,
+            log_level="warning", access_log=False, server_header=False)
+"""
+"""The regex baseline as an endpoint, served like the hello-world: the body parsed, its
+text lowercased, ``re.findall`` and a dict lookup per token, a small JSON answer."""
+
 _WRK_LUA = """
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -530,12 +569,25 @@ def section_http(quick: bool) -> dict[str, Any]:
         )
         hello = work / "hello.py"
         hello.write_text(_HELLO, encoding="utf-8")
+        regex_app = work / "regex_app.py"
+        regex_app.write_text(_REGEX_APP, encoding="utf-8")
+        keywords = work / "keywords.json"
+        keywords.write_text(json.dumps(pack_keywords()), encoding="utf-8")
         env_py = sys.executable
-        results: dict[str, list[float]] = {"hello": [], "warning": [], "info": [], "path": []}
+        results: dict[str, list[float]] = {
+            "hello": [],
+            "regex": [],
+            "warning": [],
+            "info": [],
+            "path": [],
+        }
         for _ in range(2 if quick else 3):  # interleaved rounds; the best of each counts
             port = _free_port()
             hello_cmd = [env_py, str(hello), str(port)]
             results["hello"].append(_served(hello_cmd, port, lua, bodies, seconds))
+            port = _free_port()
+            regex_cmd = [env_py, str(regex_app), str(port), str(keywords)]
+            results["regex"].append(_served(regex_cmd, port, lua, bodies, seconds))
             for level in ("warning", "info"):
                 port = _free_port()
                 cmd = [env_py, "-m", "smista", "serve", "--port", str(port), "--log-level", level]
@@ -554,6 +606,9 @@ def section_http(quick: bool) -> dict[str, Any]:
         "classify_info_rps": info_rps,
         "classify_over_hello": warn_rps / hello_rps,
         "classify_info_over_hello": info_rps / hello_rps,
+        "regex_rps": max(results["regex"]),
+        "regex_over_hello": max(results["regex"]) / hello_rps,
+        "classify_over_regex_endpoint": warn_rps / max(results["regex"]),
         "path_rps": max(results["path"]),
         "path_over_hello": max(results["path"]) / hello_rps,
         # from the two rates (noisy on a shared machine), and measured directly
