@@ -12,6 +12,7 @@ import json
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -161,3 +162,116 @@ def test_a_record_factorys_own_attributes_are_in_the_line() -> None:
     (record,) = seen
     assert json.loads(line)["_stamp"] == 7
     assert list(json.loads(line).items()) == _as_any_record(record)
+
+
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text()
+    | st.builds(tuple, st.lists(st.integers(), max_size=2)),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300)
+@given(
+    fields=st.dictionaries(
+        st.text().filter(
+            lambda k: (
+                k not in logging.LogRecord("", 0, "", 0, "", None, None).__dict__
+                and k not in ("message", "asctime")
+            )
+        ),
+        _VALUES,
+        max_size=6,
+    ),
+    message=st.text(),
+    event=st.none() | st.text(),
+    stamp=st.none() | _VALUES,
+)
+def test_the_direct_line_is_the_records_line(
+    fields: dict[str, object], message: str, event: str | None, stamp: object
+) -> None:
+    """With only configure_logging's handler on the way, emit writes the line itself; it is
+    byte for byte the line the record path writes (a record factory's attributes included),
+    for any field values."""
+    import smista.server.logs as logs
+
+    if event is not None:
+        fields = {"event": event, **fields}
+    factory = logging.getLogRecordFactory()
+
+    def stamped(*args: object, **kwargs: object) -> logging.LogRecord:
+        record = factory(*args, **kwargs)
+        record.__dict__["_stamp"] = stamp
+        return record
+
+    lines = []
+    for direct in (True, False):
+        stream = io.StringIO()
+        configure_logging("info", stream)
+        if not direct:
+            logs._installed[0] = None
+        logs._TEMPLATES.clear()
+        if stamp is not None:
+            logging.setLogRecordFactory(stamped)
+        try:
+            with mock.patch("smista.server.logs.time.time", return_value=1765000000.25):
+                emit(logging.getLogger("smista.test.direct"), message, fields)
+        finally:
+            logging.setLogRecordFactory(factory)
+            logs._TEMPLATES.clear()
+        lines.append(stream.getvalue())
+    assert lines[0] == lines[1]
+    assert lines[0].endswith("\n")
+    assert lines[0].count("\n") == 1
+
+
+def test_emit_writes_the_line_itself_only_on_configure_loggings_handler_alone() -> None:
+    import smista.server.logs as logs
+
+    stream = io.StringIO()
+    configure_logging("info", stream)
+    logger = logging.getLogger("smista.test.route")
+    assert logs._direct_handler(logger) is not None
+    other = logging.StreamHandler(io.StringIO())
+    logger.addHandler(other)  # a host's own handler: records go through logging
+    try:
+        assert logs._direct_handler(logger) is None
+    finally:
+        logger.removeHandler(other)
+    logger.propagate = False
+    try:
+        assert logs._direct_handler(logger) is None
+    finally:
+        logger.propagate = True
+    root = logging.getLogger()
+    root.handlers[0].addFilter(lambda _record: True)
+    try:
+        assert logs._direct_handler(logger) is None
+    finally:
+        root.handlers[0].filters.clear()
+    root.handlers[0].setLevel(logging.WARNING)
+    try:
+        assert logs._direct_handler(logger) is None
+    finally:
+        root.handlers[0].setLevel(logging.NOTSET)
+    root.handlers[0].setFormatter(logging.Formatter())
+    assert logs._direct_handler(logger) is None
+    logs._installed[0] = None
+    assert logs._direct_handler(logger) is None
+
+
+def test_a_direct_write_that_fails_is_reported_not_raised(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    class Broken(io.StringIO):
+        def write(self, _text: str) -> int:
+            raise OSError("disk full")
+
+    configure_logging("info", Broken())
+    emit(logging.getLogger("smista.test.broken"), "m", {"event": "access"})
+    assert "OSError" in capsys.readouterr().err
