@@ -4181,6 +4181,10 @@ typedef struct {
     Py_ssize_t narrow_singles; /* how many of them are below U+0100 (a 1-byte text's range) */
 } SubstringSet;
 
+/* Most one-character entries below U+0100 that sub_scan() looks for with memchr in a
+ * 1-byte text (past it: every pair of the text is read, as in wider texts). */
+#define SUB_MEMCHR_SINGLES 8
+
 static inline uint32_t
 sub_hash1(uint32_t a)
 {
@@ -4345,8 +4349,34 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
                                                      : self->single_count > 0;
     if (n == 0)
         return 0;
-    if (kind == PyUnicode_1BYTE_KIND && !singles) {
-        /* No one-character entry can occur: only positions where an entry that can
+    if (kind == PyUnicode_1BYTE_KIND && singles && self->narrow_singles <= SUB_MEMCHR_SINGLES) {
+        /* A few one-character entries that can occur (a newline, say): each is looked for
+         * with memchr (vectorized), for each byte that reads as it, and then the longer
+         * entries as below, never reading every pair of the text for them. */
+        const Py_UCS1 *d = (const Py_UCS1 *)data;
+        for (Py_ssize_t s = 0; s < self->single_count && left > 0; s++) {
+            const uint32_t k = self->singles[s];
+            const uint32_t cp = self->points[k][0];
+            if (cp >= 0x100 || seen[k])
+                continue;
+            int hit;
+            if (!lower)
+                hit = memchr(d, (int)cp, (size_t)n) != NULL;
+            else { /* the bytes LOWER1 maps to cp: cp itself, and the one 32 below */
+                hit = LOWER1[cp] == cp && memchr(d, (int)cp, (size_t)n) != NULL;
+                if (!hit && cp >= 32 && LOWER1[cp - 32] == cp)
+                    hit = memchr(d, (int)(cp - 32), (size_t)n) != NULL;
+            }
+            if (hit) {
+                seen[k] = 1;
+                found[got++] = k;
+                left--;
+            }
+        }
+    }
+    if (kind == PyUnicode_1BYTE_KIND &&
+        (!singles || self->narrow_singles <= SUB_MEMCHR_SINGLES)) {
+        /* No one-character entry is left to find: only positions where an entry that can
          * occur starts (its first character, then its first two) are looked at. */
         const Py_UCS1 *d = (const Py_UCS1 *)data;
         for (Py_ssize_t i = 0; i + 1 < n && left > 0; i++) {

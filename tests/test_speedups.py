@@ -1562,6 +1562,27 @@ def test_substring_set_find_lower_is_find_of_lowered(entries: list[str], text: s
 
 
 @compiled
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from(list("abAB.c ÀàÉéÞþßÿ×÷µ\n")), min_size=1, max_size=14),
+    st.lists(st.text(alphabet=LATIN1_ALPHABET, min_size=2, max_size=4), max_size=4),
+    st.text(alphabet=st.sampled_from(list("abAB.c ÀàÉéÞþßÿ×÷µ\n")), max_size=40),
+)
+def test_substring_set_one_character_entries_in_a_1_byte_text(
+    singles: list[str], longer: list[str], text: str
+) -> None:
+    """A 1-byte text with one-character entries below U+0100: up to eight are looked for
+    with memchr, more send the scan over every pair; both ways, exactly ``entry in
+    text`` (and in the lowered text)."""
+    from smista.core._speedups import SubstringSet
+
+    entries = [*singles, *longer]
+    found = SubstringSet(entries)
+    assert found.find(text) == [e for e in entries if e in text]
+    assert found.find_lower(text) == [e for e in entries if e in text.lower()]
+
+
+@compiled
 def test_substring_set_find_lower_lowers_every_latin1_character() -> None:
     """Each code point below U+0100, upper or not, at a text's start and end and as a
     one-character entry: lowered as str.lower() does."""
