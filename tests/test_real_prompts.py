@@ -260,7 +260,21 @@ _LATER_SETS = {
             *("fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21"),
         ),
     ),
+    "fresh23": (
+        311,
+        "f23",
+        (
+            *("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"),
+            *("fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14"),
+            *("fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21"),
+            "fresh22",
+        ),
+    ),
 }
+
+_LONGEST = {"fresh23": 4000}
+"""A set's longest text where its protocol allowed more than 1,500 characters (fresh23's
+said 4,000; its nine texts past 1,500 were scored with the rest, so they stay)."""
 
 
 @pytest.mark.parametrize("name", sorted(_LATER_SETS))
@@ -282,7 +296,7 @@ def test_a_later_fresh_set_shares_no_text_repository_or_page_with_the_earlier_se
     assert all(r["alt"] is None or (r["alt"] in intents and r["alt"] != r["intent"]) for r in rows)
     assert all(re.fullmatch(r"[a-z]{2}", str(r["lang"])) for r in rows)
     assert all(str(r["text"]) == str(r["text"]).strip() and r["text"] for r in rows)
-    assert all(len(str(r["text"])) <= 1500 for r in rows)
+    assert all(len(str(r["text"])) <= _LONGEST.get(name, 1500) for r in rows)
     assert len({str(r["text"]) for r in rows}) == len(rows)
     others = [
         *_rows(),
