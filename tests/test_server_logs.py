@@ -179,7 +179,7 @@ _VALUES = st.recursive(
 @settings(max_examples=300)
 @given(
     fields=st.dictionaries(
-        st.text().filter(
+        (st.text() | st.sampled_from(["ts", "level", "logger", "event", "_stamp"])).filter(
             lambda k: (
                 k not in logging.LogRecord("", 0, "", 0, "", None, None).__dict__
                 and k not in ("message", "asctime")
@@ -191,22 +191,25 @@ _VALUES = st.recursive(
     message=st.text(),
     event=st.none() | st.text(),
     stamp=st.none() | _VALUES,
+    stamp_name=st.sampled_from(["_stamp", "ts", "level"]),
 )
 def test_the_direct_line_is_the_records_line(
-    fields: dict[str, object], message: str, event: str | None, stamp: object
+    fields: dict[str, object], message: str, event: str | None, stamp: object, stamp_name: str
 ) -> None:
     """With only configure_logging's handler on the way, emit writes the line itself; it is
-    byte for byte the line the record path writes (a record factory's attributes included),
-    for any field values."""
+    byte for byte the line the record path writes (a record factory's attributes included,
+    fields or attributes named as the line's first keys too), for any field values."""
     import smista.server.logs as logs
 
     if event is not None:
         fields = {"event": event, **fields}
+    if stamp is not None:
+        fields.pop(stamp_name, None)  # (a field may not replace an attribute: KeyError)
     factory = logging.getLogRecordFactory()
 
     def stamped(*args: object, **kwargs: object) -> logging.LogRecord:
         record = factory(*args, **kwargs)
-        record.__dict__["_stamp"] = stamp
+        record.__dict__[stamp_name] = stamp
         return record
 
     lines = []
@@ -275,3 +278,61 @@ def test_a_direct_write_that_fails_is_reported_not_raised(
     configure_logging("info", Broken())
     emit(logging.getLogger("smista.test.broken"), "m", {"event": "access"})
     assert "OSError" in capsys.readouterr().err
+
+
+class _Unprintable:
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {1: "one"},  # a key that is no str: the record path writes "1"
+        {"v": {(1, 2): 3}},  # a value the encoder refuses: reported, not raised
+        {"v": _Unprintable()},
+    ],
+    ids=["int-key", "tuple-key", "unprintable"],
+)
+def test_what_the_direct_path_cannot_write_goes_the_record_path(
+    fields: dict[object, object], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """emit never raises into a request for a field it cannot write by hand: the record path
+    writes it or reports it, as before the direct path."""
+    import smista.server.logs as logs
+
+    lines = []
+    for direct in (True, False):
+        stream = io.StringIO()
+        configure_logging("info", stream)
+        if not direct:
+            logs._installed[0] = None
+        with mock.patch("smista.server.logs.time.time", return_value=1765000000.25):
+            emit(logging.getLogger("smista.test.odd"), "m", fields)  # type: ignore[arg-type]
+        lines.append((stream.getvalue(), "--- Logging error ---" in capsys.readouterr().err))
+    assert lines[0] == lines[1]  # (the same line, or the same report of none)
+
+
+def test_a_circular_value_is_reported_not_raised(capsys: pytest.CaptureFixture[str]) -> None:
+    circular: list[object] = []
+    circular.append(circular)
+    stream = io.StringIO()
+    configure_logging("info", stream)
+    emit(logging.getLogger("smista.test.circular"), "m", {"v": circular})
+    assert stream.getvalue() == ""
+    assert "Logging error" in capsys.readouterr().err
+
+
+def test_a_registered_key_in_a_message_is_masked_on_the_direct_path() -> None:
+    """The direct path masks the message before escaping it (a key broken by a newline,
+    which the line shows as \\n, is still caught)."""
+    from smista._edge import secrets
+
+    key = "sk-direct0path0test0key0123456789"
+    secrets.register(key)
+    stream = io.StringIO()
+    configure_logging("info", stream)
+    emit(logging.getLogger("smista.test.secret"), f"pre {key[:12]}\n{key[12:]} post", {})
+    emit(logging.getLogger("smista.test.secret"), f"pre {key} post", {"event": "x"})
+    assert key[:12] not in stream.getvalue()
+    assert key[12:] not in stream.getvalue()

@@ -36,7 +36,9 @@ _STANDARD = frozenset(
 )
 
 
-_second: list[Any] = [None, ""]  # the last whole second formatted, and its text
+_second: list[tuple[int, str]] = [(-1, "")]
+"""The last whole second formatted, and its text: one tuple, replaced in one store, so a
+thread never reads one second's text with another's number."""
 
 
 def _timestamp(created: float) -> str:
@@ -47,10 +49,11 @@ def _timestamp(created: float) -> str:
     if micros >= 1_000_000:
         whole += 1
         micros -= 1_000_000
-    if _second[0] != whole:
-        _second[1] = datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-        _second[0] = whole
-    return f"{_second[1]}.{micros // 1000:03d}Z"
+    cached = _second[0]
+    if cached[0] != whole:
+        cached = (whole, datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
+        _second[0] = cached
+    return f"{cached[1]}.{micros // 1000:03d}Z"
 
 
 class JsonFormatter(logging.Formatter):
@@ -100,7 +103,7 @@ def _direct_handler(logger: logging.Logger) -> logging.StreamHandler[TextIO] | N
         return None
     node: logging.Logger | None = logger
     while node is not None:
-        if any(not isinstance(f, RedactingFilter) for f in node.filters):
+        if any(type(f) is not RedactingFilter for f in node.filters):
             return None
         if node.parent is None:  # the root: exactly the installed handler
             if node.handlers != [handler]:
@@ -109,9 +112,7 @@ def _direct_handler(logger: logging.Logger) -> logging.StreamHandler[TextIO] | N
         if node.handlers or not node.propagate:
             return None
         node = node.parent
-    if handler.level > logging.INFO or any(
-        not isinstance(f, RedactingFilter) for f in handler.filters
-    ):
+    if handler.level > logging.INFO or any(type(f) is not RedactingFilter for f in handler.filters):
         return None
     return handler
 
@@ -163,35 +164,62 @@ def emit(logger: logging.Logger, message: str, fields: dict[str, object]) -> Non
     if handler is None:
         logger.handle(_record(logger, message, fields))
         return
-    template, shown = _template(logger)
-    event = fields["event"] if "event" in fields else template.get("event", "log")
-    parts = [
-        '{"ts":"',
-        _timestamp(time.time()),
-        '","level":"info","logger":',
-        _ESCAPE(logger.name),
-        ',"event":',
-        _json_value(event),
-        ',"message":',
-        _ESCAPE(message),
-    ]
-    for key, value in shown:  # (a record factory's attributes, as the record shows them)
-        parts += (",", _ESCAPE(key), ":", _json_value(value))
-    for key, value in fields.items():
-        if key in template or key in ("message", "asctime"):
-            raise KeyError(f"Attempt to overwrite {key!r} in LogRecord")
-        if key not in _STANDARD and key != "event":
-            parts += (",", _ESCAPE(key), ":", _json_value(value))
-    parts.append("}")
-    line = redact("".join(parts))
+    line = _direct_line(logger, message, fields)
+    if line is None:  # (a value or name the line cannot be written for by hand)
+        logger.handle(_record(logger, message, fields))
+        return
     handler.acquire()
     try:
         handler.stream.write(line + handler.terminator)
         handler.flush()
+    except RecursionError:  # as StreamHandler.emit
+        raise
     except Exception:  # as StreamHandler.emit: reported, never raised into the request
         handler.handleError(_record(logger, message, fields))
     finally:
         handler.release()
+
+
+_HEADER = frozenset({"ts", "level", "logger", "event", "message"})
+"""The keys a line opens with: a field or factory attribute of one of these names (but
+``event``) puts its value there, which only the record path's dict does."""
+
+
+def _direct_line(logger: logging.Logger, message: str, fields: dict[str, object]) -> str | None:
+    """The line :class:`JsonFormatter` writes for :func:`_record`'s record, made by hand;
+    ``None`` when this cannot promise the same bytes (a message that is not a plain str, a
+    key that is not one or that names a header field, a value the encoder refuses), and
+    then the record path writes it, or reports what it cannot write, as before. Raises
+    the ``KeyError`` the record path raises for a field that names a record attribute."""
+    template, shown = _template(logger)
+    for key in fields:  # (as Logger.makeRecord refuses its ``extra``)
+        if key in template or key in ("message", "asctime"):
+            raise KeyError(f"Attempt to overwrite {key!r} in LogRecord")
+    if type(message) is not str:
+        return None
+    event = fields["event"] if "event" in fields else template.get("event", "log")
+    try:
+        parts = [
+            '{"ts":"',
+            _timestamp(time.time()),
+            '","level":',
+            _ESCAPE(str(template["levelname"]).lower()),
+            ',"logger":',
+            _ESCAPE(logger.name),
+            ',"event":',
+            _json_value(event),
+            ',"message":',
+            _ESCAPE(redact(message)),
+        ]
+        for key, value in (*shown, *fields.items()):
+            if type(key) is not str or (key in _HEADER and key != "event"):
+                return None
+            if key not in _STANDARD and key != "event":
+                parts += (",", _ESCAPE(key), ":", _json_value(value))
+    except Exception:  # (the record path reports it through handleError)
+        return None
+    parts.append("}")
+    return redact("".join(parts))
 
 
 _ESCAPE: Callable[[str], str] = json.encoder.encode_basestring_ascii
