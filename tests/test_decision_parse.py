@@ -239,6 +239,14 @@ WIRE_FAILURES: list[tuple[Any, str]] = [
         'invalid response: usage.input_tokens: expected an integer, got "many"',
     ),
     ({"model": "m", "answers": []}, "invalid response: answers: expected an object, got []"),
+    (  # a lone surrogate (JSON's \ud800) stays escaped: the reason always encodes
+        {"model": "m", "answers": {"a": {"type": "noul", "noul": "\ud800high"}}},
+        'invalid response: answers.a.noul: expected a number, got "\\ud800high"',
+    ),
+    (
+        {"model": "m", "answers": {"a": {"type": "noul", "noul": "élevé"}}},
+        'invalid response: answers.a.noul: expected a number, got "élevé"',
+    ),
 ]
 
 
@@ -248,6 +256,7 @@ def test_wire_response_rejections(data: Any, reason: str) -> None:
     with pytest.raises(EvaluatorResponseError) as info:
         response_from_json(data)
     assert str(info.value) == reason
+    str(info.value).encode("utf-8")  # (a reason reaches JSON answers and logs)
 
 
 def test_wire_response_defaults_usage_and_ignores_extras() -> None:

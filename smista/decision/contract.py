@@ -157,11 +157,14 @@ _TYPE_WORDS = {
 
 
 def _as_json(value: object) -> str:
-    """``value`` as the reply wrote it (``true``, ``"high"``), not as Python shows it."""
+    """``value`` as the reply wrote it (``true``, ``"high"``), not as Python shows it; a
+    character UTF-8 cannot carry (a lone surrogate) stays escaped, so the reason that
+    quotes it can always be encoded."""
     try:
-        return json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
-        return repr(value)
+        text = repr(value)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def describe_validation_error(exc: ValidationError, prefix: str = "") -> str:
