@@ -351,3 +351,23 @@ def test_a_password_in_the_tier_endpoint_reaches_no_decision_or_log(
     text = json.dumps(decision.as_dict(), default=str)
     assert not leaks(text, PASSWORD), text
     assert not leaks(all_logs.text, PASSWORD)
+
+
+def test_a_key_beyond_ascii_is_masked_and_breaks_no_later_key() -> None:
+    """A password in a URL's userinfo may hold any character: it is masked as it is and
+    base64-encoded as its UTF-8, and a later key registers as before (a key the redactor
+    refused once left every later register() failing)."""
+    import base64
+
+    from smista._edge.secrets import redact, register_url
+
+    password = "łódź-Zq8Lr2Vx7Nc4-pässwört"
+    register_url("https://user:%C5%82%C3%B3d%C5%BA-Zq8Lr2Vx7Nc4-p%C3%A4ssw%C3%B6rt@example.test")
+    later = "sk-later-Q7vX2pLm9RtZ4wKc0000"
+    register(later)
+    encoded = base64.b64encode(f"user:{password}".encode()).decode()
+    for text in (f"a {password} b", f"Basic {encoded}", f"x {later} y"):
+        masked = redact(text)
+        assert "***" in masked
+        assert password not in masked
+        assert later not in masked

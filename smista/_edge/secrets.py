@@ -89,9 +89,10 @@ def _base64_forms(key: str) -> list[str]:
     """The base64 runs that must appear wherever ``key`` is base64-encoded.
 
     At each alignment, the characters fully determined by the key alone (those
-    not mixed with a neighbour's bits) form a run; both alphabets count.
+    not mixed with a neighbour's bits) form a run; both alphabets count. A key
+    beyond ASCII (a password in a URL's userinfo may be) is encoded as its UTF-8.
     """
-    raw = key.encode("ascii")
+    raw = key.encode("utf-8", "surrogatepass")
     out: list[str] = []
     for shift in range(3):
         encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii").rstrip("=")
@@ -226,8 +227,9 @@ def register(key: str | None) -> None:
     with _lock:
         if key in _keys:
             return
+        redactor = Redactor({*_keys, key})  # (built first: a key it refuses changes nothing)
         _keys.add(key)
-        _current = Redactor(_keys)
+        _current = redactor
     for name in LOGGERS:
         install(logging.getLogger(name))
 
