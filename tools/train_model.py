@@ -82,7 +82,7 @@ was scored once on fresh17 and read it no better (72.2 % against v21's 72.4 %) a
 written sets worse (docs/rules.md), so it was not shipped; a refit through fresh17 (v23)
 fell under three of the written sets' floors, and was not scored on fresh18. A refit through
 fresh22 (the same settings) was measured and not made: over the later folds (``--against-fixed
-fresh15 --bars edit=0.5``, fresh16 to fresh22, 2,397 prompts) models refitted through the set
+fresh15 --through fresh22 --bars edit=0.5``, fresh16 to fresh22, 2,397 prompts) models refitted through the set
 before each fold read 77.4 % as the pack reads them, the model fitted through fresh15 77.3 %
 (36 prompts only the refits read right, 35 only the fixed model; per fold +0.1 points, sd 0.7),
 though the refits alone read 71.5 % against 70.1 %; with the rules of the day it reads
@@ -461,8 +461,10 @@ def against_fixed(
     min_df: int,
     keep: int,
     bars: dict[str, float] | None = None,
+    through: str | None = None,
 ) -> None:
-    """Refit or not: each validation set gathered after ``fixed_through`` read by a model
+    """Refit or not: each validation set gathered after ``fixed_through`` (up to
+    ``through``, ``--through``: by default every one) read by a model
     refitted through the set before it (``--validate``'s model) and by the one fixed
     model fitted through ``fixed_through`` (what a pack that never refits reads it with),
     both with the fold's rules and the pack's reading (``th`` 0.7, ``bars``). Prints each
@@ -472,7 +474,12 @@ def against_fixed(
     import math
     import statistics
 
-    later = [(h, at) for h, at in VALIDATION if ORDER.index(h) > ORDER.index(fixed_through)]
+    later = [
+        (h, at)
+        for h, at in VALIDATION
+        if ORDER.index(h) > ORDER.index(fixed_through)
+        and (through is None or ORDER.index(h) <= ORDER.index(through))
+    ]
     if not later:
         print(f"no validation set was gathered after {fixed_through}")
         return
@@ -795,7 +802,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--through",
         choices=[held for held, _ in VALIDATION],
-        help="--validate over the validation sets up to this one only",
+        help="--validate and --against-fixed over the validation sets up to this one only",
     )
     parser.add_argument("-o", "--output", type=Path, default=OUT)
     args = parser.parse_args(argv)
@@ -807,7 +814,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     bars = {k: float(v) for k, v in (x.split("=") for x in args.bars.split(",") if x)}
     if args.against_fixed:
-        against_fixed(args.against_fixed, c_values[0], ignore_code, args.min_df, args.keep, bars)
+        against_fixed(
+            args.against_fixed, c_values[0], ignore_code, args.min_df, args.keep, bars, args.through
+        )
         return 0
     if args.curve:
         curve(c_values[0], ignore_code, args.min_df, args.keep)
