@@ -1254,6 +1254,27 @@ def test_c_sentence_readings_follow_user_markers(
         _same_readings(text, markers)
 
 
+# Endings compare with a sentence's joined, lowercased tokens: last code points equal
+# modulo 64 pass the C reader's first screen (p and 0, q and 1, k and ë), equal ones its
+# array of last code points, and only the whole ending may then match (shop, stop).
+_COLLIDING_ENDINGS = ("shop", "nr 10", "faq", "v1", "cafek", "okë", "ですか")
+_NEAR_ENDINGS = ("stop", "top", "a10", "seq", "w1", "weak", "hë", "かか", "p", "0")
+
+
+@compiled
+def test_c_endings_whose_last_code_points_collide_are_read_as_in_python() -> None:
+    """Endings whose last code points share the C reader's 64-bit screen, or its array of
+    last code points, still need every character to match: each ending as a question and
+    as a request ending, against every near text alone, after a word and before a mark."""
+    texts = [*_COLLIDING_ENDINGS, *_NEAR_ENDINGS]
+    for ending in _COLLIDING_ENDINGS:
+        for key in ("question_endings", "request_endings"):
+            markers = _markers.markers_from({key: [ending, "zz"]})
+            for piece in texts:
+                for shape in ("{}", "we {}", "{}?", "we {}. ok {}", "{} ,"):
+                    _same_readings(shape.format(piece, piece), markers)
+
+
 _TEMPLATES = (
     "{}",
     "{}?",
