@@ -213,21 +213,23 @@ def test_the_direct_line_is_the_records_line(
         return record
 
     lines = []
-    for direct in (True, False):
-        stream = io.StringIO()
-        configure_logging("info", stream)
-        if not direct:
-            logs._installed[0] = None
-        logs._TEMPLATES.clear()
-        if stamp is not None:
-            logging.setLogRecordFactory(stamped)
-        try:
+    # one template for both paths, as in a process (a factory may stamp it with the time:
+    # Ray's does once imported)
+    logs._TEMPLATES.clear()
+    if stamp is not None:
+        logging.setLogRecordFactory(stamped)
+    try:
+        for direct in (True, False):
+            stream = io.StringIO()
+            configure_logging("info", stream)
+            if not direct:
+                logs._installed[0] = None
             with mock.patch("smista.server.logs.time.time", return_value=1765000000.25):
                 emit(logging.getLogger("smista.test.direct"), message, fields)
-        finally:
-            logging.setLogRecordFactory(factory)
-            logs._TEMPLATES.clear()
-        lines.append(stream.getvalue())
+            lines.append(stream.getvalue())
+    finally:
+        logging.setLogRecordFactory(factory)
+        logs._TEMPLATES.clear()
     assert lines[0] == lines[1]
     assert lines[0].endswith("\n")
     assert lines[0].count("\n") == 1
