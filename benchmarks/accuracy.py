@@ -4,11 +4,12 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set**: tests/data/real-prompts-fresh23.jsonl, gathered in stop 43 by
+* the **held-out set**: tests/data/real-prompts-fresh24.jsonl, gathered in stop 43 by
   people who never tuned the pack and never ran it on it, and kept outside the repository,
   unread, until pack v25.1 was scored on it once in the same stop (v25, v24 and v21 too).
   It is the figure that estimates accuracy on new prompts;
-* the **earlier held-out sets**: tests/data/real-prompts-fresh22.jsonl (scored once by
+* the **earlier held-out sets**: tests/data/real-prompts-fresh23.jsonl (scored once by
+  v25.1, v25, v24 and v21 in stop 43), -fresh22.jsonl (scored once by
   v25.1, v25, v24 and v21 in stop 42), -fresh21.jsonl (scored once by
   v21, v24 and v25 in stop 42, then read while v25.1's mention fixes were made),
   -fresh20.jsonl (v25's first blind
@@ -39,7 +40,7 @@ per intent and per language:
     python -m benchmarks.accuracy --misses        # what to work on (implies --tuning-only)
     python -m benchmarks.accuracy --v3-parts      # pack v3's held-out parts too
     python -m benchmarks.accuracy --json
-    python -m benchmarks.accuracy --as-turns      # fresh23, fresh22 and fresh21 read as turns too
+    python -m benchmarks.accuracy --as-turns      # fresh24, fresh23 and fresh22 read as turns too
 
 ``--as-turns`` reads each held-out prompt also as a host that sends the message list
 would hand it over: a turn whose earlier user turns are the prompts before it from the same
@@ -82,7 +83,8 @@ FRESH12 = DATA / "real-prompts-fresh12.jsonl"
 FRESH13 = DATA / "real-prompts-fresh13.jsonl"
 FRESH14 = DATA / "real-prompts-fresh14.jsonl"
 FRESH15 = DATA / "real-prompts-fresh15.jsonl"
-HELD_OUT = DATA / "real-prompts-fresh23.jsonl"
+HELD_OUT = DATA / "real-prompts-fresh24.jsonl"
+FRESH23 = DATA / "real-prompts-fresh23.jsonl"
 FRESH22 = DATA / "real-prompts-fresh22.jsonl"
 FRESH21 = DATA / "real-prompts-fresh21.jsonl"
 FRESH20 = DATA / "real-prompts-fresh20.jsonl"
@@ -146,7 +148,7 @@ def second_sets() -> list[AnnotatedCase]:
 
 
 def held_out_prompts() -> list[AnnotatedCase]:
-    """The held-out set (tests/data/real-prompts-fresh23.jsonl), never tuned on."""
+    """The held-out set (tests/data/real-prompts-fresh24.jsonl), never tuned on."""
     return _read(HELD_OUT)
 
 
@@ -220,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
-        "--as-turns", action="store_true", help="also read fresh23, fresh22 and fresh21 as turns"
+        "--as-turns", action="store_true", help="also read fresh24, fresh23 and fresh22 as turns"
     )
     args = parser.parse_args(argv)
 
@@ -248,7 +250,10 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Evaluation] = {}
     if not (args.tuning_only or args.misses):
         held = held_out_prompts()
-        results["real prompts, held out: fresh23 set"] = evaluate_cases(classifier, held)
+        results["real prompts, held out: fresh24 set"] = evaluate_cases(classifier, held)
+        # v25.1's second blind set (scored once by v21, v24, v25 and v25.1 in stop 43)
+        fresh23 = _read(FRESH23)
+        results["real prompts, earlier held out: fresh23 set"] = evaluate_cases(classifier, fresh23)
         # v25.1's blind set (scored once by v21, v24, v25 and v25.1 in stop 42)
         fresh22 = _read(FRESH22)
         results["real prompts, earlier held out: fresh22 set"] = evaluate_cases(classifier, fresh22)
@@ -304,9 +309,9 @@ def main(argv: list[str] | None = None) -> int:
 
     turns: dict[str, tuple[int, int, int]] = {}
     if args.as_turns and not (args.tuning_only or args.misses):
-        for path in (HELD_OUT, FRESH22, FRESH21):
+        for path in (HELD_OUT, FRESH23, FRESH22):
             turns[path.stem] = _as_turns(classifier, path)
-        turns["fresh23, fresh22 and fresh21"] = (
+        turns["fresh24, fresh23 and fresh22"] = (
             sum(t[0] for t in turns.values()),
             sum(t[1] for t in turns.values()),
             sum(t[2] for t in turns.values()),
