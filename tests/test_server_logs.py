@@ -338,3 +338,44 @@ def test_a_registered_key_in_a_message_is_masked_on_the_direct_path() -> None:
     emit(logging.getLogger("smista.test.secret"), f"pre {key} post", {"event": "x"})
     assert key[:12] not in stream.getvalue()
     assert key[12:] not in stream.getvalue()
+
+
+@settings(max_examples=500)
+@given(
+    created=st.floats(min_value=0, max_value=4e9, allow_nan=False),
+    level=st.text(),
+    name=st.text(),
+    event=_VALUES,
+    message=st.text(),
+    items=st.lists(
+        st.tuples(st.text() | st.sampled_from(["ts", "level", "logger", "message"]), _VALUES),
+        max_size=6,
+    ),
+)
+def test_the_hand_written_line_is_the_encoders(
+    created: float,
+    level: str,
+    name: str,
+    event: object,
+    message: str,
+    items: list[tuple[str, object]],
+) -> None:
+    """_line writes what the shared JSON encoder writes for the same dict, byte for byte, or
+    declines (a key naming a header field, which a dict would put there instead)."""
+    from smista.server.logs import _ENCODER, _HEADER, _line, _timestamp
+
+    line = _line(created, level, name, event, message, items)
+    out: dict[str, object] = {
+        "ts": _timestamp(created),
+        "level": level,
+        "logger": name,
+        "event": event,
+        "message": message,
+    }
+    out.update(items)
+    if any(key in _HEADER for key, _ in items):
+        assert line is None
+    elif len({key for key, _ in items}) < len(items):
+        assert line is not None  # (repeated keys: the line keeps both, as a record never has)
+    else:
+        assert line == _ENCODER.encode(out)

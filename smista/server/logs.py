@@ -16,7 +16,7 @@ import math
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -63,23 +63,27 @@ class JsonFormatter(logging.Formatter):
     """
 
     def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, object] = {
-            "ts": _timestamp(record.created),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-        }
         attrs = record.__dict__
-        out["event"] = attrs.get("event", "log")
-        out["message"] = record.getMessage()
-        for key, value in attrs.items():
-            if key not in _STANDARD and key != "event":
-                out[key] = value
+        event = attrs.get("event", "log")
+        message = record.getMessage()
+        items = [(k, v) for k, v in attrs.items() if k not in _STANDARD and k != "event"]
         if record.exc_info and record.exc_info[0] is not None:
             exc_type, _, tb = record.exc_info
-            out["exc_type"] = exc_type.__name__
-            out["stack"] = "".join(traceback.format_tb(tb))
+            items += (("exc_type", exc_type.__name__), ("stack", "".join(traceback.format_tb(tb))))
+        level = record.levelname.lower()
+        line = _line(record.created, level, record.name, event, message, items)
+        if line is None:  # (what only the encoder writes: a dict keeps the last of a key)
+            out: dict[object, object] = {
+                "ts": _timestamp(record.created),
+                "level": level,
+                "logger": record.name,
+                "event": event,
+                "message": message,
+            }
+            out.update(items)
+            line = _ENCODER.encode(out)
         # every registered API key masked, whatever field carried it
-        return redact(_ENCODER.encode(out))
+        return redact(line)
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=True, default=str, separators=(",", ":"))
@@ -181,45 +185,64 @@ def emit(logger: logging.Logger, message: str, fields: dict[str, object]) -> Non
 
 
 _HEADER = frozenset({"ts", "level", "logger", "event", "message"})
-"""The keys a line opens with: a field or factory attribute of one of these names (but
-``event``) puts its value there, which only the record path's dict does."""
+"""The keys a line opens with: an item of one of these names puts its value there, which
+only the encoder's dict does (:func:`_line` declines it)."""
 
 
 def _direct_line(logger: logging.Logger, message: str, fields: dict[str, object]) -> str | None:
-    """The line :class:`JsonFormatter` writes for :func:`_record`'s record, made by hand;
-    ``None`` when this cannot promise the same bytes (a message that is not a plain str, a
-    key that is not one or that names a header field, a value the encoder refuses), and
-    then the record path writes it, or reports what it cannot write, as before. Raises
-    the ``KeyError`` the record path raises for a field that names a record attribute."""
+    """The line :class:`JsonFormatter` writes for :func:`_record`'s record, without the
+    record; ``None`` where :func:`_line` declines (the record path then writes it, or
+    reports what it cannot write, as before). Raises the ``KeyError`` the record path
+    raises for a field that names a record attribute."""
     template, shown = _template(logger)
     for key in fields:  # (as Logger.makeRecord refuses its ``extra``)
         if key in template or key in ("message", "asctime"):
             raise KeyError(f"Attempt to overwrite {key!r} in LogRecord")
+    event = fields["event"] if "event" in fields else template.get("event", "log")
+    items = (*shown, *((k, v) for k, v in fields.items() if k not in _STANDARD and k != "event"))
+    level = str(template["levelname"]).lower()
+    # (the message masked before it is escaped: a key broken by a newline is caught too)
+    text = redact(message) if type(message) is str else message
+    line = _line(time.time(), level, logger.name, event, text, items)
+    return None if line is None else redact(line)
+
+
+def _line(
+    created: float,
+    level: str,
+    name: str,
+    event: object,
+    message: str,
+    items: Iterable[tuple[object, object]],
+) -> str | None:
+    """A record's JSON line, written by hand: ``ts``, ``level``, ``logger``, ``event``,
+    ``message``, then ``items`` in order, byte for byte what :data:`_ENCODER` writes for
+    that dict; ``None`` where only the encoder can write it (a message that is not a plain
+    str, an item key that is not one or names a header field, a value the writer refuses:
+    :class:`JsonFormatter` then builds the dict, and :func:`emit` the record)."""
     if type(message) is not str:
         return None
-    event = fields["event"] if "event" in fields else template.get("event", "log")
     try:
         parts = [
             '{"ts":"',
-            _timestamp(time.time()),
+            _timestamp(created),
             '","level":',
-            _ESCAPE(str(template["levelname"]).lower()),
+            _ESCAPE(level),
             ',"logger":',
-            _ESCAPE(logger.name),
+            _ESCAPE(name),
             ',"event":',
             _json_value(event),
             ',"message":',
-            _ESCAPE(redact(message)),
+            _ESCAPE(message),
         ]
-        for key, value in (*shown, *fields.items()):
-            if type(key) is not str or (key in _HEADER and key != "event"):
+        for key, value in items:
+            if type(key) is not str or key in _HEADER:
                 return None
-            if key not in _STANDARD and key != "event":
-                parts += (",", _ESCAPE(key), ":", _json_value(value))
-    except Exception:  # (the record path reports it through handleError)
+            parts += (",", _ESCAPE(key), ":", _json_value(value))
+    except Exception:  # (the encoder raises or reports it; see the callers)
         return None
     parts.append("}")
-    return redact("".join(parts))
+    return "".join(parts)
 
 
 _ESCAPE: Callable[[str], str] = json.encoder.encode_basestring_ascii
