@@ -92,6 +92,22 @@ EARLIER_HELD_OUT = DATA / "real-prompts-fresh19.jsonl"
 FRESH18 = DATA / "real-prompts-fresh18.jsonl"
 FRESH17 = DATA / "real-prompts-fresh17.jsonl"
 FRESH16 = DATA / "real-prompts-fresh16.jsonl"
+EARLIER_SETS = (
+    # v25.1's blind sets before fresh24 (each scored once by v21, v24, v25 and v25.1)
+    ("earlier held out: fresh23 set", FRESH23),  # in stop 43
+    ("earlier held out: fresh22 set", FRESH22),  # in stop 42
+    # v25's blind sets (each scored once by v21, v24 and v25: fresh21 in stop 42, fresh20 in 41)
+    ("earlier held out: fresh21 set", FRESH21),
+    ("earlier held out: fresh20 set", FRESH20),
+    # v24's held-out sets (each scored once by v21 and v24), validation sets since
+    ("earlier held out: fresh19 set", EARLIER_HELD_OUT),
+    ("earlier held out: fresh18 set", FRESH18),
+    # v21's held-out sets (fresh16 scored once by v20 and v21, fresh17 by v21 and v22), read by
+    # the validation protocol when v24 was chosen
+    ("validation: fresh17 set", FRESH17),
+    ("validation: fresh16 set", FRESH16),
+)
+"""The held-out sets before the latest, newest first, as the report names them."""
 SPLIT = DATA / "real-prompts-split.json"
 EXTRA_SPLIT = DATA / "real-prompts-extra-split.json"
 OTHER_SETS = (
@@ -251,29 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.tuning_only or args.misses):
         held = held_out_prompts()
         results["real prompts, held out: fresh24 set"] = evaluate_cases(classifier, held)
-        # v25.1's second blind set (scored once by v21, v24, v25 and v25.1 in stop 43)
-        fresh23 = _read(FRESH23)
-        results["real prompts, earlier held out: fresh23 set"] = evaluate_cases(classifier, fresh23)
-        # v25.1's blind set (scored once by v21, v24, v25 and v25.1 in stop 42)
-        fresh22 = _read(FRESH22)
-        results["real prompts, earlier held out: fresh22 set"] = evaluate_cases(classifier, fresh22)
-        # v25's second blind set (scored once by v21, v24 and v25 in stop 42)
-        fresh21 = _read(FRESH21)
-        results["real prompts, earlier held out: fresh21 set"] = evaluate_cases(classifier, fresh21)
-        # v25's first blind set (scored once by v21, v24 and v25 in stop 41)
-        fresh20 = _read(FRESH20)
-        results["real prompts, earlier held out: fresh20 set"] = evaluate_cases(classifier, fresh20)
-        # v24's held-out sets (each scored once by v21 and v24), validation sets since
-        earlier = _read(EARLIER_HELD_OUT)
-        results["real prompts, earlier held out: fresh19 set"] = evaluate_cases(classifier, earlier)
-        fresh18 = _read(FRESH18)
-        results["real prompts, earlier held out: fresh18 set"] = evaluate_cases(classifier, fresh18)
-        # v21's held-out sets (fresh16 scored once by v20 and v21, fresh17 by v21 and v22),
-        # read by the validation protocol when v24 was chosen
-        fresh17 = _read(FRESH17)
-        results["real prompts, validation: fresh17 set"] = evaluate_cases(classifier, fresh17)
-        fresh16 = _read(FRESH16)
-        results["real prompts, validation: fresh16 set"] = evaluate_cases(classifier, fresh16)
+        for label, path in EARLIER_SETS:
+            results[f"real prompts, {label}"] = evaluate_cases(classifier, _read(path))
     tuned = {
         "dev set": dev,
         "second sets": second,

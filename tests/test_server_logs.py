@@ -176,6 +176,29 @@ _VALUES = st.recursive(
 )
 
 
+def _both_paths(logger: str, message: str, fields: dict[str, object]) -> list[tuple[str, bool]]:
+    """What emit writes for ``fields`` on the direct path, then on the record path (the
+    handler configure_logging installed forgotten), at one fixed time: each line and
+    whether logging reported an error on stderr instead."""
+    import contextlib
+
+    import smista.server.logs as logs
+
+    out = []
+    for direct in (True, False):
+        stream, err = io.StringIO(), io.StringIO()
+        configure_logging("info", stream)
+        if not direct:
+            logs._installed[0] = None
+        with (
+            mock.patch("smista.server.logs.time.time", return_value=1765000000.25),
+            contextlib.redirect_stderr(err),
+        ):
+            emit(logging.getLogger(logger), message, fields)
+        out.append((stream.getvalue(), "--- Logging error ---" in err.getvalue()))
+    return out
+
+
 @settings(max_examples=300)
 @given(
     fields=st.dictionaries(
@@ -212,21 +235,13 @@ def test_the_direct_line_is_the_records_line(
         record.__dict__[stamp_name] = stamp
         return record
 
-    lines = []
     # one template for both paths, as in a process (a factory may stamp it with the time:
     # Ray's does once imported)
     logs._TEMPLATES.clear()
     if stamp is not None:
         logging.setLogRecordFactory(stamped)
     try:
-        for direct in (True, False):
-            stream = io.StringIO()
-            configure_logging("info", stream)
-            if not direct:
-                logs._installed[0] = None
-            with mock.patch("smista.server.logs.time.time", return_value=1765000000.25):
-                emit(logging.getLogger("smista.test.direct"), message, fields)
-            lines.append(stream.getvalue())
+        lines = [line for line, _ in _both_paths("smista.test.direct", message, fields)]
     finally:
         logging.setLogRecordFactory(factory)
         logs._TEMPLATES.clear()
@@ -297,22 +312,14 @@ class _Unprintable:
     ids=["int-key", "tuple-key", "unprintable"],
 )
 def test_what_the_direct_path_cannot_write_goes_the_record_path(
-    fields: dict[object, object], capsys: pytest.CaptureFixture[str]
+    fields: dict[object, object],
 ) -> None:
     """emit never raises into a request for a field it cannot write by hand: the record path
     writes it or reports it, as before the direct path."""
-    import smista.server.logs as logs
-
-    lines = []
-    for direct in (True, False):
-        stream = io.StringIO()
-        configure_logging("info", stream)
-        if not direct:
-            logs._installed[0] = None
-        with mock.patch("smista.server.logs.time.time", return_value=1765000000.25):
-            emit(logging.getLogger("smista.test.odd"), "m", fields)  # type: ignore[arg-type]
-        lines.append((stream.getvalue(), "--- Logging error ---" in capsys.readouterr().err))
-    assert lines[0] == lines[1]  # (the same line, or the same report of none)
+    direct, record = _both_paths("smista.test.odd", "m", fields)  # type: ignore[arg-type]
+    assert direct == record  # (the same line, or the same report of none)
+    line, reported = direct
+    assert reported == (not line)  # (int-key: written; the others: reported)
 
 
 def test_a_circular_value_is_reported_not_raised(capsys: pytest.CaptureFixture[str]) -> None:
