@@ -386,3 +386,15 @@ def test_the_hand_written_line_is_the_encoders(
         assert line is not None  # (repeated keys: the line keeps both, as a record never has)
     else:
         assert line == _ENCODER.encode(out)
+
+
+def test_both_paths_mask_a_registered_key_alike() -> None:
+    """A key registered by anything in the process (here a one-letter one, matched as a
+    whole word) is masked in the message before escaping on both paths, so the direct
+    line stays the record path's: before, "\\x1fK" kept its K on the record path only."""
+    from smista._edge import secrets
+
+    with mock.patch.object(secrets, "_current", secrets.Redactor(["K"])):
+        direct, record = _both_paths("smista.test.masked", "\x1fK and K", {"event": "x"})
+    assert direct == record
+    assert '"message":"\\u001f*** and ***"' in direct[0]

@@ -59,13 +59,15 @@ def _timestamp(created: float) -> str:
 class JsonFormatter(logging.Formatter):
     """Formats a record as a single JSON line (ASCII, so any text is safe to write).
 
-    The line passes through :func:`smista._edge.secrets.redact`: no API key reaches the log.
+    The message, then the whole line, pass through :func:`smista._edge.secrets.redact`: no
+    API key reaches the log.
     """
 
     def format(self, record: logging.LogRecord) -> str:
         attrs = record.__dict__
         event = attrs.get("event", "log")
-        message = record.getMessage()
+        # (masked before it is escaped too: a key broken by a newline is caught)
+        message = redact(record.getMessage())
         items = [(k, v) for k, v in attrs.items() if k not in _STANDARD and k != "event"]
         if record.exc_info and record.exc_info[0] is not None:
             exc_type, _, tb = record.exc_info
@@ -201,7 +203,7 @@ def _direct_line(logger: logging.Logger, message: str, fields: dict[str, object]
     event = fields["event"] if "event" in fields else template.get("event", "log")
     items = (*shown, *((k, v) for k, v in fields.items() if k not in _STANDARD and k != "event"))
     level = str(template["levelname"]).lower()
-    # (the message masked before it is escaped: a key broken by a newline is caught too)
+    # (the message masked before it is escaped, as JsonFormatter does)
     text = redact(message) if type(message) is str else message
     line = _line(time.time(), level, logger.name, event, text, items)
     return None if line is None else redact(line)
