@@ -411,7 +411,7 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
             TaskIntent.SUMMARIZE,
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="v17: the text model reads an edit at 0.74, before rule 71 (v21: 0.70)",
+                reason="v17: the text model reads an edit at 0.74, before rule 70 (v21: 0.70)",
             ),
         ),
         # the question review nouns are exact: "problema"/"problemi" are no "problems"
@@ -463,7 +463,7 @@ def test_v13_readings(text: str, intent: TaskIntent) -> None:
         # rule 36: a log of the session's prompts, prompt injection
         ("Write a PROMPTS.md listing the prompts we have used so far", TaskIntent.EDIT),
         ("Add a filter against prompt injection in the chat endpoint", TaskIntent.EDIT),
-        # rule 96: an explanation written into a document
+        # rule 94: an explanation written into a document
         pytest.param(
             "Dame una guía del modelo de datos que explique los campos y relaciones",
             TaskIntent.EDIT,
@@ -472,9 +472,9 @@ def test_v13_readings(text: str, intent: TaskIntent) -> None:
                 reason="v24: no rule decides it (v21's catch-all edit did); the model's guess is chat at 0.42",
             ),
         ),
-        # rule 97: test cases designed are written
+        # rule 95: test cases designed are written
         ("Hãy thiết kế 10 test cases cho màn hình đăng nhập", TaskIntent.EDIT),
-        # rules 45, 46: what a change is for; a pasted tree
+        # rule 45 (v25's 46): what a change is for; a pasted tree (v25's rule 45, dropped in v26)
         ("Перепиши скрипт, чтобы можно запустить его без sudo", TaskIntent.EDIT),
         ("src/\n├── main.py  # 서버 실행\n└── db.py\n이 구조로 만들어줘", TaskIntent.EDIT),
         # rule 43: what must be implemented, listed
@@ -491,7 +491,7 @@ def test_v14_readings(text: str, intent: TaskIntent) -> None:
         # rule 41 (section F): "add" as 增加
         ("在Player类中增加一个血量字段", TaskIntent.EDIT),
         ("给这个接口增加参数校验", TaskIntent.EDIT),
-        # rule 45: a committee, something made runnable, the work already run, told of
+        # v25's rule 45 (dropped in v26): a committee, something made runnable, the work already run, told of
         ("文化祭実行委員会のお知らせページを作って", TaskIntent.EDIT),
         ("このスクリプトをMacでも実行できるようにしてください", TaskIntent.EDIT),
         ("네가 실행한 작업을 log.md 파일에 기록해줘", TaskIntent.EDIT),
