@@ -10,6 +10,12 @@ a process that has seen none of the prompts). Rows:
   token, and against flashtext ``extract_keywords`` (exact matches only) on the
   same keywords, interleaved per prompt; cold p99 per call; non-ASCII cost per
   word against ASCII, warm; a known prompt with one new token against it;
+* ``pair_regex``, ``pair_flashtext``  the same cold pass with classify and one
+  baseline alone, interleaved per prompt, each pair in a fresh process: what the
+  stream rows' four-way interleaving costs classify, whose tables the other
+  contenders (flashtext's trie, the keyword-only engine) push out of the CPU's
+  caches between its calls (a host's own work between calls does the same, so
+  the stream rows lead);
 * ``rules``   1,000 rules against 50, both fresh, on the same distinct prompts;
 * ``compile`` 10,000 rules: compile time and peak RSS of the process;
 * ``start``   ``import smista`` + first classify against ``import rapidfuzz``;
@@ -50,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-SECTIONS = ("stream", "rules", "compile", "start", "http", "batch")
+SECTIONS = ("stream", "pair_regex", "pair_flashtext", "rules", "compile", "start", "http", "batch")
 
 # (section, key, label, target) in table order
 ROWS: tuple[tuple[str, str, str, str], ...] = (
@@ -74,6 +80,15 @@ ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("stream", "non_ascii_per_word_warm", "non-ASCII per word ÷ ASCII per word, warm", "≤ 2×"),
     ("stream", "one_new_token", "known prompt + 1 new token ÷ known prompt, warm", ""),
     ("stream", "memo_restarts_per_100k", "memo emptied all at once, per 100k prompts", "0"),
+    ("pair_regex", "cold_over_regex", "cold classify ÷ re.findall + dict, the two alone", ""),
+    (
+        "pair_regex",
+        "cold_p99_us",
+        "cold p99 per call, classify and re.findall + dict alone (µs)",
+        "",
+    ),
+    ("pair_regex", "regex_cold_p99_us", "p99 of re.findall + dict, the two alone (µs)", ""),
+    ("pair_flashtext", "cold_over_flashtext", "cold classify ÷ flashtext, the two alone", ""),
     ("rules", "cold_1000_over_50", "1,000 rules ÷ 50 rules, cold", "≤ 1.5×"),
     ("compile", "compile_s", "10,000 rules: compile (s)", "≤ 1"),
     ("compile", "peak_rss_mb", "10,000 rules: peak RSS of the process (MB)", "≤ 150"),
@@ -276,6 +291,46 @@ def section_stream(quick: bool) -> dict[str, Any]:
     new = _per_call([classify], fresh)[0]
     out["one_new_token"] = sum(new) / sum(known)
     return out
+
+
+def _pair(quick: bool, baseline: str) -> dict[str, Any]:
+    """The stream section's cold pass with classify and one baseline only."""
+    from benchmarks.realistic import distinct_prompts
+    from smista.config.defaults import default_classifier
+
+    keywords = pack_keywords()
+    prompts = distinct_prompts(6000 if quick else 30_000, keywords)
+    other = (
+        _flashtext(keywords)
+        if baseline == "flashtext"
+        else _regex_lookup({k: i for i, k in enumerate(keywords)})
+    )
+    if other is None:
+        return {"skipped": "flashtext is not installed"}
+    classify = default_classifier().classify  # a fresh process: it has learned nothing yet
+    funcs: list[Callable[[str], object]] = [classify, other]
+    for func in funcs:
+        func("warm up the imports")
+    gc.collect()
+    gc.disable()
+    cold = _per_call(funcs, prompts)
+    gc.enable()
+    key = "flashtext" if baseline == "flashtext" else "regex"
+    return {
+        "prompts": len(prompts),
+        f"cold_over_{key}": sum(cold[0]) / sum(cold[1]),
+        "cold_mean_us": sum(cold[0]) / len(prompts) / 1000,
+        "cold_p99_us": _p(cold[0], 0.99) / 1000,
+        f"{key}_cold_p99_us": _p(cold[1], 0.99) / 1000,
+    }
+
+
+def section_pair_regex(quick: bool) -> dict[str, Any]:
+    return _pair(quick, "regex")
+
+
+def section_pair_flashtext(quick: bool) -> dict[str, Any]:
+    return _pair(quick, "flashtext")
 
 
 def section_rules(quick: bool) -> dict[str, Any]:
@@ -651,6 +706,8 @@ def section_batch(quick: bool) -> dict[str, Any]:
 
 RUNNERS: dict[str, Callable[[bool], dict[str, Any]]] = {
     "stream": section_stream,
+    "pair_regex": section_pair_regex,
+    "pair_flashtext": section_pair_flashtext,
     "rules": section_rules,
     "compile": section_compile,
     "start": section_start,

@@ -16,7 +16,13 @@ is a fresh process under ``valgrind --tool=callgrind`` (which must be installed:
   two packs are compared on one corpus (a pack's new keywords change every
   prompt the seed draws: v13's corpus costs v12 itself 10 % more than v12's);
 * ``start``: ``import smista; smista.classify("fix the login bug")``, the whole
-  process, against ``import rapidfuzz``.
+  process, against ``import rapidfuzz``;
+* ``cache``: the ``cold`` prompts again, under ``valgrind --tool=cachegrind`` with its
+  cache and branch simulation: per prompt, instructions, first-level data-cache misses,
+  last-level data-cache misses and mispredicted branches, for classify and for the stream
+  benchmark's regex baseline (``re.findall`` + a dict lookup per token, the pack's keywords
+  as the dict) on the same prompts. Wall-clock time is not instructions: this says where a
+  cold prompt's time goes that the instruction count does not show.
 
     python -m benchmarks.instructions             # 3,000 prompts, both figures
     python -m benchmarks.instructions --prompts 500 --only cold
@@ -26,6 +32,7 @@ is a fresh process under ``valgrind --tool=callgrind`` (which must be installed:
     python -m benchmarks.instructions --only cold --prompts 1000 --corpus-rules /tmp/v12.toml
     python -m benchmarks.instructions --only cold --prompts 1000 --without-model
     python -m benchmarks.instructions --only cold --prompts 1000 --after 20000   # steady state
+    python -m benchmarks.instructions --only cache --prompts 3000   # misses, against the regex
 """
 
 from __future__ import annotations
@@ -72,7 +79,28 @@ for prompt in prompts:
 os._exit(0)  # the same exit whatever N: only the prompts differ
 """
 
+_BASELINE = """\
+import json, os, re, sys
+corpus = json.load(open(sys.argv[1], encoding="utf-8"))
+prompts = corpus[: int(sys.argv[2])]
+table = {k: i for i, k in enumerate(json.load(open(sys.argv[3], encoding="utf-8")))}
+findall, get = re.compile(r"[^\\W_]+").findall, table.get
+def run(text):
+    return [get(t) for t in findall(text.lower())]
+run("warm up the imports")
+for prompt in prompts:
+    run(prompt)
+os._exit(0)
+"""
+
 _COLLECTED = re.compile(r"Collected : (\d+)")
+_CACHEGRIND = {
+    "instructions": re.compile(r"I\s+refs:\s+([\d,]+)"),
+    "L1 data misses": re.compile(r"D1\s+misses:\s+([\d,]+)"),
+    "last-level data misses": re.compile(r"LLd misses:\s+([\d,]+)"),
+    "mispredicted branches": re.compile(r"Mispredicts:\s+([\d,]+)"),
+}
+"""The summary lines of ``valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes``."""
 
 
 def _count(args: Sequence[str]) -> int:
@@ -90,6 +118,58 @@ def _count(args: Sequence[str]) -> int:
     if found is None:
         raise RuntimeError("callgrind printed no instruction count")
     return int(found.group(1))
+
+
+def _cachegrind(args: Sequence[str]) -> dict[str, int]:
+    """Cachegrind's simulated counts (:data:`_CACHEGRIND`) for ``python ARGS``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    done = subprocess.run(
+        [
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=yes",
+            "--branch-sim=yes",
+            "--cachegrind-out-file=/dev/null",
+            sys.executable,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    counts: dict[str, int] = {}
+    for name, pattern in _CACHEGRIND.items():
+        found = pattern.search(done.stderr)
+        if found is None:
+            raise RuntimeError(f"cachegrind printed no {name}")
+        counts[name] = int(found.group(1).replace(",", ""))
+    return counts
+
+
+def cache(n: int) -> dict[str, tuple[float, float]]:
+    """Per cold prompt over ``n`` distinct realistic prompts (the ``cold`` corpus of the
+    shipped pack): each cachegrind count for classify and for the regex baseline."""
+    from benchmarks.cold import pack_keywords
+    from benchmarks.realistic import distinct_prompts
+
+    keywords = pack_keywords()
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "prompts.json"
+        corpus.write_text(json.dumps(distinct_prompts(n, keywords)), encoding="utf-8")
+        words = Path(tmp) / "keywords.json"
+        words.write_text(json.dumps(keywords), encoding="utf-8")
+        driver = Path(tmp) / "driver.py"
+        driver.write_text(_DRIVER, encoding="utf-8")
+        baseline = Path(tmp) / "baseline.py"
+        baseline.write_text(_BASELINE, encoding="utf-8")
+        runs = []
+        for program, extra in ((driver, ["", "0", "0"]), (baseline, [str(words)])):
+            none = _cachegrind([str(program), str(corpus), "0", *extra])
+            every = _cachegrind([str(program), str(corpus), str(n), *extra])
+            runs.append({k: (every[k] - none[k]) / n for k in _CACHEGRIND})
+    return {k: (runs[0][k], runs[1][k]) for k in _CACHEGRIND}
 
 
 def cold(
@@ -133,7 +213,7 @@ def start() -> tuple[int, int]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.instructions")
     parser.add_argument("--prompts", type=int, default=3000, help="distinct prompts (cold)")
-    parser.add_argument("--only", choices=("cold", "start"), help="one figure only")
+    parser.add_argument("--only", choices=("cold", "start", "cache"), help="one figure only")
     parser.add_argument("--rules", type=Path, help="rules file to count (cold; default: shipped)")
     parser.add_argument(
         "--corpus-rules", type=Path, help="rules file whose keywords seed the prompts (cold)"
@@ -164,6 +244,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         where = f", after {args.after:,} others" if args.after else ""
         print(f"cold: {per_prompt:,.0f} instructions a prompt ({args.prompts:,} prompts{where})")
+    if args.only == "cache":
+        print(f"cache: per cold prompt ({args.prompts:,} prompts), classify / regex baseline")
+        for name, (ours, regex) in cache(args.prompts).items():
+            print(f"  {name}: {ours:,.0f} / {regex:,.0f} ({ours / regex:.2f}x)")
     if args.only in (None, "start"):
         first, fuzz = start()
         print(
