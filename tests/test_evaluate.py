@@ -9,8 +9,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from smista.authoring.evaluate import Evaluation, evaluate_cases, evaluate_labels, parse_labelled
+from smista.authoring.evaluate import (
+    Evaluation,
+    GroupScore,
+    evaluate_cases,
+    evaluate_labels,
+    parse_labelled,
+    source_group,
+    source_interval,
+)
 from smista.authoring.golden import load_cases
 from smista.authoring.report import render_html, render_text
 from smista.config.load import load_config
@@ -220,6 +230,113 @@ def test_eval_cli_reports_accuracy_per_intent_and_language(run_cli: RunCli) -> N
     doc = json.loads(run_cli(["eval", str(ANNOTATED), "--rules", str(RULES), "--json"]).stdout)
     assert doc["accuracy_by_language"]["en"] == {"correct": 2, "total": 3, "accuracy": 2 / 3}
     assert doc["accuracy_by_intent"]["chat"]["correct"] == 2
+
+
+@pytest.mark.parametrize(
+    ("source", "group"),
+    [
+        ("Owner/Repo:.claude/history.jsonl", "owner/repo"),
+        ("owner/repo.js:docs/prompts.md", "owner/repo.js"),
+        ("https://docs.example.com/a (mirror: x/y:docs/a.md)", "https://docs.example.com/a"),
+        ("fixture", "fixture"),
+        ("  spaced out  ", "spaced"),
+        ("   ", "   "),
+    ],
+)
+def test_a_source_is_resampled_by_its_repository_or_page(source: str, group: str) -> None:
+    assert source_group(source) == group
+
+
+def _sourced(rows: list[tuple[str | None, str, str]]) -> Evaluation:
+    """Cases of the fixture rules: (source, text, intent) each."""
+    lines = [
+        json.dumps({"text": text, "intent": intent, **({"source": src} if src else {})})
+        for src, text, intent in rows
+    ]
+    cases = parse_labelled("\n".join(lines), "cases.jsonl")
+    return evaluate_cases(Classifier(load_config(RULES)), cases)
+
+
+def test_accuracy_per_source_and_its_interval() -> None:
+    ev = _sourced(
+        [
+            ("a/one:h.jsonl", "review this", "review"),
+            ("a/one:other.md", "fix the bug", "edit"),
+            ("b/two:h.jsonl", "hello", "chat"),
+            ("b/two:h.jsonl", "review this", "chat"),
+            ("https://x.dev/p", "hello", "summarize"),
+        ]
+    )
+    assert [(g.group, g.correct, g.total) for g in ev.by_source] == [
+        ("a/one", 2, 2),
+        ("b/two", 1, 2),
+        ("https://x.dev/p", 0, 1),
+    ]
+    interval = ev.interval
+    assert interval is not None
+    low, high = interval
+    assert 0.0 <= low < ev.accuracy < high <= 1.0
+    assert ev.interval == interval  # a fixed seed: the same data, the same interval
+    doc = ev.to_json()
+    assert doc["sources"] == 3
+    assert doc["accuracy_interval_by_source"] == {
+        "low": low,
+        "high": high,
+        "confidence": 0.95,
+        "draws": 2000,
+    }
+
+
+def test_no_interval_without_two_sources_or_when_a_case_names_none() -> None:
+    one = _sourced([("a/one:h", "hello", "chat"), ("a/one:h", "hello", "edit")])
+    assert one.interval is None
+    assert one.to_json()["accuracy_interval_by_source"] is None
+    unnamed = _sourced(
+        [("a/one:h", "hello", "chat"), ("b/two:h", "hello", "edit"), (None, "x", "chat")]
+    )
+    assert len(unnamed.by_source) == 2
+    assert unnamed.interval is None  # an interval over part of the prompts would mislead
+    assert fixture_evaluation().interval is None
+
+
+@given(
+    st.lists(
+        st.integers(min_value=1, max_value=40).flatmap(
+            lambda total: st.tuples(st.integers(min_value=0, max_value=total), st.just(total))
+        ),
+        min_size=2,
+        max_size=30,
+    )
+)
+def test_the_interval_lies_between_the_lowest_and_highest_source(
+    tallies: list[tuple[int, int]],
+) -> None:
+    """Every resample's accuracy is a weighted mean of the sources', so the bounds are too."""
+    groups = [GroupScore(f"s{i}", c, t) for i, (c, t) in enumerate(tallies)]
+    found = source_interval(groups, draws=200)
+    assert found is not None
+    low, high = found
+    rates = [c / t for c, t in tallies]
+    assert min(rates) - 1e-12 <= low <= high <= max(rates) + 1e-12
+    assert source_interval(groups, draws=200) == found
+
+
+def test_eval_cli_prints_the_interval_resampling_sources(run_cli: RunCli) -> None:
+    path = DATA / "real-prompts-fresh25.jsonl"
+    proc = run_cli(["eval", str(path)])
+    assert proc.returncode == 0, proc.stderr
+    found = re.search(
+        r"^95% interval, resampling the (\d+) sources \(prompts of one source go together\):"
+        r" (\d+\.\d)% to (\d+\.\d)%$",
+        proc.stdout.decode(),
+        re.M,
+    )
+    assert found is not None
+    assert int(found.group(1)) == 61
+    low, high = float(found.group(2)), float(found.group(3))
+    assert low < 78.6 < high
+    quiet = run_cli(["eval", str(ANNOTATED), "--rules", str(RULES)]).stdout.decode()
+    assert "interval" not in quiet  # one source names all but two lines: no interval
 
 
 def test_eval_cli_names_the_bad_line(run_cli: RunCli, tmp_path: Path) -> None:

@@ -8,15 +8,21 @@ intents in their canonical order, so reports of different rule files line up.
 Precision of an intent never predicted, and recall of an intent absent from
 the data, are 0.0 (and F1 follows).
 
-Labelled data may carry a second acceptable intent (``alt``) and a language
-(``lang``), as the real-prompt set does (``id``, ``text``, ``intent``, ``alt``,
-``lang``, ``source``): a prediction equal to ``alt`` counts as correct and is
-entered in the matrix as the expected intent.
+Labelled data may carry a second acceptable intent (``alt``), a language
+(``lang``) and where it came from (``source``), as the real-prompt set does
+(``id``, ``text``, ``intent``, ``alt``, ``lang``, ``source``): a prediction equal
+to ``alt`` counts as correct and is entered in the matrix as the expected
+intent. Prompts of one source (a repository, a page) go together, so the
+uncertainty of an accuracy is taken by resampling whole sources
+(:func:`source_interval`: a percentile bootstrap with a fixed seed, so the same
+data always gives the same interval).
 """
 
 from __future__ import annotations
 
 import json
+import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -34,6 +40,8 @@ __all__ = [
     "evaluate_cases",
     "evaluate_labels",
     "parse_labelled",
+    "source_group",
+    "source_interval",
 ]
 
 
@@ -44,6 +52,7 @@ class AnnotatedCase(NamedTuple):
     case: GoldenCase
     alt: TaskIntent | None = None
     lang: str | None = None
+    source: str | None = None
 
 
 class GroupScore(NamedTuple):
@@ -90,6 +99,8 @@ class Evaluation(NamedTuple):
     misses: tuple[Miss, ...]
     by_language: tuple[GroupScore, ...] = ()
     """Accuracy per ``lang`` (sorted by code); empty when no case names its language."""
+    by_source: tuple[GroupScore, ...] = ()
+    """Accuracy per :func:`source_group` of ``source`` (sorted); empty when no case names one."""
 
     @property
     def total(self) -> int:
@@ -120,6 +131,15 @@ class Evaluation(NamedTuple):
         return GroupScore("non-en", sum(g.correct for g in others), sum(g.total for g in others))
 
     @property
+    def interval(self) -> tuple[float, float] | None:
+        """The 95 % interval of the accuracy, resampling whole sources
+        (:func:`source_interval` over :attr:`by_source`); None under two sources or when
+        a case names none."""
+        if len(self.by_source) < 2 or sum(g.total for g in self.by_source) != self.total:
+            return None
+        return source_interval(self.by_source)
+
+    @property
     def macro_f1(self) -> float:
         """Mean F1 over the intents present in the data."""
         present = [s.f1 for s in self.scores if s.support]
@@ -136,8 +156,63 @@ class Evaluation(NamedTuple):
             "per_intent": {s.intent: s._asdict() for s in self.scores},
             "accuracy_by_intent": {g.group: _group_json(g) for g in self.by_intent},
             "accuracy_by_language": {g.group: _group_json(g) for g in self.by_language},
+            "sources": len(self.by_source),
+            "accuracy_interval_by_source": _interval_json(self.interval),
             "misclassified": [m._asdict() for m in self.misses],
         }
+
+
+INTERVAL_DRAWS = 2000
+"""Bootstrap resamples behind :func:`source_interval`."""
+INTERVAL_SEED = 0
+"""The resampling's fixed seed: the same data gives the same interval."""
+
+_REPOSITORY = re.compile(r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+):")
+
+
+def source_group(source: str) -> str:
+    """The unit a prompt's ``source`` is resampled by: ``owner/name`` for
+    ``owner/name:path`` (prompts of one repository go together whatever file holds
+    them), otherwise the source up to its first whitespace (a page's URL)."""
+    found = _REPOSITORY.match(source)
+    if found is not None:
+        return found.group(1).lower()
+    head = source.strip().split(maxsplit=1)
+    return head[0] if head else source
+
+
+def source_interval(
+    groups: Sequence[GroupScore],
+    *,
+    confidence: float = 0.95,
+    draws: int = INTERVAL_DRAWS,
+    seed: int = INTERVAL_SEED,
+) -> tuple[float, float] | None:
+    """A percentile-bootstrap interval of the pooled accuracy of ``groups``: each draw
+    takes as many groups as there are, with replacement, and pools their prompts. None
+    without two groups. Every draw's accuracy is a weighted mean of the groups', so the
+    bounds lie between the lowest and the highest group accuracy."""
+    sized = [g for g in groups if g.total]
+    if len(sized) < 2:
+        return None
+    rng = random.Random(seed)
+    n = len(sized)
+    correct = [g.correct for g in sized]
+    total = [g.total for g in sized]
+    rates = sorted(
+        sum(correct[i] for i in picks) / sum(total[i] for i in picks)
+        for picks in (rng.choices(range(n), k=n) for _ in range(draws))
+    )
+    tail = (1.0 - confidence) / 2
+    low = rates[min(draws - 1, int(tail * draws))]
+    high = rates[min(draws - 1, int((1.0 - tail) * draws))]
+    return low, high
+
+
+def _interval_json(interval: tuple[float, float] | None) -> dict[str, object] | None:
+    if interval is None:
+        return None
+    return {"low": interval[0], "high": interval[1], "confidence": 0.95, "draws": INTERVAL_DRAWS}
 
 
 def _group_json(group: GroupScore) -> dict[str, object]:
@@ -177,22 +252,26 @@ def evaluate_cases(
     pairs: list[tuple[str, str]] = []
     misses: list[Miss] = []
     languages: dict[str, list[int]] = {}
+    sources: dict[str, list[int]] = {}
     for item in cases:
         where, case = item[0], item[1]
         alt = item.alt if isinstance(item, AnnotatedCase) else None
         lang = item.lang if isinstance(item, AnnotatedCase) else None
+        origin = item.source if isinstance(item, AnnotatedCase) else None
         result = classifier.classify(case.text, command=case.command, contexts=case.contexts)
         expected, got = case.intent.value, result.intent.value
         right = result.intent is case.intent or result.intent is alt
         pairs.append((expected, expected if right else got))
         if not right:
             misses.append(Miss(where, case.text, expected, got, result.reason, case.contexts))
-        if lang is not None:
-            tally = languages.setdefault(lang, [0, 0])
-            tally[0] += right
-            tally[1] += 1
+        for key, tallies in ((lang, languages), (origin and source_group(origin), sources)):
+            if key:
+                tally = tallies.setdefault(key, [0, 0])
+                tally[0] += right
+                tally[1] += 1
     by_language = tuple(GroupScore(k, *languages[k]) for k in sorted(languages))
-    return evaluate_labels(pairs, misses)._replace(by_language=by_language)
+    by_source = tuple(GroupScore(k, *sources[k]) for k in sorted(sources))
+    return evaluate_labels(pairs, misses)._replace(by_language=by_language, by_source=by_source)
 
 
 _ANNOTATIONS = ("id", "alt", "lang", "source")
@@ -229,7 +308,10 @@ def _annotated_line(number: int, line: str, source: str | None) -> AnnotatedCase
     where = parsed.where.replace("line 1", loc, 1)
     if ident is not None and parsed.case.name is None:
         where = f"{loc} ({ident})"
-    return AnnotatedCase(where, parsed.case, alt, lang.strip() if lang else None)
+    origin = data.get("source")
+    return AnnotatedCase(
+        where, parsed.case, alt, lang.strip() if lang else None, origin if origin else None
+    )
 
 
 def parse_labelled(

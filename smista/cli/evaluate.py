@@ -4,8 +4,9 @@ I/O edge. Reads labelled prompts (JSONL, one ``{"text": ..., "intent": ...}``
 object a line, optionally with ``id``, ``alt``, ``lang`` and ``source`` as in
 the real-prompt set, or a TOML case file), classifies them with the rules, and
 prints accuracy, per-intent precision/recall/F1, accuracy per intent and per
-language, the confusion matrix and the misclassified prompts; ``--html`` also
-writes a self-contained report.
+language, the 95 % interval of the accuracy resampling whole sources (when the
+prompts name at least two), the confusion matrix and the misclassified prompts;
+``--html`` also writes a self-contained report.
 Exits 0 (or 1 when ``--min-accuracy`` is not reached); 2 when the data is
 unreadable or holds no labelled prompt.
 """
@@ -51,7 +52,8 @@ def _parser() -> ArgumentParser:
 
 
 def render_groups(evaluation: Evaluation) -> str:
-    """Accuracy per intent, per language and over non-English prompts, as text."""
+    """Accuracy per intent, per language and over non-English prompts, and the interval
+    resampling sources, as text."""
     lines = [f"{'intent':<10} {'accuracy':>9} {'correct':>8} {'total':>6}"]
     for group in evaluation.by_intent:
         if group.total:
@@ -62,6 +64,14 @@ def render_groups(evaluation: Evaluation) -> str:
         other = evaluation.non_english
         if other is not None:
             lines.append(_group_line(other))
+    interval = evaluation.interval
+    if interval is not None:
+        low, high = interval
+        lines += [
+            "",
+            f"95% interval, resampling the {len(evaluation.by_source)} sources"
+            f" (prompts of one source go together): {low:.1%} to {high:.1%}",
+        ]
     return "\n".join(lines)
 
 
