@@ -19,8 +19,8 @@ per intent and per language:
   blind set, scored once by v21 and v24 in stop 41, then read while v25's $-mention rule
   was written) and -fresh18.jsonl (v24's first, scored once by v21 and v24 in stop 40);
 * the **validation sets**: tests/data/real-prompts-fresh17.jsonl (v21's held-out set, with
-  fresh16) and -fresh16.jsonl, neither tuned nor fitted on, but read by
-  tools/train_model.py's validation protocol when v24's catch-all was chosen;
+  fresh16) and -fresh16.jsonl, which no pack before v26 was tuned or fitted on, but read
+  by tools/train_model.py's validation protocol when v24's catch-all was chosen;
 * the sets the pack was **tuned on**: the dev set (tests/data/real-prompts-dev.jsonl,
   294), the second sets (tests/data/real-prompts-extra-*.jsonl, 600), and the first
   eleven fresh sets (tests/data/real-prompts-fresh.jsonl, 314; -fresh2, 301; -fresh3,

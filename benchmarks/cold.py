@@ -297,9 +297,11 @@ def _pair(quick: bool, baseline: str) -> dict[str, Any]:
     """The stream section's cold pass with classify and one baseline only."""
     from benchmarks.realistic import distinct_prompts
     from smista.config.defaults import default_classifier
+    from smista.core.tokenizer import tokenize
 
     keywords = pack_keywords()
     prompts = distinct_prompts(6000 if quick else 30_000, keywords)
+    words = [len(tokenize(p)) for p in prompts]  # (as the stream section does before timing)
     other = (
         _flashtext(keywords)
         if baseline == "flashtext"
@@ -318,6 +320,7 @@ def _pair(quick: bool, baseline: str) -> dict[str, Any]:
     key = "flashtext" if baseline == "flashtext" else "regex"
     return {
         "prompts": len(prompts),
+        "mean_words": statistics.mean(words),
         f"cold_over_{key}": sum(cold[0]) / sum(cold[1]),
         "cold_mean_us": sum(cold[0]) / len(prompts) / 1000,
         "cold_p99_us": _p(cold[0], 0.99) / 1000,

@@ -230,6 +230,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="count the rules without their text model and predicted rules (cold)",
     )
     args = parser.parse_args(argv)
+    if args.only == "cache" and (
+        args.rules or args.corpus_rules or args.without_model or args.after
+    ):
+        parser.error(
+            "--only cache counts the shipped pack's corpus as it is: no --rules, "
+            "--corpus-rules, --without-model or --after"
+        )
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
@@ -247,7 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.only == "cache":
         print(f"cache: per cold prompt ({args.prompts:,} prompts), classify / regex baseline")
         for name, (ours, regex) in cache(args.prompts).items():
-            print(f"  {name}: {ours:,.0f} / {regex:,.0f} ({ours / regex:.2f}x)")
+            # (a count under one a prompt, such as the regex's last-level misses, has no ratio)
+            ratio = f" ({ours / regex:.2f}x)" if regex >= 1 else ""
+            print(f"  {name}: {ours:,.1f} / {regex:,.1f}{ratio}")
     if args.only in (None, "start"):
         first, fuzz = start()
         print(

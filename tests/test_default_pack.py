@@ -416,7 +416,7 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
             TaskIntent.SUMMARIZE,
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="v17: the text model reads an edit at 0.74, before rule 70 (v21: 0.70)",
+                reason="v17: the text model reads an edit at 0.74, before rule 67 (v21: 0.70)",
             ),
         ),
         # the question review nouns are exact: "problema"/"problemi" are no "problems"

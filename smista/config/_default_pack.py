@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '5f25511c9bd29e543983e6651cca1f0b23bb25e8'
+DIGEST = 'd833f2ea2085b0372a9257d171db2c3eba3c5071'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
