@@ -143,9 +143,11 @@ def pack_keywords(rules: Path | None = None) -> list[str]:
 _WORD = re.compile(r"[^\W_]+")
 
 
-def _regex_lookup(table: dict[str, int]) -> Callable[[str], object]:
+def _regex_lookup(keywords: Sequence[str]) -> Callable[[str], object]:
+    """The regex baseline: ``re.findall(r"[^\\W_]+", text.lower())`` and a dict lookup of
+    each token among ``keywords``."""
     findall = _WORD.findall
-    get = table.get
+    get = {k: i for i, k in enumerate(keywords)}.get
 
     def run(text: str) -> object:
         return [get(t) for t in findall(text.lower())]
@@ -190,21 +192,16 @@ def _p(values: Sequence[int], q: float) -> float:
 
 
 def section_stream(quick: bool) -> dict[str, Any]:
-    from benchmarks.realistic import distinct_prompts
     from smista.config.rulecache import load_rules
     from smista.core.engine import CompiledRules
-    from smista.core.tokenizer import tokenize
 
-    keywords = pack_keywords()
-    prompts = distinct_prompts(6000 if quick else 30_000, keywords)
-    words = [len(tokenize(p)) for p in prompts]
-    table = {k: i for i, k in enumerate(keywords)}
+    keywords, prompts, words = _corpus(quick)
     shipped = load_rules(None)
     from smista.config.defaults import default_classifier
 
     classifier = default_classifier()  # a fresh process: it has learned nothing yet
     classify = classifier.classify
-    regex = _regex_lookup(table)
+    regex = _regex_lookup(keywords)
     flash = _flashtext(keywords)
     # The compiled keyword/context index alone: the same pack without its
     # extension conditions (which take the verifying path), fresh too.
@@ -293,20 +290,23 @@ def section_stream(quick: bool) -> dict[str, Any]:
     return out
 
 
-def _pair(quick: bool, baseline: str) -> dict[str, Any]:
-    """The stream section's cold pass with classify and one baseline only."""
+def _corpus(quick: bool) -> tuple[list[str], list[str], list[int]]:
+    """The stream's keywords, its distinct realistic prompts and each prompt's token count
+    (tokenizing them builds the tokenizer's lazy tables before anything is timed)."""
     from benchmarks.realistic import distinct_prompts
-    from smista.config.defaults import default_classifier
     from smista.core.tokenizer import tokenize
 
     keywords = pack_keywords()
     prompts = distinct_prompts(6000 if quick else 30_000, keywords)
-    words = [len(tokenize(p)) for p in prompts]  # (as the stream section does before timing)
-    other = (
-        _flashtext(keywords)
-        if baseline == "flashtext"
-        else _regex_lookup({k: i for i, k in enumerate(keywords)})
-    )
+    return keywords, prompts, [len(tokenize(p)) for p in prompts]
+
+
+def _pair(quick: bool, baseline: str) -> dict[str, Any]:
+    """The stream section's cold pass with classify and one baseline only."""
+    from smista.config.defaults import default_classifier
+
+    keywords, prompts, words = _corpus(quick)
+    other = _flashtext(keywords) if baseline == "flashtext" else _regex_lookup(keywords)
     if other is None:
         return {"skipped": "flashtext is not installed"}
     classify = default_classifier().classify  # a fresh process: it has learned nothing yet

@@ -4,7 +4,7 @@ A benchmark, not a test: it prints figures and asserts nothing. Wall-clock
 figures move by several per cent from run to run on a shared 2-core machine;
 instruction counts do not, so engine changes are compared with this. Each count
 is a fresh process under ``valgrind --tool=callgrind`` (which must be installed:
-``apt-get install valgrind``), with the bytecode of ``smista`` compiled first:
+``apt-get install valgrind``), with the bytecode of ``smista`` and ``benchmarks`` compiled first:
 
 * ``cold``: the default classifier classifies N distinct realistic prompts
   (:func:`benchmarks.realistic.distinct_prompts` over the pack's own keywords,
@@ -80,13 +80,11 @@ os._exit(0)  # the same exit whatever N: only the prompts differ
 """
 
 _BASELINE = """\
-import json, os, re, sys
+import json, os, sys
 corpus = json.load(open(sys.argv[1], encoding="utf-8"))
 prompts = corpus[: int(sys.argv[2])]
-table = {k: i for i, k in enumerate(json.load(open(sys.argv[3], encoding="utf-8")))}
-findall, get = re.compile(r"[^\\W_]+").findall, table.get
-def run(text):
-    return [get(t) for t in findall(text.lower())]
+from benchmarks.cold import _regex_lookup  # the stream benchmark's own baseline
+run = _regex_lookup(json.load(open(sys.argv[3], encoding="utf-8")))
 run("warm up the imports")
 for prompt in prompts:
     run(prompt)
@@ -103,18 +101,24 @@ _CACHEGRIND = {
 """The summary lines of ``valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes``."""
 
 
-def _count(args: Sequence[str]) -> int:
-    """Instructions callgrind counts for ``python ARGS`` in a fresh process."""
+def _valgrind(tool: Sequence[str], args: Sequence[str]) -> str:
+    """What ``valgrind TOOL python ARGS`` prints on stderr, in a fresh process of this tree."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, *args],
+        ["valgrind", *tool, sys.executable, *args],
         capture_output=True,
         text=True,
         env=env,
         check=True,
     )
-    found = _COLLECTED.search(done.stderr)
+    return done.stderr
+
+
+def _count(args: Sequence[str]) -> int:
+    """Instructions callgrind counts for ``python ARGS`` in a fresh process."""
+    stderr = _valgrind(["--tool=callgrind", "--callgrind-out-file=/dev/null"], args)
+    found = _COLLECTED.search(stderr)
     if found is None:
         raise RuntimeError("callgrind printed no instruction count")
     return int(found.group(1))
@@ -122,26 +126,11 @@ def _count(args: Sequence[str]) -> int:
 
 def _cachegrind(args: Sequence[str]) -> dict[str, int]:
     """Cachegrind's simulated counts (:data:`_CACHEGRIND`) for ``python ARGS``."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    done = subprocess.run(
-        [
-            "valgrind",
-            "--tool=cachegrind",
-            "--cache-sim=yes",
-            "--branch-sim=yes",
-            "--cachegrind-out-file=/dev/null",
-            sys.executable,
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+    tool = ["--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes"]
+    stderr = _valgrind([*tool, "--cachegrind-out-file=/dev/null"], args)
     counts: dict[str, int] = {}
     for name, pattern in _CACHEGRIND.items():
-        found = pattern.search(done.stderr)
+        found = pattern.search(stderr)
         if found is None:
             raise RuntimeError(f"cachegrind printed no {name}")
         counts[name] = int(found.group(1).replace(",", ""))
@@ -240,7 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
-    compileall.compile_dir(str(ROOT / "smista"), quiet=1)
+    for package in ("smista", "benchmarks"):  # (the counted processes import both)
+        compileall.compile_dir(str(ROOT / package), quiet=1)
     sys.path.insert(0, str(ROOT))  # the tree the counted processes run
     from smista.core.engine import ACCELERATED
 

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     prompts = distinct_prompts(args.prompts, keywords)
     classifier = default_classifier()
     classify = classifier.classify
-    regex = _regex_lookup({k: i for i, k in enumerate(keywords)})
+    regex = _regex_lookup(keywords)
     classify("warm up the imports")
     regex("warm up the imports")
     table = classifier.rules._scan  # the C token table (None without the extension)

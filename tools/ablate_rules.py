@@ -1,7 +1,8 @@
 """Which rules earn their place: take each rule out in turn and count what changes.
 
-``python tools/ablate_rules.py`` reads every labelled real-prompt set in tests/data
-(``--through SET``: the sets up to that one in gathering order only) and the project's
+``python tools/ablate_rules.py`` reads the labelled real-prompt sets of tests/data that
+tools/train_model.py reads (its ``ORDER``: never the held-out set of the day; ``--through
+SET``: the sets up to that one in gathering order only) and the project's
 written cases (rules/default.cases.toml, tests/data/heldout*.jsonl), and for each rule of
 the pack (``--rules FILE``; default the shipped one) prints how many answers taking it out
 gains or loses on three groups: the ``recent`` sets (``--recent``, default fresh16 up to
@@ -45,9 +46,11 @@ from smista.config.load import load_config  # noqa: E402
 from smista.core.classifier import Classifier  # noqa: E402
 from smista.core.rules import ClassificationConfig  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tools"))
+# The sets in the order they were gathered, the held-out set of the day never among them.
+from train_model import ORDER  # noqa: E402
+
 DATA = ROOT / "tests" / "data"
-ORDER = ("dev", "extra-en", "extra-intl", "fresh", *(f"fresh{i}" for i in range(2, 100)))
-"""The real-prompt sets in the order they were gathered (those that exist are read)."""
 WRITTEN = (
     ROOT / "rules" / "default.cases.toml",
     DATA / "heldout.jsonl",
@@ -64,7 +67,7 @@ class Prompt(NamedTuple):
 
 def prompts(through: str | None, recent_from: str) -> list[Prompt]:
     """The labelled prompts, each with its group."""
-    names = [n for n in ORDER if (DATA / f"real-prompts-{n}.jsonl").exists()]
+    names = list(ORDER)
     if through is not None:
         names = names[: names.index(through) + 1]
     start = names.index(recent_from) if recent_from in names else len(names)
