@@ -617,6 +617,14 @@ typedef struct {
     PyObject *payload_codes; /* dict: payload -> code (NULL until the first keep) */
     uint32_t *stamps;       /* per payload: the fold call that last folded it */
     uint32_t epoch;
+    /* attach_resolver(): fold() resolves a new ASCII token near a keyword or word here
+     * (resolve_new()) instead of handing it back; NULL until then */
+    PyObject *res_exact;      /* dict: keyword -> its entries as an exact match */
+    PyObject *res_typo;       /* dict: keyword -> its entries as a typo's */
+    PyObject *res_word_exact; /* frozenset of the looked-up words, or None */
+    PyObject *res_word_typo;  /* frozenset of the words that take typos, or None */
+    Py_ssize_t res_keep;      /* longest token kept (longer ones: Python decides) */
+    Py_ssize_t resolved;      /* tokens resolved here */
 } TokenCodes;
 
 static inline uint32_t
@@ -1051,6 +1059,10 @@ TokenCodes_dealloc(TokenCodes *self)
     PyMem_Free(self->payloads);
     PyMem_Free(self->stamps);
     Py_XDECREF(self->payload_codes);
+    Py_XDECREF(self->res_exact);
+    Py_XDECREF(self->res_typo);
+    Py_XDECREF(self->res_word_exact);
+    Py_XDECREF(self->res_word_typo);
     PyMem_Free(self->alpha_na);
     free_keys(self);
     PyMem_Free(self->slots);
@@ -1387,10 +1399,14 @@ static int near_verified(const VariantIndex *vi, const uint64_t *edges, size_t e
 /* Whether an unknown token is sure to hit nothing: it starts no attached stem,
  * and is neither a keyword nor a typo of one (or is too long or too foreign for
  * one once lowercased): the keywords sharing a deletion variant with it are
- * verified as VariantIndex.typos() does. -1 on an error. */
+ * verified as VariantIndex.typos() does. -1 on an error. `*near` is set to 1 when
+ * the token starts no stem and some keyword was verified near it (0 otherwise:
+ * nothing near, or Python decides). */
 static int
-near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key)
+near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key,
+             int *near_one)
 {
+    *near_one = 0;
     uint32_t cps[2 * MAX_VARIANT_TOKEN];
     Py_ssize_t n;
     if (t->ascii) {
@@ -1428,6 +1444,7 @@ near_nothing(const TokenCodes *self, PyObject *text, const Pending *t, const uns
                                    self->depths[n]);
     if (near == -1 && PyErr_Occurred())
         return -1;
+    *near_one = near == 1;
     return near == 0; /* (-1 without an error: too many candidates, Python decides) */
 }
 
@@ -1520,6 +1537,185 @@ fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned 
     return 0;
 }
 
+static PyObject *VariantIndex_typos(VariantIndex *self, PyObject *const *args,
+                                    Py_ssize_t nargs);
+static Py_ssize_t payload_code(TokenCodes *self, PyObject *payload);
+
+#define RESOLVE_SMALL 16 /* entries or words of a new token held on the stack */
+
+/* An entry of a new token: the (rank, fuzzy, pos, index, match) tuple attach_resolver()
+ * was given, and its first three fields to order by. */
+typedef struct {
+    Py_ssize_t rank, fuzzy, pos;
+    PyObject *entry; /* borrowed from the resolver's tables */
+} Place;
+
+/* Append the entries of `keyword` in `table` (a dict of tuples of entries) to `places`;
+ * -1 on an error (past `cap` places: 1, Python decides). */
+static int
+add_places(PyObject *table, PyObject *keyword, Place *places, Py_ssize_t *count, Py_ssize_t cap)
+{
+    PyObject *found = PyDict_GetItemWithError(table, keyword);
+    if (found == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(found); k++) {
+        if (*count >= cap)
+            return 1;
+        PyObject *entry = PyTuple_GET_ITEM(found, k);
+        Place *p = &places[(*count)++];
+        p->rank = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 0));
+        p->fuzzy = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 1));
+        p->pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2));
+        p->entry = entry;
+    }
+    return 0;
+}
+
+/* Whether `a` orders before `b` as the engine's (rank, fuzzy, pos) entries do. */
+static inline int
+place_before(const Place *a, const Place *b)
+{
+    if (a->rank != b->rank)
+        return a->rank < b->rank;
+    if (a->fuzzy != b->fuzzy)
+        return a->fuzzy < b->fuzzy;
+    return a->pos < b->pos;
+}
+
+/* A new ASCII token (lowercased: `token`) that near_nothing() found near a keyword or
+ * word and that starts no stem, resolved as CompiledRules._new_token() resolves it
+ * (with the tables attach_resolver() was given): its entries (each rule's best of its
+ * exact and typo entries, in rank order), its hit ((token, False) when it is a word,
+ * then (word, True) for each word it is a typo of, in sorted order) and no stems;
+ * kept in the table as CompiledRules._resolve_new() keeps it and folded as a known
+ * token is. 1 when done, 0 when Python decides (too many entries, payloads full),
+ * -1 on an error. */
+static int
+resolve_new(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key,
+            ScanState *st)
+{
+    Place places[RESOLVE_SMALL];
+    PyObject *words[RESOLVE_SMALL];
+    Py_ssize_t nplaces = 0, nwords = 0;
+    int rc = -1;
+    PyObject *typos = NULL, *got = NULL, *hit = NULL, *hit_words = NULL, *payload = NULL;
+    PyObject *token = token_object(text, t, key);
+    if (token == NULL)
+        return -1;
+    const unsigned char depth = self->depths[t->len];
+    if (depth) {
+        PyObject *level = PyLong_FromLong(depth);
+        if (level == NULL)
+            goto done;
+        PyObject *args[2] = {token, level};
+        typos = VariantIndex_typos(self->variants, args, 2);
+        Py_DECREF(level);
+        if (typos == NULL)
+            goto done;
+    }
+    const Py_ssize_t ntypos = typos == NULL ? 0 : PyList_GET_SIZE(typos);
+    /* the entries: the exact ones, then each typo keyword's */
+    int over = add_places(self->res_exact, token, places, &nplaces, RESOLVE_SMALL);
+    for (Py_ssize_t k = 0; over == 0 && k < ntypos; k++)
+        over = add_places(self->res_typo, PyList_GET_ITEM(typos, k), places, &nplaces,
+                          RESOLVE_SMALL);
+    if (over != 0) {
+        rc = over < 0 ? -1 : 0;
+        goto done;
+    }
+    for (Py_ssize_t a = 1; a < nplaces; a++) { /* (a handful: insertion sort) */
+        const Place p = places[a];
+        Py_ssize_t b = a;
+        for (; b > 0 && place_before(&p, &places[b - 1]); b--)
+            places[b] = places[b - 1];
+        places[b] = p;
+    }
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t a = 0; a < nplaces; a++) { /* each rule's first (best) entry */
+        if (kept == 0 || places[a].rank != places[kept - 1].rank)
+            places[kept++] = places[a];
+    }
+    got = PyTuple_New(kept);
+    if (got == NULL)
+        goto done;
+    for (Py_ssize_t a = 0; a < kept; a++)
+        PyTuple_SET_ITEM(got, a, Py_NewRef(places[a].entry));
+    /* the words: the token itself, then its typo words in sorted order */
+    int exact_word = 0;
+    if (self->res_word_exact != Py_None) {
+        exact_word = PySet_Contains(self->res_word_exact, token);
+        if (exact_word < 0)
+            goto done;
+        for (Py_ssize_t k = 0; k < ntypos; k++) {
+            PyObject *keyword = PyList_GET_ITEM(typos, k);
+            const int in = PySet_Contains(self->res_word_typo, keyword);
+            if (in < 0)
+                goto done;
+            if (!in)
+                continue;
+            if (nwords >= RESOLVE_SMALL) {
+                rc = 0;
+                goto done;
+            }
+            Py_ssize_t b = nwords++;
+            for (; b > 0; b--) {
+                const int order = PyUnicode_Compare(keyword, words[b - 1]);
+                if (order == -1 && PyErr_Occurred())
+                    goto done;
+                if (order >= 0)
+                    break;
+                words[b] = words[b - 1];
+            }
+            words[b] = keyword;
+        }
+    }
+    const Py_ssize_t nhit = exact_word + nwords;
+    hit = PyTuple_New(nhit);
+    hit_words = PyTuple_New(nhit);
+    if (hit == NULL || hit_words == NULL)
+        goto done;
+    for (Py_ssize_t a = 0; a < nhit; a++) {
+        PyObject *word = a < exact_word ? token : words[a - exact_word];
+        PyObject *pair = PyTuple_Pack(2, word, a < exact_word ? Py_False : Py_True);
+        if (pair == NULL)
+            goto done;
+        PyTuple_SET_ITEM(hit, a, pair);
+        PyTuple_SET_ITEM(hit_words, a, Py_NewRef(word));
+    }
+    self->resolved++;
+    if (nhit == 0 && kept == 0) { /* near a keyword, yet it hits nothing */
+        rc = put_key(self, key, t->len, NO_HIT) < 0 ? -1 : 1;
+        goto done;
+    }
+    PyObject *none = PyTuple_New(0);
+    if (none == NULL)
+        goto done;
+    payload = nhit ? PyTuple_Pack(5, got, hit, hit_words, none, token)
+                   : PyTuple_Pack(5, got, none, none, none, Py_None);
+    Py_DECREF(none);
+    if (payload == NULL)
+        goto done;
+    const Py_ssize_t code = payload_code(self, payload);
+    if (code == -1)
+        goto done;
+    if (code == -2) { /* the payloads are full: Python decides, as keep() refuses it */
+        self->resolved--;
+        rc = 0;
+        goto done;
+    }
+    if (put_key(self, key, t->len, code) < 0)
+        goto done;
+    rc = fold_payload(self, text, t, key, st, code) < 0 ? -1 : 1;
+done:
+    Py_DECREF(token);
+    Py_XDECREF(typos);
+    Py_XDECREF(got);
+    Py_XDECREF(hit);
+    Py_XDECREF(hit_words);
+    Py_XDECREF(payload);
+    return rc;
+}
+
 /* Probe one token (its slot prefetched earlier, ideally). */
 static inline int
 probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *key,
@@ -1536,12 +1732,19 @@ probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *k
             if (self->old != NULL && (s = find_old(self, t->hash, key, t->len)) != NULL)
                 break;
             if (self->variants != NULL) {
-                const int nothing = near_nothing(self, text, t, key);
+                int near = 0;
+                const int nothing = near_nothing(self, text, t, key, &near);
                 if (nothing < 0)
                     return -1;
                 if (nothing) {
                     self->settled++; /* no keyword near it: hits nothing */
                     return put_key(self, key, t->len, NO_HIT);
+                }
+                if (near && st->fold != NULL && self->res_exact != NULL && t->ascii &&
+                    (Py_ssize_t)t->len <= self->res_keep) {
+                    const int done = resolve_new(self, text, t, key, st);
+                    if (done != 0)
+                        return done < 0 ? -1 : 0;
                 }
             }
             return append_new(&st->unknown, token_object(text, t, key));
@@ -2376,6 +2579,93 @@ TokenCodes_attach(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
+PyDoc_STRVAR(attach_resolver_doc,
+"attach_resolver(exact, typo, word_exact, word_typo, keep_chars, /) -> None\n--\n\n"
+"Resolve in fold() itself the new ASCII tokens that the attached variants find near\n"
+"a keyword or word and that start no stem, instead of handing them back: ``exact``\n"
+"and ``typo`` map each keyword to the entries ``(rank, fuzzy, pos, index, match)``\n"
+"it gives a token that is it, or a typo of it (fuzzy 0 and 1; ints and a shared\n"
+"match); ``word_exact`` and ``word_typo`` are frozensets of the looked-up words\n"
+"(all, and those taking typos), or both None; tokens longer than ``keep_chars``\n"
+"are still handed back. What a resolved token hits is kept as keep() keeps it.\n"
+"Call attach() first: the tokens' typos are those of its variants.");
+
+/* Whether every value of `table` (a dict of str) is a tuple of well-formed entries. */
+static int
+resolver_table_ok(PyObject *table)
+{
+    Py_ssize_t at = 0;
+    PyObject *keyword, *entries;
+    while (PyDict_Next(table, &at, &keyword, &entries)) {
+        if (!PyUnicode_CheckExact(keyword) || !PyTuple_CheckExact(entries))
+            return 0;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(entries); k++) {
+            PyObject *entry = PyTuple_GET_ITEM(entries, k);
+            if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 5)
+                return 0;
+            for (int f = 0; f < 4; f++) {
+                if (!PyLong_CheckExact(PyTuple_GET_ITEM(entry, f)))
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+static PyObject *
+TokenCodes_attach_resolver_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1]) ||
+        !((PyFrozenSet_CheckExact(args[2]) && PyFrozenSet_CheckExact(args[3])) ||
+          (args[2] == Py_None && args[3] == Py_None)) ||
+        !PyLong_Check(args[4]) || !resolver_table_ok(args[0]) || !resolver_table_ok(args[1])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "attach_resolver() takes two dicts of entries, two frozensets "
+                        "(or None) and an int");
+        return NULL;
+    }
+    if (self->variants == NULL) {
+        PyErr_SetString(PyExc_ValueError, "attach_resolver(): attach() the variants first");
+        return NULL;
+    }
+    const Py_ssize_t keep = PyLong_AsSsize_t(args[4]);
+    if (keep == -1 && PyErr_Occurred())
+        return NULL;
+    Py_XSETREF(self->res_exact, Py_NewRef(args[0]));
+    Py_XSETREF(self->res_typo, Py_NewRef(args[1]));
+    Py_XSETREF(self->res_word_exact, Py_NewRef(args[2]));
+    Py_XSETREF(self->res_word_typo, Py_NewRef(args[3]));
+    self->res_keep = keep;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+TokenCodes_attach_resolver(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_attach_resolver_locked(self, args, nargs);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
+static PyObject *
+TokenCodes_get_resolved_locked(TokenCodes *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSsize_t(self->resolved);
+}
+
+static PyObject *
+TokenCodes_get_resolved(TokenCodes *self, void *Py_UNUSED(closure))
+{
+    PyObject *result;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    result = TokenCodes_get_resolved_locked(self, NULL);
+    Py_END_CRITICAL_SECTION();
+    return result;
+}
+
 static PyObject *
 TokenCodes_get_settled_locked(TokenCodes *self, void *closure)
 {
@@ -2459,6 +2749,8 @@ static PyMethodDef TokenCodes_methods[] = {
     {"remember", (PyCFunction)(void (*)(void))TokenCodes_remember, METH_FASTCALL, remember_doc},
     {"get", (PyCFunction)TokenCodes_get, METH_O, get_doc},
     {"attach", (PyCFunction)(void (*)(void))TokenCodes_attach, METH_FASTCALL, attach_doc},
+    {"attach_resolver", (PyCFunction)(void (*)(void))TokenCodes_attach_resolver, METH_FASTCALL,
+     attach_resolver_doc},
     {"lower", (PyCFunction)TokenCodes_lower, METH_O, lower_doc},
     {"clear", (PyCFunction)TokenCodes_clear, METH_NOARGS, "clear() -> None\n--\n\nForget every token."},
     {NULL, NULL, 0, NULL},
@@ -2469,6 +2761,8 @@ static PyGetSetDef TokenCodes_getset[] = {
     {"evictions", (getter)TokenCodes_get_evictions, NULL, "Tokens evicted so far.", NULL},
     {"settled", (getter)TokenCodes_get_settled, NULL,
      "Unknown tokens settled in C (no keyword near them).", NULL},
+    {"resolved", (getter)TokenCodes_get_resolved, NULL,
+     "New tokens resolved in C (attach_resolver()).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -15,6 +15,7 @@ typos of the keywords with non-ASCII words and tokens that can never match
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -455,6 +456,86 @@ def test_a_new_token_resolves_as_its_entries_and_its_signals(
         assert one._new_token(token) == expected
         assert one._state == two._state
         assert (one._signals.memo, one._signals.silent) == (two._signals.memo, two._signals.silent)
+
+
+def _folded(rules: CompiledRules, text: str) -> tuple[object, ...]:
+    """What one verifying scan of ``text`` folds (entries as each rule's best)."""
+    scan = rules._scan
+    assert scan is not None
+    found: tuple[list[Any], set[str], set[str], dict[str, Any]] = ([], set(), set(), {})
+    rules._scan_piece(text, scan, found)
+    best: dict[int, Any] = {}
+    rules._fold_entries(best, None, found[0])
+    return best, found[1], found[2], found[3]
+
+
+@pytest.mark.skipif(not engine.ACCELERATED, reason="the verifying scan needs the C extension")
+@settings(max_examples=200)
+@given(
+    specs=specs_strategy,
+    looked_up=st.lists(words, max_size=6),
+    stems=st.lists(words, max_size=4),
+    data=st.data(),
+)
+def test_the_scan_resolves_new_tokens_as_python_does(
+    specs: list[RuleSpec], looked_up: list[str], stems: list[str], data: st.DataObject
+) -> None:
+    """A verifying scan given the resolver's tables (``attach_resolver``) resolves the new
+    ASCII tokens near a keyword or word in C: it folds what ``_resolve_new`` folds for
+    them, the first time and once they are kept, and the answers are the pure path's."""
+    from smista.core.conditions.base import Condition
+
+    extra = RuleSpec(
+        "plan",
+        2,
+        (),
+        (),
+        (Condition("leading", tuple(looked_up), data.draw(st.booleans())),)
+        + ((Condition("stems", tuple(stems)),) if stems else ()),
+    )
+    specs = [*specs, extra] if looked_up or stems else [*specs, extra._replace(conditions=())]
+    options = PlanOptions(ignore_code=True, hangul_han_typos=data.draw(st.booleans()))
+    in_c = CompiledRules(specs, "chat", options=options)
+    in_python = CompiledRules(specs, "chat", options=options)
+    pure = CompiledRules(specs, "chat", options=options, accelerated=False)
+    in_c._attach_resolver()
+    pool = [k for s in specs for k in s.keywords if k] + looked_up + stems or ["abcde"]
+    tokens = [data.draw(edited(data.draw(st.sampled_from(pool)))) for _ in range(6)]
+    tokens += [data.draw(words) for _ in range(3)] + list(HOPELESS)
+    text = " ".join(data.draw(st.permutations(tokens + tokens[:3])))
+    assert in_c._scan is not None
+    assert in_python._scan is not None
+    for _ in range(2):  # (new, then kept)
+        assert _folded(in_c, text) == _folded(in_python, text)
+    fresh = CompiledRules(specs, "chat", options=options)
+    fresh._attach_resolver()
+    assert fresh.match_text(text) == pure.match_text(text)
+    assert fresh.match_text(text) == pure.match_text(text)
+
+
+@pytest.mark.skipif(not engine.ACCELERATED, reason="the verifying scan needs the C extension")
+def test_the_second_prompt_on_resolves_new_ascii_tokens_in_the_scan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """From the second prompt (with the compiled walk) a typo of a keyword is resolved in
+    the scan, never handed back to Python; a non-ASCII token still is."""
+    rules = _extended()
+    pure = CompiledRules(rules.specs, rules.default_label, accelerated=False, options=rules.options)
+    handed: list[str] = []
+    resolve_new = CompiledRules._resolve_new
+
+    def spy(self: CompiledRules, unknown: list[str], *rest: Any) -> None:
+        handed.extend(unknown)
+        resolve_new(self, unknown, *rest)
+
+    monkeypatch.setattr(CompiledRules, "_resolve_new", spy)
+    assert rules._scan is not None
+    first, typo, foreign = "write the plan", "implemnt it", "implémnt it"
+    for text in (first, typo, foreign):
+        assert rules.match_text(text) == pure.match_text(text)
+    assert rules._scan.resolved == 1
+    assert "implemnt" not in handed
+    assert "implémnt" in handed
 
 
 def test_a_token_handed_back_that_hits_nothing_is_kept_as_hitting_nothing() -> None:

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from heapq import heappop, heappush
 from itertools import chain, combinations, count, islice, repeat
 from operator import itemgetter
@@ -984,7 +984,9 @@ class CompiledRules:
     ) -> None:
         """Resolve the new tokens the verifying scan handed back (near a keyword, word or
         stem): fold what each hits into the accumulators, and keep it in the scan's
-        table for the next time it is met."""
+        table for the next time it is met. Once :meth:`_attach_resolver` has run, the
+        scan resolves the ASCII ones that start no stem itself, in the same way; the
+        rest still come here."""
         resolve = self._new_token
         scan = self._scan
         assert scan is not None  # (only the verifying scan hands tokens back)
@@ -1011,6 +1013,33 @@ class CompiledRules:
                 keep(raw, (got, hit, (), starts, None))
             else:
                 keep(raw, None)
+
+    def _attach_resolver(self) -> None:
+        """Let the verifying scan resolve new ASCII tokens itself (``attach_resolver``):
+        what :meth:`_new_token` reads, as tables. The scan then resolves a token near a
+        keyword or word that starts no stem as :meth:`_new_token` does, and keeps it as
+        :meth:`_resolve_new` does; the others are still handed back to it. Attached for
+        the second prompt, with the compiled walk: a process that reads one prompt never
+        builds the tables."""
+        scan = self._scan
+        if scan is None or not hasattr(scan, "attach_resolver"):
+            return
+        free = self._free_match
+
+        def entries(places: Mapping[str, Iterable[tuple[int, int, int]]], fuzzy: int) -> Any:
+            return {
+                k: tuple((r, fuzzy, p, i, free(i, p, fuzzy)) for r, p, i in sorted(v))
+                for k, v in places.items()
+            }
+
+        words = self._words
+        scan.attach_resolver(
+            entries(self._exact, 0),
+            entries(self._typo_places, 1),
+            None if words is None else frozenset(words._exact),
+            None if words is None else frozenset(words._typo_places),
+            KEEP_CHARS,
+        )
 
     def _new_token(self, token: str) -> tuple[tuple[_Entry, ...], _Hits, tuple[str, ...]]:
         """What a lowercased token the verifying scan handed back hits: its entries (as
@@ -1141,6 +1170,7 @@ class CompiledRules:
         """
         walker = self._walker
         if walker is True:  # a second prompt: the scan and the loop below, compiled
+            self._attach_resolver()
             walker = self._walker = self._compiled_walk()
         elif walker is False and self._scan is not None:
             # (the first prompt is read here: a process that reads one, the CLI or a hook,
