@@ -20,6 +20,7 @@ import sysconfig
 from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -1505,6 +1506,33 @@ def test_keep_stops_at_its_payload_limit_and_checks_payloads() -> None:
             table.keep("x", bad)
     with pytest.raises(TypeError):
         table.fold("x", [], set(), [], {})  # type: ignore[call-overload]
+
+
+@compiled
+def test_attach_resolver_checks_its_tables_and_needs_the_variants_first() -> None:
+    """attach_resolver() refuses tables of another shape (a TypeError naming what it takes)
+    and a table without attached variants (a ValueError); a good call resolves nothing yet."""
+    from smista.core._speedups import TokenCodes, VariantIndex
+
+    table = TokenCodes(100)
+    good: tuple[Any, ...] = ({"fix": ((0, 0, 0, 0, None),)}, {"fix": ((0, 1, 0, 0, None),)})
+    good += (None, None, 64)
+    with pytest.raises(ValueError, match="attach\\(\\) the variants first"):
+        table.attach_resolver(*good)
+    table.attach(VariantIndex(["fix"], [1]), bytes([0, 0, 3, 3, 3]))
+    bad_tables: list[tuple[Any, ...]] = [
+        ({"fix": ((0, 0, 0),)}, {}, None, None, 64),  # an entry of three fields
+        ({"fix": [(0, 0, 0, 0, None)]}, {}, None, None, 64),  # a list, not a tuple
+        ({1: ()}, {}, None, None, 64),  # a key that is no str
+        ({}, {}, frozenset(), None, 64),  # one word set without the other
+        ({}, {}, {"a"}, {"a"}, 64),  # sets, not frozensets
+        ({}, {}, None, None, "64"),
+    ]
+    for args in bad_tables:
+        with pytest.raises(TypeError, match="attach_resolver\\(\\) takes"):
+            table.attach_resolver(*args)
+    table.attach_resolver(*good)
+    assert table.resolved == 0
 
 
 @compiled
