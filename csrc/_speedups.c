@@ -6016,9 +6016,190 @@ span_start8(const unsigned char *p)
             end++;                                                                      \
     } while (0)
 
+/* A one-byte text's code runs are found in one pass over its characters, each read
+ * once as one of eight kinds (SPAN_KIND, from str.isspace / str.isalnum): a run of
+ * characters other than whitespace holds a code trigger exactly when some three
+ * consecutive kinds (whitespace standing for the text's ends) make one, as
+ * SPAN_FIRE says: a slash or backslash next to a word character, a dot between two,
+ * an underscore between letters or digits, an ASCII lowercase letter before an
+ * ASCII uppercase one. Filled by span_tables_init() (the same values every time). */
+enum { SK_SPACE, SK_LOWER, SK_UPPER, SK_ALNUM, SK_UNDER, SK_SLASH, SK_DOT, SK_OTHER };
+static unsigned char SPAN_KIND[256];
+static unsigned char SPAN_FIRE[512]; /* kinds (before, trigger, after) -> 1 */
+
+static void
+span_tables_init(void)
+{
+    for (int c = 0; c < 256; c++) {
+        unsigned char k;
+        if (Py_UNICODE_ISSPACE((Py_UCS4)c))
+            k = SK_SPACE;
+        else if (c >= 'a' && c <= 'z')
+            k = SK_LOWER;
+        else if (c >= 'A' && c <= 'Z')
+            k = SK_UPPER;
+        else if (c == '_')
+            k = SK_UNDER;
+        else if (c == '/' || c == '\\')
+            k = SK_SLASH;
+        else if (c == '.')
+            k = SK_DOT;
+        else if (Py_UNICODE_ISALNUM((Py_UCS4)c))
+            k = SK_ALNUM;
+        else
+            k = SK_OTHER;
+        SPAN_KIND[c] = k;
+    }
+    for (int a = 0; a < 8; a++) {
+        const int alnum_a = a == SK_LOWER || a == SK_UPPER || a == SK_ALNUM;
+        const int word_a = alnum_a || a == SK_UNDER;
+        for (int b = 0; b < 8; b++) {
+            for (int c = 0; c < 8; c++) {
+                const int alnum_c = c == SK_LOWER || c == SK_UPPER || c == SK_ALNUM;
+                const int word_c = alnum_c || c == SK_UNDER;
+                int fire = 0;
+                if (b == SK_LOWER && c == SK_UPPER)
+                    fire = 1;
+                else if (b == SK_SLASH)
+                    fire = word_a || word_c;
+                else if (b == SK_DOT)
+                    fire = word_a && word_c;
+                else if (b == SK_UNDER)
+                    fire = alnum_a && alnum_c;
+                SPAN_FIRE[a << 6 | b << 3 | c] = (unsigned char)fire;
+            }
+        }
+    }
+}
+
+/* Record the span [start, end) less the sentence punctuation ending it. */
+static int
+push_span(const Py_UCS1 *d, Py_ssize_t start, Py_ssize_t end, Py_ssize_t **buf,
+          Py_ssize_t *cap, Py_ssize_t *count)
+{
+    while (end > start + 1 && is_trailing(d[end - 1]))
+        end--;
+    if (2 * (*count + 1) > *cap) {
+        Py_ssize_t grown = *cap ? 2 * *cap : 64;
+        Py_ssize_t *more = PyMem_Realloc(*buf, (size_t)grown * sizeof(Py_ssize_t));
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *buf = more;
+        *cap = grown;
+    }
+    (*buf)[2 * *count] = start;
+    (*buf)[2 * *count + 1] = end;
+    (*count)++;
+    return 0;
+}
+
+/* The index of the lowest set bit of `x` (not 0). */
+static inline int
+lowest_bit(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int k = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
+
+#define BYTES_ONES 0x0101010101010101ULL
+#define BYTES_HIGHS 0x8080808080808080ULL
+
+/* The high bit of each of the eight bytes of `x` that may be where a code trigger is
+ * read: '.' or '/' (0x2e-0x2f), or 0x41-0x5f (the uppercase letters, '\\', '_', and
+ * three that never are); none at a byte past ASCII. Each byte's sums stay within it. */
+static inline uint64_t
+span_candidates8(uint64_t x)
+{
+    const uint64_t y = x & ~BYTES_HIGHS;
+    const uint64_t dots = (y + (0x80 - 0x2e) * BYTES_ONES) & ~(y + (0x80 - 0x30) * BYTES_ONES);
+    const uint64_t upper = (y + (0x80 - 0x41) * BYTES_ONES) & ~(y + (0x80 - 0x60) * BYTES_ONES);
+    return (dots | upper) & ~x & BYTES_HIGHS;
+}
+
+/* Whether the character at `p` of a one-byte text makes a code trigger: a slash,
+ * backslash, dot or underscore that SPAN_FIRE says is one between its neighbours, or
+ * an uppercase ASCII letter after a lowercase one (the trigger is then that one). */
+static inline int
+span_fires_at(const Py_UCS1 *d, Py_ssize_t n, Py_ssize_t p)
+{
+    const unsigned k = SPAN_KIND[d[p]];
+    const unsigned before = p > 0 ? SPAN_KIND[d[p - 1]] : SK_SPACE;
+    if (k == SK_UPPER)
+        return before == SK_LOWER;
+    const unsigned after = p + 1 < n ? SPAN_KIND[d[p + 1]] : SK_SPACE;
+    return SPAN_FIRE[before << 6 | k << 3 | after];
+}
+
+/* The whitespace-free run around position `p` of a one-byte text, recorded as a span;
+ * where it ends (the whitespace after it, or n), or -1 with MemoryError set. */
+static Py_ssize_t
+span_around(const Py_UCS1 *d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t **buf, Py_ssize_t *cap,
+            Py_ssize_t *count)
+{
+    Py_ssize_t start = p, end = p + 1;
+    while (start > 0 && SPAN_KIND[d[start - 1]] != SK_SPACE)
+        start--;
+    while (end < n && SPAN_KIND[d[end]] != SK_SPACE)
+        end++;
+    return push_span(d, start, end, buf, cap, count) < 0 ? -1 : end;
+}
+
+/* find_code_spans() of a one-byte text: eight characters at a time, only those that
+ * may make a trigger are looked at (and their neighbours); a run that holds one is a
+ * span, and the search goes on after it. */
+static Py_ssize_t
+find_code_spans1(const Py_UCS1 *d, Py_ssize_t n, Py_ssize_t **buf, Py_ssize_t *cap)
+{
+    Py_ssize_t count = 0;
+    Py_ssize_t i = 0;
+    while (i < n) {
+        uint64_t bits;
+        Py_ssize_t next;
+        if (i + 8 <= n) {
+            uint64_t x;
+            memcpy(&x, d + i, 8);
+            bits = span_candidates8(x);
+            next = i + 8;
+        }
+        else { /* the last few: each one that may make a trigger */
+            bits = 0;
+            for (Py_ssize_t m = i; m < n; m++) {
+                const unsigned k = SPAN_KIND[d[m]];
+                if (k == SK_UPPER || k == SK_UNDER || k == SK_SLASH || k == SK_DOT)
+                    bits |= 0x80ULL << (8 * (m - i));
+            }
+            next = n;
+        }
+        while (bits) {
+            const Py_ssize_t p = i + (lowest_bit(bits) >> 3);
+            bits &= bits - 1;
+            if (span_fires_at(d, n, p)) {
+                next = span_around(d, n, p, buf, cap, &count);
+                if (next < 0)
+                    return -1;
+                break;
+            }
+        }
+        i = next;
+    }
+    return count;
+}
+
 static Py_ssize_t
 find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_ssize_t *cap)
 {
+    if (kind == PyUnicode_1BYTE_KIND)
+        return find_code_spans1((const Py_UCS1 *)data, n, buf, cap);
     Py_ssize_t count = 0;
     Py_ssize_t i = 0;
     while (i < n) {
@@ -8619,6 +8800,7 @@ speedups_exec(PyObject *module)
 {
     if (init_process() < 0)
         return -1;
+    span_tables_init();
     SpeedupsState *state = speedups_state(module);
     state->TokenCodesType =
         (PyTypeObject *)PyType_FromModuleAndSpec(module, &TokenCodes_spec, NULL);

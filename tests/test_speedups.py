@@ -999,6 +999,25 @@ def test_blanked_code_spans_are_the_python_ones(text: str) -> None:
     assert hash(got) == hash(want)
 
 
+# One-byte texts long enough for several eight-character blocks, with every kind the
+# compiled one-byte reader tells apart (Latin-1 whitespace and letters among them).
+ONE_BYTE_TEXT = st.text(alphabet="aqZB09_./\\-:) \t\n\x1c\x85\xa0\xe9\xc9\xb2\xd7", max_size=160)
+
+
+@compiled
+@settings(max_examples=1500)
+@given(ONE_BYTE_TEXT)
+def test_one_byte_texts_blank_as_python_across_blocks(text: str) -> None:
+    """The one-byte reader (eight characters at a time, only those that may make a trigger
+    looked at) blanks exactly the pure blanker's spans, wherever a block boundary falls."""
+    from smista.core._speedups import blank_code_spans
+    from smista.core.conditions.view import _blank_code_spans
+
+    for shift in range(8):
+        shifted = "x" * shift + " " + text
+        assert blank_code_spans(shifted) == _blank_code_spans(shifted)
+
+
 @compiled
 @settings(max_examples=500)
 @given(st.text(alphabet=CODE_ALPHABET, max_size=40))
