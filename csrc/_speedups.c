@@ -617,7 +617,7 @@ typedef struct {
     PyObject *payload_codes; /* dict: payload -> code (NULL until the first keep) */
     uint32_t *stamps;       /* per payload: the fold call that last folded it */
     uint32_t epoch;
-    /* attach_resolver(): fold() resolves a new ASCII token near a keyword or word here
+    /* attach_resolver(): fold() resolves a new token near a keyword or word here
      * (resolve_new()) instead of handing it back; NULL until then */
     PyObject *res_exact;      /* dict: keyword -> its entries as an exact match */
     PyObject *res_typo;       /* dict: keyword -> its entries as a typo's */
@@ -1582,8 +1582,8 @@ place_before(const Place *a, const Place *b)
     return a->pos < b->pos;
 }
 
-/* A new ASCII token (lowercased: `token`) that near_nothing() found near a keyword or
- * word and that starts no stem, resolved as CompiledRules._new_token() resolves it
+/* A new token (lowercased as Rust does: `token`) that near_nothing() found near a keyword
+ * or word and that starts no stem, resolved as CompiledRules._new_token() resolves it
  * (with the tables attach_resolver() was given): its entries (each rule's best of its
  * exact and typo entries, in rank order), its hit ((token, False) when it is a word,
  * then (word, True) for each word it is a typo of, in sorted order) and no stems;
@@ -1599,10 +1599,21 @@ resolve_new(TokenCodes *self, PyObject *text, const Pending *t, const unsigned c
     Py_ssize_t nplaces = 0, nwords = 0;
     int rc = -1;
     PyObject *typos = NULL, *got = NULL, *hit = NULL, *hit_words = NULL, *payload = NULL;
-    PyObject *token = token_object(text, t, key);
+    PyObject *token;
+    Py_ssize_t length = (Py_ssize_t)t->len;
+    if (t->ascii) {
+        token = token_object(text, t, key);
+    }
+    else { /* lowercased as Rust does (near_nothing() kept it within the depth table) */
+        uint32_t cps[2 * MAX_VARIANT_TOKEN];
+        length = lower_token(text, t->start, t->end, cps);
+        if (length < 0 || length >= (Py_ssize_t)sizeof(self->depths))
+            return 0; /* (a final sigma: Python decides) */
+        token = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cps, length);
+    }
     if (token == NULL)
         return -1;
-    const unsigned char depth = self->depths[t->len];
+    const unsigned char depth = self->depths[length];
     if (depth) {
         PyObject *level = PyLong_FromLong(depth);
         if (level == NULL)
@@ -1740,8 +1751,8 @@ probe(TokenCodes *self, PyObject *text, const Pending *t, const unsigned char *k
                     self->settled++; /* no keyword near it: hits nothing */
                     return put_key(self, key, t->len, NO_HIT);
                 }
-                if (near && st->fold != NULL && self->res_exact != NULL && t->ascii &&
-                    (Py_ssize_t)t->len <= self->res_keep) {
+                if (near && st->fold != NULL && self->res_exact != NULL &&
+                    t->end - t->start <= self->res_keep) {
                     const int done = resolve_new(self, text, t, key, st);
                     if (done != 0)
                         return done < 0 ? -1 : 0;
@@ -2581,13 +2592,14 @@ TokenCodes_attach(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 
 PyDoc_STRVAR(attach_resolver_doc,
 "attach_resolver(exact, typo, word_exact, word_typo, keep_chars, /) -> None\n--\n\n"
-"Resolve in fold() itself the new ASCII tokens that the attached variants find near\n"
-"a keyword or word and that start no stem, instead of handing them back: ``exact``\n"
+"Resolve in fold() itself the new tokens that the attached variants find near a\n"
+"keyword or word and that start no stem, instead of handing them back: ``exact``\n"
 "and ``typo`` map each keyword to the entries ``(rank, fuzzy, pos, index, match)``\n"
 "it gives a token that is it, or a typo of it (fuzzy 0 and 1; ints and a shared\n"
 "match); ``word_exact`` and ``word_typo`` are frozensets of the looked-up words\n"
 "(all, and those taking typos), or both None; tokens longer than ``keep_chars``\n"
-"are still handed back. What a resolved token hits is kept as keep() keeps it.\n"
+"are still handed back, and so are those holding a capital sigma (whose lowercase\n"
+"Python decides). What a resolved token hits is kept as keep() keeps it.\n"
 "Call attach() first: the tokens' typos are those of its variants.");
 
 /* Whether every value of `table` (a dict of str) is a tuple of well-formed entries. */

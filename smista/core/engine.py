@@ -985,8 +985,8 @@ class CompiledRules:
         """Resolve the new tokens the verifying scan handed back (near a keyword, word or
         stem): fold what each hits into the accumulators, and keep it in the scan's
         table for the next time it is met. Once :meth:`_attach_resolver` has run, the
-        scan resolves the ASCII ones that start no stem itself, in the same way; the
-        rest still come here."""
+        scan resolves those that start no stem itself, in the same way; the rest still
+        come here."""
         resolve = self._new_token
         scan = self._scan
         assert scan is not None  # (only the verifying scan hands tokens back)
@@ -1015,10 +1015,11 @@ class CompiledRules:
                 keep(raw, None)
 
     def _attach_resolver(self) -> None:
-        """Let the verifying scan resolve new ASCII tokens itself (``attach_resolver``):
-        what :meth:`_new_token` reads, as tables. The scan then resolves a token near a
-        keyword or word that starts no stem as :meth:`_new_token` does, and keeps it as
-        :meth:`_resolve_new` does; the others are still handed back to it. Attached for
+        """Let the verifying scan resolve new tokens itself (``attach_resolver``): what
+        :meth:`_new_token` reads, as tables. The scan then resolves a token near a keyword
+        or word that starts no stem as :meth:`_new_token` does, and keeps it as
+        :meth:`_resolve_new` does; the others (and those with a capital sigma, whose
+        lowercase is Python's) are still handed back to it. Attached for
         the second prompt, with the compiled walk: a process that reads one prompt never
         builds the tables."""
         scan = self._scan
