@@ -75,8 +75,9 @@
  *   Per module object (module state): the heap types (TokenCodes, VariantIndex,
  *   MarkerTable, SubstringSet, FeatureTable, Walker). Nothing Python is held in a C global.
  *
- *   Per object: a TokenCodes table is mutated by scan() (CLOCK bits, tokens
- *   settled in C), put(), remember(), attach() and clear(); every method
+ *   Per object: a TokenCodes table is mutated by scan(), hits() and fold() (CLOCK
+ *   bits, tokens settled in C, tokens resolved in C and their shared matches), put(),
+ *   keep(), remember(), attach(), attach_resolver() and clear(); every method
  *   holds the object's critical section (Py_BEGIN_CRITICAL_SECTION: a no-op
  *   under the GIL, a per-object lock on free-threaded builds), and no method
  *   keeps a pointer into the table across a call into Python. A VariantIndex,
@@ -619,11 +620,18 @@ typedef struct {
     uint32_t epoch;
     /* attach_resolver(): fold() resolves a new token near a keyword or word here
      * (resolve_new()) instead of handing it back; NULL until then */
-    PyObject *res_exact;      /* dict: keyword -> its entries as an exact match */
-    PyObject *res_typo;       /* dict: keyword -> its entries as a typo's */
+    PyObject *res_exact;      /* dict (a copy): keyword -> its (rank, pos, rule) places */
+    PyObject *res_typo;       /* the same for the keywords a typo may hit */
     PyObject *res_word_exact; /* frozenset of the looked-up words, or None */
     PyObject *res_word_typo;  /* frozenset of the words that take typos, or None */
     Py_ssize_t res_keep;      /* longest token kept (longer ones: Python decides) */
+    PyTypeObject *res_match_type; /* RuleMatch, for the shared match of a free rule */
+    PyObject *res_labels;     /* tuple: each rule's label */
+    PyObject *res_keywords;   /* tuple: each rule's keywords (a tuple of str) */
+    unsigned char *res_free;  /* per rule: 1 when it needs no context and no condition */
+    Py_ssize_t *res_base;     /* per rule: where its keywords' matches start in res_matches */
+    PyObject **res_matches;   /* per keyword and fuzzy: the shared match, made on first need */
+    Py_ssize_t res_rules, res_slots;
     Py_ssize_t resolved;      /* tokens resolved here */
 } TokenCodes;
 
@@ -1048,6 +1056,21 @@ TokenCodes_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
+/* Drop the resolver's per-rule arrays and the matches made so far. */
+static void
+resolver_free_matches(TokenCodes *self)
+{
+    for (Py_ssize_t k = 0; self->res_matches != NULL && k < self->res_slots; k++)
+        Py_XDECREF(self->res_matches[k]);
+    PyMem_Free(self->res_matches);
+    PyMem_Free(self->res_base);
+    PyMem_Free(self->res_free);
+    self->res_matches = NULL;
+    self->res_base = NULL;
+    self->res_free = NULL;
+    self->res_rules = self->res_slots = 0;
+}
+
 static void
 TokenCodes_dealloc(TokenCodes *self)
 {
@@ -1063,6 +1086,10 @@ TokenCodes_dealloc(TokenCodes *self)
     Py_XDECREF(self->res_typo);
     Py_XDECREF(self->res_word_exact);
     Py_XDECREF(self->res_word_typo);
+    resolver_free_matches(self);
+    Py_XDECREF(self->res_match_type);
+    Py_XDECREF(self->res_labels);
+    Py_XDECREF(self->res_keywords);
     PyMem_Free(self->alpha_na);
     free_keys(self);
     PyMem_Free(self->slots);
@@ -1543,17 +1570,18 @@ static Py_ssize_t payload_code(TokenCodes *self, PyObject *payload);
 
 #define RESOLVE_SMALL 16 /* entries or words of a new token held on the stack */
 
-/* An entry of a new token: the (rank, fuzzy, pos, index, match) tuple attach_resolver()
- * was given, and its first three fields to order by. */
+/* A place of a new token: a keyword's (rank, pos, rule) as attach_resolver() was given
+ * it (checked there: ints within range), and whether it was hit by typo. */
 typedef struct {
-    Py_ssize_t rank, fuzzy, pos;
-    PyObject *entry; /* borrowed from the resolver's tables */
+    Py_ssize_t rank, fuzzy, pos, index;
+    PyObject *place; /* borrowed from the resolver's tables */
 } Place;
 
-/* Append the entries of `keyword` in `table` (a dict of tuples of entries) to `places`;
+/* Append the places of `keyword` in `table` (a dict of tuples of places) to `places`;
  * -1 on an error (past `cap` places: 1, Python decides). */
 static int
-add_places(PyObject *table, PyObject *keyword, Place *places, Py_ssize_t *count, Py_ssize_t cap)
+add_places(PyObject *table, PyObject *keyword, int fuzzy, Place *places, Py_ssize_t *count,
+           Py_ssize_t cap)
 {
     PyObject *found = PyDict_GetItemWithError(table, keyword);
     if (found == NULL)
@@ -1561,14 +1589,59 @@ add_places(PyObject *table, PyObject *keyword, Place *places, Py_ssize_t *count,
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(found); k++) {
         if (*count >= cap)
             return 1;
-        PyObject *entry = PyTuple_GET_ITEM(found, k);
+        PyObject *place = PyTuple_GET_ITEM(found, k);
         Place *p = &places[(*count)++];
-        p->rank = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 0));
-        p->fuzzy = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 1));
-        p->pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2));
-        p->entry = entry;
+        p->rank = PyLong_AsSsize_t(PyTuple_GET_ITEM(place, 0));
+        p->fuzzy = fuzzy;
+        p->pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(place, 1));
+        p->index = PyLong_AsSsize_t(PyTuple_GET_ITEM(place, 2));
+        p->place = place;
     }
     return 0;
+}
+
+/* The shared match of rule `index` won by its keyword `pos` (None for a rule that needs
+ * a context or a condition), as CompiledRules._free_match makes it: RuleMatch(index,
+ * label, keyword, fuzzy, None, ()), made on first need and kept (borrowed). */
+static PyObject *
+resolver_match(TokenCodes *self, const Place *p)
+{
+    if (!self->res_free[p->index])
+        return Py_None;
+    PyObject **slot = &self->res_matches[2 * (self->res_base[p->index] + p->pos) + p->fuzzy];
+    if (*slot == NULL) {
+        PyTypeObject *type = self->res_match_type;
+        PyObject *match = type->tp_alloc(type, 6);
+        if (match == NULL)
+            return NULL;
+        PyTuple_SET_ITEM(match, 0, Py_NewRef(PyTuple_GET_ITEM(p->place, 2)));
+        PyTuple_SET_ITEM(match, 1, Py_NewRef(PyTuple_GET_ITEM(self->res_labels, p->index)));
+        PyTuple_SET_ITEM(match, 2,
+                         Py_NewRef(PyTuple_GET_ITEM(PyTuple_GET_ITEM(self->res_keywords, p->index),
+                                                    p->pos)));
+        PyTuple_SET_ITEM(match, 3, Py_NewRef(p->fuzzy ? Py_True : Py_False));
+        PyTuple_SET_ITEM(match, 4, Py_NewRef(Py_None));
+        PyTuple_SET_ITEM(match, 5, PyTuple_New(0));
+        *slot = match;
+    }
+    return *slot;
+}
+
+/* The engine's entry (rank, fuzzy, pos, index, match) of a place (new reference). */
+static PyObject *
+resolver_entry(TokenCodes *self, const Place *p)
+{
+    PyObject *match = resolver_match(self, p);
+    if (match == NULL)
+        return NULL;
+    PyObject *fuzzy = PyLong_FromSsize_t(p->fuzzy);
+    if (fuzzy == NULL)
+        return NULL;
+    PyObject *entry = PyTuple_Pack(5, PyTuple_GET_ITEM(p->place, 0), fuzzy,
+                                   PyTuple_GET_ITEM(p->place, 1), PyTuple_GET_ITEM(p->place, 2),
+                                   match);
+    Py_DECREF(fuzzy);
+    return entry;
 }
 
 /* Whether `a` orders before `b` as the engine's (rank, fuzzy, pos) entries do. */
@@ -1626,9 +1699,9 @@ resolve_new(TokenCodes *self, PyObject *text, const Pending *t, const unsigned c
     }
     const Py_ssize_t ntypos = typos == NULL ? 0 : PyList_GET_SIZE(typos);
     /* the entries: the exact ones, then each typo keyword's */
-    int over = add_places(self->res_exact, token, places, &nplaces, RESOLVE_SMALL);
+    int over = add_places(self->res_exact, token, 0, places, &nplaces, RESOLVE_SMALL);
     for (Py_ssize_t k = 0; over == 0 && k < ntypos; k++)
-        over = add_places(self->res_typo, PyList_GET_ITEM(typos, k), places, &nplaces,
+        over = add_places(self->res_typo, PyList_GET_ITEM(typos, k), 1, places, &nplaces,
                           RESOLVE_SMALL);
     if (over != 0) {
         rc = over < 0 ? -1 : 0;
@@ -1649,8 +1722,12 @@ resolve_new(TokenCodes *self, PyObject *text, const Pending *t, const unsigned c
     got = PyTuple_New(kept);
     if (got == NULL)
         goto done;
-    for (Py_ssize_t a = 0; a < kept; a++)
-        PyTuple_SET_ITEM(got, a, Py_NewRef(places[a].entry));
+    for (Py_ssize_t a = 0; a < kept; a++) {
+        PyObject *entry = resolver_entry(self, &places[a]);
+        if (entry == NULL)
+            goto done;
+        PyTuple_SET_ITEM(got, a, entry);
+    }
     /* the words: the token itself, then its typo words in sorted order */
     int exact_word = 0;
     if (self->res_word_exact != Py_None) {
@@ -2591,50 +2668,81 @@ TokenCodes_attach(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 PyDoc_STRVAR(attach_resolver_doc,
-"attach_resolver(exact, typo, word_exact, word_typo, keep_chars, /) -> None\n--\n\n"
+"attach_resolver(exact, typo, word_exact, word_typo, keep_chars, match_type, labels,\n"
+"                keywords, free, /) -> None\n--\n\n"
 "Resolve in fold() itself the new tokens that the attached variants find near a\n"
 "keyword or word and that start no stem, instead of handing them back: ``exact``\n"
-"and ``typo`` map each keyword to the entries ``(rank, fuzzy, pos, index, match)``\n"
-"it gives a token that is it, or a typo of it (fuzzy 0 and 1; ints and a shared\n"
-"match); ``word_exact`` and ``word_typo`` are frozensets of the looked-up words\n"
-"(all, and those taking typos), or both None; tokens longer than ``keep_chars``\n"
-"are still handed back, and so are those holding a capital sigma (whose lowercase\n"
-"Python decides). What a resolved token hits is kept as keep() keeps it.\n"
-"Call attach() first: the tokens' typos are those of its variants.");
+"and ``typo`` map each keyword to its ``(rank, pos, rule)`` places, for a token that\n"
+"is it, or a typo of it (copied here); ``word_exact`` and ``word_typo`` are\n"
+"frozensets of the looked-up words (all, and those taking typos), or both None;\n"
+"tokens longer than ``keep_chars`` are still handed back, and so are those holding\n"
+"a capital sigma (whose lowercase Python decides). An entry is ``(rank, fuzzy, pos,\n"
+"rule, match)``, ``match`` the shared ``match_type(rule, labels[rule],\n"
+"keywords[rule][pos], fuzzy, None, ())`` when ``free[rule]`` (bytes, one per rule) is\n"
+"1, else None. What a resolved token hits is kept as keep() keeps it. Call attach()\n"
+"first: the tokens' typos are those of its variants.");
 
-/* Whether every value of `table` (a dict of str) is a tuple of well-formed entries. */
-static int
-resolver_table_ok(PyObject *table)
+/* A copy of `table` (a dict of str to tuples of (rank, pos, rule) ints), each rule below
+ * `rules` and each pos below its rule's number of keywords; NULL with TypeError set. */
+static PyObject *
+resolver_table(PyObject *table, PyObject *keywords)
 {
+    if (!PyDict_CheckExact(table))
+        return NULL;
     Py_ssize_t at = 0;
-    PyObject *keyword, *entries;
-    while (PyDict_Next(table, &at, &keyword, &entries)) {
-        if (!PyUnicode_CheckExact(keyword) || !PyTuple_CheckExact(entries))
-            return 0;
-        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(entries); k++) {
-            PyObject *entry = PyTuple_GET_ITEM(entries, k);
-            if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 5)
-                return 0;
-            for (int f = 0; f < 4; f++) {
-                if (!PyLong_CheckExact(PyTuple_GET_ITEM(entry, f)))
-                    return 0;
+    PyObject *keyword, *places;
+    while (PyDict_Next(table, &at, &keyword, &places)) {
+        if (!PyUnicode_CheckExact(keyword) || !PyTuple_CheckExact(places))
+            return NULL;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(places); k++) {
+            PyObject *place = PyTuple_GET_ITEM(places, k);
+            if (!PyTuple_CheckExact(place) || PyTuple_GET_SIZE(place) != 3)
+                return NULL;
+            Py_ssize_t value[3];
+            for (int f = 0; f < 3; f++) {
+                PyObject *item = PyTuple_GET_ITEM(place, f);
+                value[f] = PyLong_CheckExact(item) ? PyLong_AsSsize_t(item) : -1;
+                if (value[f] < 0) {
+                    PyErr_Clear(); /* (an overflow: reported as the shape below) */
+                    return NULL;
+                }
             }
+            if (value[2] >= PyTuple_GET_SIZE(keywords) ||
+                value[1] >= PyTuple_GET_SIZE(PyTuple_GET_ITEM(keywords, value[2])))
+                return NULL;
         }
     }
-    return 1;
+    return PyDict_Copy(table);
 }
 
 static PyObject *
 TokenCodes_attach_resolver_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5 || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1]) ||
+    static const char shape[] =
+        "attach_resolver() takes two dicts of (rank, pos, rule) places, two frozensets (or "
+        "None), an int, a tuple subclass, a tuple of labels, a tuple of keyword tuples and "
+        "bytes, one per rule";
+    if (nargs != 9 || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1]) ||
         !((PyFrozenSet_CheckExact(args[2]) && PyFrozenSet_CheckExact(args[3])) ||
           (args[2] == Py_None && args[3] == Py_None)) ||
-        !PyLong_Check(args[4]) || !resolver_table_ok(args[0]) || !resolver_table_ok(args[1])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "attach_resolver() takes two dicts of entries, two frozensets "
-                        "(or None) and an int");
+        !PyLong_Check(args[4]) || !PyType_Check(args[5]) ||
+        !PyType_IsSubtype((PyTypeObject *)args[5], &PyTuple_Type) ||
+        !PyTuple_CheckExact(args[6]) || !PyTuple_CheckExact(args[7]) || !PyBytes_Check(args[8]) ||
+        PyTuple_GET_SIZE(args[6]) != PyTuple_GET_SIZE(args[7]) ||
+        PyBytes_GET_SIZE(args[8]) != PyTuple_GET_SIZE(args[7])) {
+        PyErr_SetString(PyExc_TypeError, shape);
         return NULL;
+    }
+    const Py_ssize_t rules = PyTuple_GET_SIZE(args[7]);
+    Py_ssize_t slots = 0;
+    for (Py_ssize_t i = 0; i < rules; i++) {
+        PyObject *words = PyTuple_GET_ITEM(args[7], i);
+        if (!PyTuple_CheckExact(words) || !all_str(words) ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(args[6], i))) {
+            PyErr_SetString(PyExc_TypeError, shape);
+            return NULL;
+        }
+        slots += 2 * PyTuple_GET_SIZE(words);
     }
     if (self->variants == NULL) {
         PyErr_SetString(PyExc_ValueError, "attach_resolver(): attach() the variants first");
@@ -2643,10 +2751,46 @@ TokenCodes_attach_resolver_locked(TokenCodes *self, PyObject *const *args, Py_ss
     const Py_ssize_t keep = PyLong_AsSsize_t(args[4]);
     if (keep == -1 && PyErr_Occurred())
         return NULL;
-    Py_XSETREF(self->res_exact, Py_NewRef(args[0]));
-    Py_XSETREF(self->res_typo, Py_NewRef(args[1]));
+    PyObject *exact = resolver_table(args[0], args[7]);
+    PyObject *typo = exact == NULL ? NULL : resolver_table(args[1], args[7]);
+    if (typo == NULL) {
+        Py_XDECREF(exact);
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, shape);
+        return NULL;
+    }
+    unsigned char *free_rules = PyMem_Malloc((size_t)rules + 1);
+    Py_ssize_t *base = PyMem_Malloc(((size_t)rules + 1) * sizeof(Py_ssize_t));
+    PyObject **matches = PyMem_Calloc((size_t)slots + 1, sizeof(PyObject *));
+    if (free_rules == NULL || base == NULL || matches == NULL) {
+        PyMem_Free(free_rules);
+        PyMem_Free(base);
+        PyMem_Free(matches);
+        Py_DECREF(exact);
+        Py_DECREF(typo);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    const unsigned char *given = (const unsigned char *)PyBytes_AS_STRING(args[8]);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < rules; i++) {
+        free_rules[i] = given[i] != 0;
+        base[i] = at;
+        at += PyTuple_GET_SIZE(PyTuple_GET_ITEM(args[7], i));
+    }
+    resolver_free_matches(self);
+    self->res_free = free_rules;
+    self->res_base = base;
+    self->res_matches = matches;
+    self->res_rules = rules;
+    self->res_slots = slots;
+    Py_XSETREF(self->res_exact, exact);
+    Py_XSETREF(self->res_typo, typo);
     Py_XSETREF(self->res_word_exact, Py_NewRef(args[2]));
     Py_XSETREF(self->res_word_typo, Py_NewRef(args[3]));
+    Py_XSETREF(self->res_match_type, (PyTypeObject *)Py_NewRef(args[5]));
+    Py_XSETREF(self->res_labels, Py_NewRef(args[6]));
+    Py_XSETREF(self->res_keywords, Py_NewRef(args[7]));
     self->res_keep = keep;
     Py_RETURN_NONE;
 }
@@ -6034,7 +6178,7 @@ span_start8(const unsigned char *p)
  * consecutive kinds (whitespace standing for the text's ends) make one, as
  * SPAN_FIRE says: a slash or backslash next to a word character, a dot between two,
  * an underscore between letters or digits, an ASCII lowercase letter before an
- * ASCII uppercase one. Filled by span_tables_init() (the same values every time). */
+ * ASCII uppercase one. Filled by span_tables_init(), once per process (init_process()). */
 enum { SK_SPACE, SK_LOWER, SK_UPPER, SK_ALNUM, SK_UNDER, SK_SLASH, SK_DOT, SK_OTHER };
 static unsigned char SPAN_KIND[256];
 static unsigned char SPAN_FIRE[512]; /* kinds (before, trigger, after) -> 1 */
@@ -6123,6 +6267,17 @@ lowest_bit(uint64_t x)
 #endif
 }
 
+/* The eight bytes at `p` as one word, the first in the lowest byte whatever the
+ * machine's byte order (so a set bit's index / 8 is its byte's offset); compilers make
+ * one load of it on a little-endian machine. */
+static inline uint64_t
+load_le64(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+           (uint64_t)p[7] << 56;
+}
+
 #define BYTES_ONES 0x0101010101010101ULL
 #define BYTES_HIGHS 0x8080808080808080ULL
 
@@ -6178,9 +6333,7 @@ find_code_spans1(const Py_UCS1 *d, Py_ssize_t n, Py_ssize_t **buf, Py_ssize_t *c
         uint64_t bits;
         Py_ssize_t next;
         if (i + 8 <= n) {
-            uint64_t x;
-            memcpy(&x, d + i, 8);
-            bits = span_candidates8(x);
+            bits = span_candidates8(load_le64(d + i));
             next = i + 8;
         }
         else { /* the last few: each one that may make a trigger */
@@ -8795,6 +8948,7 @@ init_process(void)
 #endif
     if (!process_ready) {
         init_tables();
+        span_tables_init();
         set_seed((const unsigned char *)PyBytes_AS_STRING(bytes));
         process_ready = 1;
     }
@@ -8812,7 +8966,6 @@ speedups_exec(PyObject *module)
 {
     if (init_process() < 0)
         return -1;
-    span_tables_init();
     SpeedupsState *state = speedups_state(module);
     state->TokenCodesType =
         (PyTypeObject *)PyType_FromModuleAndSpec(module, &TokenCodes_spec, NULL);

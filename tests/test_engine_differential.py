@@ -481,8 +481,8 @@ def test_the_scan_resolves_new_tokens_as_python_does(
     specs: list[RuleSpec], looked_up: list[str], stems: list[str], data: st.DataObject
 ) -> None:
     """A verifying scan given the resolver's tables (``attach_resolver``) resolves the new
-    ASCII tokens near a keyword or word in C: it folds what ``_resolve_new`` folds for
-    them, the first time and once they are kept, and the answers are the pure path's."""
+    tokens near a keyword or word in C: it folds what ``_resolve_new`` folds for them, the
+    first time and once they are kept, and the answers are the pure path's."""
     from smista.core.conditions.base import Condition
 
     extra = RuleSpec(
@@ -511,6 +511,47 @@ def test_the_scan_resolves_new_tokens_as_python_does(
     fresh._attach_resolver()
     assert fresh.match_text(text) == pure.match_text(text)
     assert fresh.match_text(text) == pure.match_text(text)
+
+
+@pytest.mark.skipif(not engine.ACCELERATED, reason="the verifying scan needs the C extension")
+@pytest.mark.parametrize(
+    ("keywords", "looked_up", "token"),
+    [
+        (("abcdef", "abcdeg"), (), "abcdef"),  # one rule: its exact keyword before its typo
+        (("abcdeg", "abcdef"), (), "abcdef"),  # the same, the exact one listed second
+        (("abcdefx", "bbcdefg"), (), "abcdefg"),  # two typos of one rule: the first listed
+        (("bbcdefg", "abcdefx"), (), "abcdefg"),
+        (("abcdef",), ("abcdex", "abcdey", "abcdez"), "abcdeq"),  # words hit in sorted order
+        (("abcdef",), ("abcdez", "abcdey", "abcdex"), "abcdeq"),
+        (("abcdef",), ("abcdef",), "abcdef"),  # a keyword that is a looked-up word too
+        (("abcdez",), ("abcdex", "abcdez"), "abcdeq"),  # the union lists abcdez first
+    ],
+)
+def test_the_scan_resolves_ties_as_python_does(
+    keywords: tuple[str, ...], looked_up: tuple[str, ...], token: str
+) -> None:
+    """Where a new token hits several keywords of one rule, or several looked-up words, the
+    scan keeps what Python keeps: each rule's best entry (exact before typo, then the
+    keyword listed first) and the words in sorted order, whatever order they are listed in."""
+    from smista.core.conditions.base import Condition
+
+    specs = [
+        RuleSpec("edit", 0, keywords, (), ()),
+        RuleSpec(
+            "plan", 1, ("zzzzzz",), (), (Condition("leading", looked_up or ("qqqqqq",), True),)
+        ),
+    ]
+    options = PlanOptions(ignore_code=True)
+    in_c = CompiledRules(specs, "chat", options=options)
+    in_python = CompiledRules(specs, "chat", options=options)
+    pure = CompiledRules(specs, "chat", options=options, accelerated=False)
+    in_c._attach_resolver()
+    assert _folded(in_c, token) == _folded(in_python, token)
+    assert in_c._scan is not None
+    assert in_c._scan.resolved == 1
+    fresh = CompiledRules(specs, "chat", options=options)
+    fresh._attach_resolver()
+    assert fresh.match_text(token) == pure.match_text(token)
 
 
 @pytest.mark.skipif(not engine.ACCELERATED, reason="the verifying scan needs the C extension")

@@ -1001,7 +1001,9 @@ def test_blanked_code_spans_are_the_python_ones(text: str) -> None:
 
 # One-byte texts long enough for several eight-character blocks, with every kind the
 # compiled one-byte reader tells apart (Latin-1 whitespace and letters among them).
-ONE_BYTE_TEXT = st.text(alphabet="aqZB09_./\\-:) \t\n\x1c\x85\xa0\xe9\xc9\xb2\xd7", max_size=160)
+ONE_BYTE_TEXT = st.text(
+    alphabet="aqzAZB09_./\\-:)@[]^`{ \t\n\x1c\x85\xa0\xe9\xc9\xb2\xd7", max_size=160
+)
 
 
 @compiled
@@ -1530,28 +1532,61 @@ def test_keep_stops_at_its_payload_limit_and_checks_payloads() -> None:
 @compiled
 def test_attach_resolver_checks_its_tables_and_needs_the_variants_first() -> None:
     """attach_resolver() refuses tables of another shape (a TypeError naming what it takes)
-    and a table without attached variants (a ValueError); a good call resolves nothing yet."""
+    and a table without attached variants (a ValueError); it keeps copies of the place
+    tables, so changing the caller's dicts afterwards changes nothing it reads."""
     from smista.core._speedups import TokenCodes, VariantIndex
+    from smista.core.engine import RuleMatch
+
+    def args(exact: Any = None, typo: Any = None, **changes: Any) -> list[Any]:
+        given = {
+            "exact": {"fix": ((0, 0, 0),)} if exact is None else exact,
+            "typo": {"fix": ((0, 0, 0),)} if typo is None else typo,
+            "word_exact": None,
+            "word_typo": None,
+            "keep": 64,
+            "match_type": RuleMatch,
+            "labels": ("edit",),
+            "keywords": (("fix",),),
+            "free": b"\x01",
+        }
+        given.update(changes)
+        return list(given.values())
 
     table = TokenCodes(100)
-    good: tuple[Any, ...] = ({"fix": ((0, 0, 0, 0, None),)}, {"fix": ((0, 1, 0, 0, None),)})
-    good += (None, None, 64)
     with pytest.raises(ValueError, match="attach\\(\\) the variants first"):
-        table.attach_resolver(*good)
+        table.attach_resolver(*args())
     table.attach(VariantIndex(["fix"], [1]), bytes([0, 0, 3, 3, 3]))
-    bad_tables: list[tuple[Any, ...]] = [
-        ({"fix": ((0, 0, 0),)}, {}, None, None, 64),  # an entry of three fields
-        ({"fix": [(0, 0, 0, 0, None)]}, {}, None, None, 64),  # a list, not a tuple
-        ({1: ()}, {}, None, None, 64),  # a key that is no str
-        ({}, {}, frozenset(), None, 64),  # one word set without the other
-        ({}, {}, {"a"}, {"a"}, 64),  # sets, not frozensets
-        ({}, {}, None, None, "64"),
+    bad = [
+        args(exact={"fix": ((0, 0),)}),  # a place of two fields
+        args(exact={"fix": [(0, 0, 0)]}),  # a list, not a tuple
+        args(exact={1: ((0, 0, 0),)}),  # a key that is no str
+        args(exact={"fix": ((0, 0, 1),)}),  # a rule past the last
+        args(typo={"fix": ((0, 1, 0),)}),  # a keyword position past the rule's keywords
+        args(exact={"fix": ((10**30, 0, 0),)}),  # an int past Py_ssize_t
+        args(exact={"fix": ((-1, 0, 0),)}),  # a negative rank
+        args(word_exact=frozenset()),  # one word set without the other
+        args(word_exact={"a"}, word_typo={"a"}),  # sets, not frozensets
+        args(keep="64"),
+        args(match_type=dict),  # no tuple type
+        args(labels=()),  # a label per rule
+        args(free=b""),  # a flag per rule
+        args(keywords=(["fix"],)),  # keyword tuples
     ]
-    for args in bad_tables:
+    for wrong in bad:
         with pytest.raises(TypeError, match="attach_resolver\\(\\) takes"):
-            table.attach_resolver(*args)
-    table.attach_resolver(*good)
-    assert table.resolved == 0
+            table.attach_resolver(*wrong)
+    exact: dict[str, Any] = {"fix": ((0, 0, 0),)}
+    table.attach_resolver(*args(exact=exact))
+    exact["fix"] = [1, 2, 3]  # (the caller's dict: the table holds its own copy)
+    exact["fxi"] = ((5, 9, 9),)
+    entries: list[Any] = []
+    hitting: dict[str, Any] = {}
+    assert table.fold("fix fxi", entries, set(), set(), hitting) == []
+    assert table.resolved == 2
+    assert entries == [
+        ((0, 0, 0, 0, RuleMatch(0, "edit", "fix", False, None, ())),),
+        ((0, 1, 0, 0, RuleMatch(0, "edit", "fix", True, None, ())),),
+    ]
 
 
 @compiled

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable
 from heapq import heappop, heappush
 from itertools import chain, combinations, count, islice, repeat
 from operator import itemgetter
@@ -1016,30 +1016,28 @@ class CompiledRules:
 
     def _attach_resolver(self) -> None:
         """Let the verifying scan resolve new tokens itself (``attach_resolver``): what
-        :meth:`_new_token` reads, as tables. The scan then resolves a token near a keyword
-        or word that starts no stem as :meth:`_new_token` does, and keeps it as
-        :meth:`_resolve_new` does; the others (and those with a capital sigma, whose
-        lowercase is Python's) are still handed back to it. Attached for
+        :meth:`_new_token` reads, as tables (the keywords' places, the looked-up words,
+        each rule's label, keywords and whether :meth:`_free_match` gives it a match,
+        which the scan then makes as that does, on first need). The scan resolves a
+        token near a keyword or word that starts no stem as :meth:`_new_token` does, and
+        keeps it as :meth:`_resolve_new` does; the others (and those with a capital
+        sigma, whose lowercase is Python's) are still handed back to it. Attached for
         the second prompt, with the compiled walk: a process that reads one prompt never
         builds the tables."""
         scan = self._scan
-        if scan is None or not hasattr(scan, "attach_resolver"):
-            return
-        free = self._free_match
-
-        def entries(places: Mapping[str, Iterable[tuple[int, int, int]]], fuzzy: int) -> Any:
-            return {
-                k: tuple((r, fuzzy, p, i, free(i, p, fuzzy)) for r, p, i in sorted(v))
-                for k, v in places.items()
-            }
-
+        assert scan is not None  # (only a rule set with a verifying scan compiles its walk)
+        needs, conditions = self._needs_context, self.conditions
         words = self._words
         scan.attach_resolver(
-            entries(self._exact, 0),
-            entries(self._typo_places, 1),
+            self._exact,
+            self._typo_places,
             None if words is None else frozenset(words._exact),
             None if words is None else frozenset(words._typo_places),
             KEEP_CHARS,
+            RuleMatch,
+            self.labels,
+            self.keywords,
+            bytes(not (n or c) for n, c in zip(needs, conditions, strict=True)),
         )
 
     def _new_token(self, token: str) -> tuple[tuple[_Entry, ...], _Hits, tuple[str, ...]]:
