@@ -4,12 +4,13 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set**: tests/data/real-prompts-fresh26.jsonl, gathered late in stop 44 by
+* the **held-out set**: tests/data/real-prompts-fresh27.jsonl, gathered in stop 45 by
   people who never tuned the pack and never ran it on it, and kept outside the repository,
   unread, until pack v26 was scored on it once in the same stop (v25.1, v25, v24 and v21
   too). It is the figure that estimates accuracy on new prompts;
-* the **earlier held-out sets**: tests/data/real-prompts-fresh25.jsonl (v26's first blind
-  set, scored once by v26, v25.1, v25, v24 and v21 in stop 44), and the ones held out from
+* the **earlier held-out sets**: tests/data/real-prompts-fresh26.jsonl and -fresh25.jsonl
+  (v26's first two blind sets, each scored once by v26, v25.1, v25, v24 and v21 in stop
+  44), and the ones held out from
   the packs before v26, whose five dropped rules were chosen on every set below, these
   included: tests/data/real-prompts-fresh24.jsonl
   and -fresh23.jsonl (scored once by v25.1, v25, v24 and v21 in stop 43), -fresh22.jsonl
@@ -44,7 +45,7 @@ per intent and per language:
     python -m benchmarks.accuracy --misses        # what to work on (implies --tuning-only)
     python -m benchmarks.accuracy --v3-parts      # pack v3's held-out parts too
     python -m benchmarks.accuracy --json
-    python -m benchmarks.accuracy --as-turns      # fresh26, fresh25 and fresh24 read as turns too
+    python -m benchmarks.accuracy --as-turns      # fresh27, fresh26 and fresh25 read as turns too
 
 ``--as-turns`` reads each held-out prompt also as a host that sends the message list
 would hand it over: a turn whose earlier user turns are the prompts before it from the same
@@ -87,7 +88,8 @@ FRESH12 = DATA / "real-prompts-fresh12.jsonl"
 FRESH13 = DATA / "real-prompts-fresh13.jsonl"
 FRESH14 = DATA / "real-prompts-fresh14.jsonl"
 FRESH15 = DATA / "real-prompts-fresh15.jsonl"
-HELD_OUT = DATA / "real-prompts-fresh26.jsonl"
+HELD_OUT = DATA / "real-prompts-fresh27.jsonl"
+FRESH26 = DATA / "real-prompts-fresh26.jsonl"
 FRESH25 = DATA / "real-prompts-fresh25.jsonl"
 FRESH24 = DATA / "real-prompts-fresh24.jsonl"
 FRESH23 = DATA / "real-prompts-fresh23.jsonl"
@@ -99,6 +101,7 @@ FRESH18 = DATA / "real-prompts-fresh18.jsonl"
 FRESH17 = DATA / "real-prompts-fresh17.jsonl"
 FRESH16 = DATA / "real-prompts-fresh16.jsonl"
 EARLIER_SETS = (
+    ("earlier held out: fresh26 set", FRESH26),  # v26's second blind set, in stop 44
     ("earlier held out: fresh25 set", FRESH25),  # v26's first blind set, in stop 44
     # v25.1's blind sets (each scored once by v21, v24, v25 and v25.1); v26 is tuned on them
     ("earlier held out: fresh24 set", FRESH24),  # in stop 43
@@ -172,7 +175,7 @@ def second_sets() -> list[AnnotatedCase]:
 
 
 def held_out_prompts() -> list[AnnotatedCase]:
-    """The held-out set (tests/data/real-prompts-fresh26.jsonl), never tuned on."""
+    """The held-out set (tests/data/real-prompts-fresh27.jsonl), never tuned on."""
     return _read(HELD_OUT)
 
 
@@ -246,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
-        "--as-turns", action="store_true", help="also read fresh26, fresh25 and fresh24 as turns"
+        "--as-turns", action="store_true", help="also read fresh27, fresh26 and fresh25 as turns"
     )
     args = parser.parse_args(argv)
 
@@ -274,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Evaluation] = {}
     if not (args.tuning_only or args.misses):
         held = held_out_prompts()
-        results["real prompts, held out: fresh26 set"] = evaluate_cases(classifier, held)
+        results["real prompts, held out: fresh27 set"] = evaluate_cases(classifier, held)
         for label, path in EARLIER_SETS:
             results[f"real prompts, {label}"] = evaluate_cases(classifier, _read(path))
     tuned = {
@@ -312,9 +315,9 @@ def main(argv: list[str] | None = None) -> int:
 
     turns: dict[str, tuple[int, int, int]] = {}
     if args.as_turns and not (args.tuning_only or args.misses):
-        for path in (HELD_OUT, FRESH25, FRESH24):
+        for path in (HELD_OUT, FRESH26, FRESH25):
             turns[path.stem] = _as_turns(classifier, path)
-        turns["fresh26, fresh25 and fresh24"] = (
+        turns["fresh27, fresh26 and fresh25"] = (
             sum(t[0] for t in turns.values()),
             sum(t[1] for t in turns.values()),
             sum(t[2] for t in turns.values()),
