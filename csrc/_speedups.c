@@ -6129,15 +6129,6 @@ static const unsigned char SPAN_START[256] = {
     ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
 };
 
-/* Whether one of the eight characters at `p` (of a one-byte text) has a role (the
- * table's 256 entries cover a byte: none past ASCII has one). */
-static inline int
-span_start8(const unsigned char *p)
-{
-    return (SPAN_START[p[0]] | SPAN_START[p[1]] | SPAN_START[p[2]] | SPAN_START[p[3]] |
-            SPAN_START[p[4]] | SPAN_START[p[5]] | SPAN_START[p[6]] | SPAN_START[p[7]]) != 0;
-}
-
 /* Skip, in text of code unit `T`, what find_code_spans() passes over at once: no
  * trigger character, no lower-to-upper change. Stops at the first trigger, or at
  * the lowercase letter before an uppercase one (i == n: none left). The common
@@ -6147,9 +6138,6 @@ span_start8(const unsigned char *p)
         const T *d_ = (const T *)data;                                                  \
         const Py_ssize_t from_ = i;                                                     \
         for (;;) {                                                                      \
-            if (sizeof(T) == 1) /* eight role-0 characters at a time, first */          \
-                while (i + 8 <= n && !span_start8((const unsigned char *)d_ + i))       \
-                    i += 8;                                                             \
             while (i < n && (d_[i] >= 128 || SPAN_START[d_[i]] == 0))                   \
                 i++;                                                                    \
             if (i >= n || SPAN_START[d_[i]] == 1)                                       \
@@ -6365,12 +6353,16 @@ find_code_spans(int kind, const void *data, Py_ssize_t n, Py_ssize_t **buf, Py_s
 {
     if (kind == PyUnicode_1BYTE_KIND)
         return find_code_spans1((const Py_UCS1 *)data, n, buf, cap);
+    /* two- and four-byte texts, character by character */
     Py_ssize_t count = 0;
     Py_ssize_t i = 0;
     while (i < n) {
         /* without the per-character kind switch, to the next character the branches
          * below may act on */
-        PER_KIND(kind, SPAN_SKIP);
+        if (kind == PyUnicode_2BYTE_KIND)
+            SPAN_SKIP(Py_UCS2);
+        else
+            SPAN_SKIP(Py_UCS4);
         if (i >= n)
             break;
         Py_UCS4 ch = PyUnicode_READ(kind, data, i);
