@@ -21,7 +21,7 @@ fresh24, it removes the rules v26 dropped, in the same order and with the same g
 
 A search like this tunes the pack on every set it reads: a removal's gain is a tuning
 figure, and only a set gathered after it says what it is worth on new prompts (v26's five
-removals gained 38 answers here and one over fresh25 and fresh26). Rule numbers are the
+removals gained 38 answers here and four over fresh25 to fresh27). Rule numbers are the
 file order of the rules file given (0 first); after a removal, later rules keep the numbers
 of that file.
 """
