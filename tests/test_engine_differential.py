@@ -416,6 +416,30 @@ def test_extended_word_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     assert len(rules._signals) <= 8
 
 
+def _signal_rules_and_tokens(
+    specs: list[RuleSpec], looked_up: list[str], stems: list[str], data: st.DataObject
+) -> tuple[list[RuleSpec], PlanOptions, list[str]]:
+    """``specs`` with a rule that looks up ``looked_up`` as leading words and holds
+    ``stems`` (when there are any), options drawn for them, and new tokens to resolve: typos
+    of their keywords, words and stems, other words, and hopeless tokens."""
+    from smista.core.conditions.base import Condition
+
+    extra = RuleSpec(
+        "plan",
+        2,
+        (),
+        (),
+        (Condition("leading", tuple(looked_up), data.draw(st.booleans())),)
+        + ((Condition("stems", tuple(stems)),) if stems else ()),
+    )
+    specs = [*specs, extra] if looked_up or stems else [*specs, extra._replace(conditions=())]
+    options = PlanOptions(ignore_code=True, hangul_han_typos=data.draw(st.booleans()))
+    pool = [k for s in specs for k in s.keywords if k] + looked_up + stems or ["abcde"]
+    tokens = [data.draw(edited(data.draw(st.sampled_from(pool)))) for _ in range(6)]
+    tokens += [data.draw(words) for _ in range(3)] + list(HOPELESS)
+    return specs, options, tokens
+
+
 @pytest.mark.skipif(not engine.ACCELERATED, reason="the verifying scan needs the C extension")
 @settings(max_examples=200)
 @given(
@@ -430,25 +454,11 @@ def test_a_new_token_resolves_as_its_entries_and_its_signals(
     """What the verifying scan resolves for a token it hands back (one check of the union
     index's typos for keywords and looked-up words) is the entries ``_learn`` gives and the
     words and stems ``TokenSignals.of`` gives, and both memos end alike."""
-    from smista.core.conditions.base import Condition
-
-    extra = RuleSpec(
-        "plan",
-        2,
-        (),
-        (),
-        (Condition("leading", tuple(looked_up), data.draw(st.booleans())),)
-        + ((Condition("stems", tuple(stems)),) if stems else ()),
-    )
-    specs = [*specs, extra] if looked_up or stems else [*specs, extra._replace(conditions=())]
-    options = PlanOptions(ignore_code=True, hangul_han_typos=data.draw(st.booleans()))
+    specs, options, tokens = _signal_rules_and_tokens(specs, looked_up, stems, data)
     one = CompiledRules(specs, "chat", options=options)
     two = CompiledRules(specs, "chat", options=options)
     assert one.extended
     assert one._near is not None
-    pool = [k for s in specs for k in s.keywords if k] + looked_up + stems or ["abcde"]
-    tokens = [data.draw(edited(data.draw(st.sampled_from(pool)))) for _ in range(6)]
-    tokens += [data.draw(words) for _ in range(3)] + list(HOPELESS)
     for raw in tokens + tokens:  # (the second time from the memos)
         token = rust_lower(raw)
         learned = two._learn((token,))
@@ -483,25 +493,11 @@ def test_the_scan_resolves_new_tokens_as_python_does(
     """A verifying scan given the resolver's tables (``attach_resolver``) resolves the new
     tokens near a keyword or word in C: it folds what ``_resolve_new`` folds for them, the
     first time and once they are kept, and the answers are the pure path's."""
-    from smista.core.conditions.base import Condition
-
-    extra = RuleSpec(
-        "plan",
-        2,
-        (),
-        (),
-        (Condition("leading", tuple(looked_up), data.draw(st.booleans())),)
-        + ((Condition("stems", tuple(stems)),) if stems else ()),
-    )
-    specs = [*specs, extra] if looked_up or stems else [*specs, extra._replace(conditions=())]
-    options = PlanOptions(ignore_code=True, hangul_han_typos=data.draw(st.booleans()))
+    specs, options, tokens = _signal_rules_and_tokens(specs, looked_up, stems, data)
     in_c = CompiledRules(specs, "chat", options=options)
     in_python = CompiledRules(specs, "chat", options=options)
     pure = CompiledRules(specs, "chat", options=options, accelerated=False)
     in_c._attach_resolver()
-    pool = [k for s in specs for k in s.keywords if k] + looked_up + stems or ["abcde"]
-    tokens = [data.draw(edited(data.draw(st.sampled_from(pool)))) for _ in range(6)]
-    tokens += [data.draw(words) for _ in range(3)] + list(HOPELESS)
     text = " ".join(data.draw(st.permutations(tokens + tokens[:3])))
     assert in_c._scan is not None
     assert in_python._scan is not None
