@@ -416,6 +416,18 @@ def test_extended_word_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     assert len(rules._signals) <= 8
 
 
+def _signal_cases(test: Callable[..., None]) -> Callable[..., None]:
+    """The examples both resolution differentials draw (rules, looked-up words, stems,
+    data), 200 of them."""
+    cases = given(
+        specs=specs_strategy,
+        looked_up=st.lists(words, max_size=6),
+        stems=st.lists(words, max_size=4),
+        data=st.data(),
+    )
+    return settings(max_examples=200)(cases(test))
+
+
 def _signal_rules_and_tokens(
     specs: list[RuleSpec], looked_up: list[str], stems: list[str], data: st.DataObject
 ) -> tuple[list[RuleSpec], PlanOptions, list[str]]:
@@ -441,13 +453,7 @@ def _signal_rules_and_tokens(
 
 
 @pytest.mark.skipif(not engine.ACCELERATED, reason="the verifying scan needs the C extension")
-@settings(max_examples=200)
-@given(
-    specs=specs_strategy,
-    looked_up=st.lists(words, max_size=6),
-    stems=st.lists(words, max_size=4),
-    data=st.data(),
-)
+@_signal_cases
 def test_a_new_token_resolves_as_its_entries_and_its_signals(
     specs: list[RuleSpec], looked_up: list[str], stems: list[str], data: st.DataObject
 ) -> None:
@@ -480,13 +486,7 @@ def _folded(rules: CompiledRules, text: str) -> tuple[object, ...]:
 
 
 @pytest.mark.skipif(not engine.ACCELERATED, reason="the verifying scan needs the C extension")
-@settings(max_examples=200)
-@given(
-    specs=specs_strategy,
-    looked_up=st.lists(words, max_size=6),
-    stems=st.lists(words, max_size=4),
-    data=st.data(),
-)
+@_signal_cases
 def test_the_scan_resolves_new_tokens_as_python_does(
     specs: list[RuleSpec], looked_up: list[str], stems: list[str], data: st.DataObject
 ) -> None:
