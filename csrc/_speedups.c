@@ -4612,6 +4612,9 @@ static PyType_Spec MarkerTable_spec = {
 
 #define SUB_BITS 16
 #define SUB_SIZE (1u << SUB_BITS)
+/* memchr passes at most over an ASCII text for its anchors (a lowercase letter read
+ * lowercased takes two: itself and its capital); more, and the pair scan reads it. */
+#define SUB_ANCHOR_PASSES 8
 
 typedef struct {
     PyObject_HEAD
@@ -4629,6 +4632,15 @@ typedef struct {
     uint32_t *singles;     /* ids of the one-character entries */
     Py_ssize_t single_count;
     Py_ssize_t narrow_singles; /* how many of them are below U+0100 (a 1-byte text's range) */
+    /* The anchor search of an ASCII text (sub_anchored): each ASCII entry of two
+     * characters or more by its rarest character (SUB_RARITY), grouped by it. */
+    int anchors;                /* 1: few enough anchors for it (SUB_ANCHOR_PASSES) */
+    int anchor_count;           /* distinct anchor characters */
+    unsigned char anchor_char[SUB_ANCHOR_PASSES];
+    uint32_t anchor_start[SUB_ANCHOR_PASSES + 1]; /* group g: anchor_ids[start[g]..start[g+1]] */
+    uint32_t *anchor_ids;       /* entry ids */
+    Py_ssize_t *anchor_offset;  /* where in its entry each one's anchor sits */
+    Py_ssize_t ascii_longer;    /* how many ASCII entries of two characters or more */
 } SubstringSet;
 
 /* Most one-character entries below U+0100 that sub_scan() looks for with memchr in a
@@ -4662,10 +4674,107 @@ SubstringSet_dealloc(SubstringSet *self)
     PyMem_Free(self->starts);
     PyMem_Free(self->ids);
     PyMem_Free(self->singles);
+    PyMem_Free(self->anchor_ids);
+    PyMem_Free(self->anchor_offset);
     Py_XDECREF(self->entries);
     PyTypeObject *type = Py_TYPE(self);
     type->tp_free((PyObject *)self);
     Py_DECREF(type);
+}
+
+/* How common an ASCII character is in prompts (a letter by its lowercase), roughly per
+ * thousand characters of English text: an entry's anchor is its rarest character. Only
+ * speed depends on it. */
+static unsigned char
+sub_rarity(uint32_t c)
+{
+    static const char common[] = " etaoinsrhldcumfpgwybvkxjqz";
+    static const unsigned char per_mille[] = {160, 95, 68, 62, 58, 56, 54, 51, 48, 40, 33, 30,
+                                              24, 23, 20, 18, 16, 15, 14, 13, 12, 8, 5, 2,
+                                              1, 1, 1};
+    if (c >= 'A' && c <= 'Z')
+        c += 32;
+    for (size_t i = 0; i + 1 < sizeof common; i++) {
+        if ((uint32_t)common[i] == c)
+            return per_mille[i];
+    }
+    if (c >= '0' && c <= '9')
+        return 4;
+    return c == '.' || c == ',' || c == '\n' ? 10 : 3;
+}
+
+/* The anchor plan of the set's ASCII entries of two characters or more (fields
+ * anchor_*): each by its rarest character, the earliest of equals, grouped by that
+ * character. `anchors` stays 0 when there are none, or their anchors would take more
+ * than SUB_ANCHOR_PASSES memchr passes of a text read lowercased. */
+static int
+sub_plan_anchors(SubstringSet *self)
+{
+    unsigned char chosen_char[SUB_ANCHOR_PASSES];
+    int distinct = 0, passes = 0;
+    Py_ssize_t longer = 0;
+    for (Py_ssize_t k = 0; k < self->count; k++) {
+        const uint32_t *cp = self->points[k];
+        const Py_ssize_t m = self->lengths[k];
+        int ascii = m > 1;
+        for (Py_ssize_t i = 0; i < m && ascii; i++)
+            ascii = cp[i] < 0x80;
+        if (!ascii)
+            continue;
+        longer++;
+        Py_ssize_t best = 0;
+        for (Py_ssize_t i = 1; i < m; i++) {
+            if (sub_rarity(cp[i]) < sub_rarity(cp[best]))
+                best = i;
+        }
+        const unsigned char c = (unsigned char)cp[best];
+        int g = 0;
+        while (g < distinct && chosen_char[g] != c)
+            g++;
+        if (g == distinct) {
+            passes += (c >= 'a' && c <= 'z') ? 2 : 1;
+            if (passes > SUB_ANCHOR_PASSES)
+                return 0; /* the pair scan, as for any other text */
+            chosen_char[distinct++] = c;
+        }
+    }
+    self->ascii_longer = longer;
+    if (longer == 0)
+        return 0;
+    self->anchor_ids = PyMem_Calloc((size_t)longer, sizeof(uint32_t));
+    self->anchor_offset = PyMem_Calloc((size_t)longer, sizeof(Py_ssize_t));
+    if (self->anchor_ids == NULL || self->anchor_offset == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    /* grouped by anchor character, in the order first chosen; entries in id order */
+    uint32_t at = 0;
+    for (int g = 0; g < distinct; g++) {
+        self->anchor_char[g] = chosen_char[g];
+        self->anchor_start[g] = at;
+        for (Py_ssize_t k = 0; k < self->count; k++) {
+            const uint32_t *cp = self->points[k];
+            const Py_ssize_t m = self->lengths[k];
+            int ascii = m > 1;
+            for (Py_ssize_t i = 0; i < m && ascii; i++)
+                ascii = cp[i] < 0x80;
+            if (!ascii)
+                continue;
+            Py_ssize_t best = 0;
+            for (Py_ssize_t i = 1; i < m; i++) {
+                if (sub_rarity(cp[i]) < sub_rarity(cp[best]))
+                    best = i;
+            }
+            if (cp[best] != chosen_char[g])
+                continue;
+            self->anchor_ids[at] = (uint32_t)k;
+            self->anchor_offset[at++] = best;
+        }
+    }
+    self->anchor_start[distinct] = at;
+    self->anchor_count = distinct;
+    self->anchors = 1;
+    return 0;
 }
 
 static PyObject *
@@ -4750,6 +4859,10 @@ SubstringSet_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         }
     }
     PyMem_Free(fill);
+    if (sub_plan_anchors(self) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
     return (PyObject *)self;
 }
 
@@ -4785,12 +4898,52 @@ PyDoc_STRVAR(SubstringSet_find_doc,
 "The entries ``text`` contains (compared as given: lowercase the text first\n"
 "for entries given lowercased), each once, in the order given.");
 
+/* The anchor search of an ASCII text (only ASCII entries can occur in it): each anchor
+ * character is looked for with memchr (each byte reading as it: itself, and its capital
+ * when read lowercased; a capital anchor read lowercased is never there), and the entries
+ * anchored on it are compared where it sits. Returns `got` with the entries found added. */
+static Py_ssize_t
+sub_anchored(const SubstringSet *self, const Py_UCS1 *d, Py_ssize_t n, unsigned char *seen,
+             uint32_t *found, Py_ssize_t got, Py_ssize_t left, int lower)
+{
+    const Py_UCS1 *end = d + n;
+    for (int g = 0; g < self->anchor_count && left > 0; g++) {
+        const unsigned char a = self->anchor_char[g];
+        unsigned char bytes[2];
+        int count = 0;
+        if (!lower || !(a >= 'A' && a <= 'Z'))
+            bytes[count++] = a;
+        if (lower && a >= 'a' && a <= 'z')
+            bytes[count++] = (unsigned char)(a - 32);
+        for (int b = 0; b < count && left > 0; b++) {
+            const Py_UCS1 *p = d;
+            while (left > 0 && p < end &&
+                   (p = memchr(p, bytes[b], (size_t)(end - p))) != NULL) {
+                const Py_ssize_t i = p - d;
+                for (uint32_t at = self->anchor_start[g]; at < self->anchor_start[g + 1]; at++) {
+                    const uint32_t k = self->anchor_ids[at];
+                    const Py_ssize_t start = i - self->anchor_offset[at];
+                    if (!seen[k] && start >= 0 &&
+                        sub_at(self, k, PyUnicode_1BYTE_KIND, d, n, start, lower)) {
+                        seen[k] = 1;
+                        found[got++] = k;
+                        left--;
+                    }
+                }
+                p++;
+            }
+        }
+    }
+    return got;
+}
+
 /* find()'s pass over a text of one kind (inlined per kind); `lower`: the text is read
- * lowercased (SUB_LOWER). A 1-byte text is filtered by the first two characters
- * themselves (the `narrow` bitmap), others by their hash. */
+ * lowercased (SUB_LOWER). An ASCII text (`ascii`) is searched by its entries' anchors
+ * (sub_anchored) when they are few; another 1-byte text is filtered by the first two
+ * characters themselves (the `narrow` bitmap), others by their hash. */
 static inline Py_ssize_t
 sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
-         unsigned char *seen, uint32_t *found, int lower)
+         unsigned char *seen, uint32_t *found, int lower, int ascii)
 {
     Py_ssize_t left = self->count;
     Py_ssize_t got = 0;
@@ -4824,6 +4977,8 @@ sub_scan(const SubstringSet *self, int kind, const void *data, Py_ssize_t n,
             }
         }
     }
+    if (ascii && self->anchors && (!singles || self->narrow_singles <= SUB_MEMCHR_SINGLES))
+        return sub_anchored(self, (const Py_UCS1 *)data, n, seen, found, got, left, lower);
     if (kind == PyUnicode_1BYTE_KIND &&
         (!singles || self->narrow_singles <= SUB_MEMCHR_SINGLES)) {
         /* No one-character entry is left to find: only positions where an entry that can
@@ -4908,17 +5063,19 @@ sub_find(SubstringSet *self, PyObject *text, int lower)
     memset(seen, 0, count);
     Py_ssize_t got;
     switch (PyUnicode_KIND(text)) {
-    case PyUnicode_1BYTE_KIND:
-        got = lower ? sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found, 1)
-                    : sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found, 0);
+    case PyUnicode_1BYTE_KIND: {
+        const int ascii = PyUnicode_IS_ASCII(text);
+        got = lower ? sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found, 1, ascii)
+                    : sub_scan(self, PyUnicode_1BYTE_KIND, data, n, seen, found, 0, ascii);
         break;
+    }
     case PyUnicode_2BYTE_KIND:
-        got = lower ? sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found, 1)
-                    : sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found, 0);
+        got = lower ? sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found, 1, 0)
+                    : sub_scan(self, PyUnicode_2BYTE_KIND, data, n, seen, found, 0, 0);
         break;
     default:
-        got = lower ? sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found, 1)
-                    : sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found, 0);
+        got = lower ? sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found, 1, 0)
+                    : sub_scan(self, PyUnicode_4BYTE_KIND, data, n, seen, found, 0, 0);
         break;
     }
     /* the order given: an insertion sort of the (few) ids found */

@@ -1685,6 +1685,50 @@ def test_substring_set_one_character_entries_in_a_1_byte_text(
     assert found.find_lower(text) == [e for e in entries if e in text.lower()]
 
 
+ASCII_SUB_ALPHABET = st.sampled_from(list("abzqAZ.- \n7"))
+
+
+@compiled
+@settings(max_examples=800)
+@given(
+    st.lists(st.text(alphabet=ASCII_SUB_ALPHABET, min_size=1, max_size=5), max_size=10),
+    st.lists(st.text(alphabet=LATIN1_ALPHABET, min_size=1, max_size=3), max_size=2),
+    st.text(alphabet=ASCII_SUB_ALPHABET, max_size=60),
+)
+def test_substring_set_anchor_search_of_an_ascii_text(
+    entries: list[str], others: list[str], text: str
+) -> None:
+    """An ASCII text is searched by each ASCII entry's rarest character (memchr for it,
+    and for its capital when read lowercased), when the anchors take at most eight
+    passes; the pair scan otherwise. Either way, exactly ``entry in text`` (and in the
+    lowered text): anchors at an entry's start, middle and end, entries with capitals,
+    repeats and overlaps, with or without non-ASCII entries and one-character ones."""
+    from smista.core._speedups import SubstringSet
+
+    for listed in (entries, [*entries, *others], [e for e in entries if len(e) > 1]):
+        found = SubstringSet(listed)
+        assert found.find(text) == [e for e in listed if e in text]
+        assert found.find_lower(text) == [e for e in listed if e in text.lower()]
+
+
+@compiled
+def test_substring_set_anchor_examples() -> None:
+    """The anchor search at a text's edges, the same anchor in several entries, and a
+    set whose anchors take more than eight passes (the pair scan reads it)."""
+    from smista.core._speedups import SubstringSet
+
+    shipped = [".clinerules", "agents.md", "claude.md", "git status", "terima kasih"]
+    found = SubstringSet(shipped)
+    assert found.find_lower("See AGENTS.md and CLAUDE.MD") == ["agents.md", "claude.md"]
+    assert found.find_lower("agents.m") == []
+    assert found.find_lower(".clinerules") == [".clinerules"]
+    assert found.find_lower("Terima Kasih!") == ["terima kasih"]
+    assert found.find("Git Status") == []
+    many = [f"{c}e" for c in "qzjxk"]  # five rare letters: ten passes read lowercased
+    assert SubstringSet(many).find_lower("QE je Xe") == ["qe", "je", "xe"]
+    assert SubstringSet(many).find("QE je Xe") == ["je"]
+
+
 @compiled
 def test_substring_set_find_lower_lowers_every_latin1_character() -> None:
     """Each code point below U+0100, upper or not, at a text's start and end and as a
