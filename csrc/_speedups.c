@@ -1113,8 +1113,69 @@ typedef struct {
 
 #define FOLD_SEEN 64 /* ASCII hitting tokens a fold() call remembers having put in `hitting` */
 
+/* The hitting tokens of a Walker.match() fold, logged instead of put in `hitting` (a
+ * match reads one or two of them; a dict of all cost a tenth of a cold prompt's time):
+ * each token with its hit. walk_hits_of() reads it; walk_hitting() puts it all in the
+ * dict when a view needs that, or after WALK_LOG_LOOKUPS lookups. */
+#define HIT_LOG_SMALL 96
+typedef struct {
+    PyObject *token; /* owned str */
+    PyObject *hit;   /* owned */
+} HitRecord;
+
+typedef struct {
+    HitRecord *a;
+    Py_ssize_t n, cap;
+    HitRecord small[HIT_LOG_SMALL];
+} HitLog;
+
+static void
+hit_log_init(HitLog *log)
+{
+    log->a = log->small;
+    log->n = 0;
+    log->cap = HIT_LOG_SMALL;
+}
+
+static void
+hit_log_free(HitLog *log)
+{
+    for (Py_ssize_t k = 0; k < log->n; k++) {
+        Py_DECREF(log->a[k].token);
+        Py_DECREF(log->a[k].hit);
+    }
+    if (log->a != log->small)
+        PyMem_Free(log->a);
+    hit_log_init(log);
+}
+
+/* Log `hit` for `token` (a new reference, stolen). */
+static int
+hit_log_add(HitLog *log, PyObject *token, PyObject *hit)
+{
+    if (log->n == log->cap) {
+        const Py_ssize_t cap = log->cap * 2;
+        HitRecord *a = log->a == log->small ? PyMem_Malloc((size_t)cap * sizeof(HitRecord))
+                                            : PyMem_Realloc(log->a, (size_t)cap * sizeof(HitRecord));
+        if (a == NULL) {
+            Py_DECREF(token);
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (log->a == log->small)
+            memcpy(a, log->small, sizeof(log->small));
+        log->a = a;
+        log->cap = cap;
+    }
+    HitRecord *r = &log->a[log->n++];
+    r->token = token;
+    r->hit = Py_NewRef(hit);
+    return 0;
+}
+
 typedef struct {
     PyObject *entries, *words, *prefixes, *hitting; /* fold()'s accumulators */
+    HitLog *log; /* non-NULL: the known hitting tokens go here, not in `hitting` */
     /* The first FOLD_SEEN distinct ASCII tokens put in `hitting` by this call (held
      * until it returns) and their scan hashes: a token's later occurrences map to the
      * same payload, so they put nothing new (no str made, none hashed). */
@@ -1511,7 +1572,14 @@ fold_payload(TokenCodes *self, PyObject *text, const Pending *t, const unsigned 
         return 0;
     PyObject *hit = PyTuple_GET_ITEM(payload, 1);
     FoldState *f = st->fold;
-    if (PyTuple_GET_SIZE(hit) > 0) {
+    if (PyTuple_GET_SIZE(hit) > 0 && f->log != NULL) {
+        /* logged (a repeat of a shared payload's token is logged again: harmless; the
+         * engine's payloads with a hit all name their token) */
+        PyObject *held = token != Py_None ? Py_NewRef(token) : token_object(text, t, key);
+        if (held == NULL || hit_log_add(f->log, held, hit) < 0)
+            return -1;
+    }
+    else if (PyTuple_GET_SIZE(hit) > 0) {
         int put = 1;
         if (token == Py_None && t->ascii) {
             for (int k = 0; k < f->seen_count; k++) {
@@ -2115,7 +2183,18 @@ PyDoc_STRVAR(fold_doc,
 "``features.sums_of`` (``None`` where ``features.sums(text, ...)`` gives None).");
 
 static PyObject *
+fold_logged(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs, HitLog *log);
+
+static PyObject *
 TokenCodes_fold_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return fold_logged(self, args, nargs, NULL);
+}
+
+/* fold(), with the known hitting tokens logged in `log` when it is not NULL (the
+ * walker's match) instead of put in the dict. */
+static PyObject *
+fold_logged(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs, HitLog *log)
 {
     if ((nargs != 5 && nargs != 6) || !PyUnicode_Check(args[0]) || !PyList_Check(args[1]) ||
         !PySet_Check(args[2]) || !PySet_Check(args[3]) || !PyDict_Check(args[4])) {
@@ -2138,7 +2217,7 @@ TokenCodes_fold_locked(TokenCodes *self, PyObject *const *args, Py_ssize_t nargs
             memset(self->stamps, 0, (size_t)self->payload_cap * sizeof(uint32_t));
         self->epoch = 1;
     }
-    FoldState fold = {args[1], args[2], args[3], args[4], 0, {0}, {NULL}};
+    FoldState fold = {args[1], args[2], args[3], args[4], log, 0, {0}, {NULL}};
     ScanState st = {0, NULL, NULL, &fold, NULL};
     FeatureScan reading; /* (on the stack: about 1.6 kB) */
     FeatureScan *features = NULL;
@@ -7524,6 +7603,8 @@ typedef struct {
     PyObject *lead;       /* owned frozenset; NULL: not read */
     PyObject *lowered;    /* owned str; NULL: not read */
     PyObject *tokens;     /* owned tuple of the visible text's tokens; NULL: not read */
+    HitLog *log;          /* match(): the known hitting tokens, until put in `hitting` */
+    int log_asked;        /* tokens looked up in it so far */
 } Walk;
 
 static void
@@ -7562,6 +7643,8 @@ walk_tell_content(Walk *s)
     return r;
 }
 
+static int walk_hitting(Walk *s);
+
 /* The PromptView the Python kinds read (borrowed), made on first need with the facts
  * read so far. */
 static PyObject *
@@ -7571,6 +7654,8 @@ walk_view(Walk *s)
         return s->view;
     Walker *w = s->w;
     if (s->signal_hits == NULL) {
+        if (walk_hitting(s) < 0)
+            return NULL;
         s->signal_hits = PyTuple_Pack(3, s->words, s->prefixes, s->hitting);
         if (s->signal_hits == NULL)
             return NULL;
@@ -7783,15 +7868,59 @@ walk_content(Walk *s, Py_ssize_t n)
     return walk_tell_content(s) < 0 ? NULL : s->content;
 }
 
+#define WALK_LOG_LOOKUPS 8 /* tokens looked up in the hit log before it is made a dict */
+
+/* The hit logged for str `token` (borrowed), or None. */
+static PyObject *
+hit_log_find(const HitLog *log, PyObject *token)
+{
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(token);
+    const int kind = PyUnicode_KIND(token);
+    const void *data = PyUnicode_DATA(token);
+    for (Py_ssize_t k = 0; k < log->n; k++) {
+        PyObject *held = log->a[k].token;
+        /* (equal str have one kind: PEP 393's canonical form) */
+        if (held == token ||
+            (PyUnicode_GET_LENGTH(held) == n && PyUnicode_KIND(held) == kind &&
+             memcmp(PyUnicode_DATA(held), data, (size_t)n * (size_t)kind) == 0))
+            return log->a[k].hit;
+    }
+    return Py_None;
+}
+
+/* Put the hit log in `hitting` (the view reads the dict), and read the dict from now on. */
+static int
+walk_hitting(Walk *s)
+{
+    HitLog *log = s->log;
+    if (log == NULL)
+        return 0;
+    s->log = NULL;
+    for (Py_ssize_t k = 0; k < log->n; k++) {
+        if (PyDict_SetItem(s->hitting, log->a[k].token, log->a[k].hit) < 0)
+            return -1;
+    }
+    hit_log_free(log);
+    return 0;
+}
+
 /* The words a visible token hits (borrowed: a tuple of (word, fuzzy), maybe empty). */
 static PyObject *
 walk_hits_of(Walk *s, PyObject *token)
 {
     PyObject *hit = PyDict_GetItemWithError(s->hitting, token);
-    if (hit == NULL) {
-        return PyErr_Occurred() ? NULL : Py_None; /* (no word: the callers read None as ()) */
+    if (hit != NULL)
+        return hit;
+    if (PyErr_Occurred())
+        return NULL;
+    if (s->log != NULL && PyUnicode_Check(token)) {
+        if (++s->log_asked <= WALK_LOG_LOOKUPS)
+            return hit_log_find(s->log, token);
+        if (walk_hitting(s) < 0)
+            return NULL;
+        return walk_hits_of(s, token);
     }
-    return hit;
+    return Py_None; /* (no word: the callers read None as ()) */
 }
 
 /* PromptView.lead_words (borrowed frozenset). */
@@ -8665,7 +8794,8 @@ Walker_walk(Walker *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *hits = args[3];
     Walk s = {self, args[0], args[1], args[2], args[4], PyTuple_GET_ITEM(args[4], 0),
               PyTuple_GET_ITEM(args[4], 1), PyTuple_GET_ITEM(args[4], 2), args[5], args[6],
-              NULL, -1, NULL, NULL, 0, NULL, NULL, 0.0, Py_None, NULL, 0, NULL, NULL, NULL};
+              NULL, -1, NULL, NULL, 0, NULL, NULL, 0.0, Py_None, NULL, 0, NULL, NULL, NULL,
+              NULL, 0};
     /* (a tuple of the hits: the walk holds them while Python kinds run) */
     PyObject *held = PyList_AsTuple(hits);
     if (held == NULL)
@@ -8863,6 +8993,8 @@ Walker_match(Walker *self, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE; /* piece by piece, in Python */
     }
     PyObject *out = NULL, *found = NULL, *unknown = NULL, *ids = Py_None;
+    HitLog log;
+    hit_log_init(&log);
     PyObject *entry_lists = PyList_New(0);
     PyObject *words = PySet_New(NULL), *prefixes = PySet_New(NULL), *hitting = PyDict_New();
     PyObject *corrected = self->gather_corrected ? PySet_New(NULL) : Py_NewRef(Py_None);
@@ -8877,7 +9009,9 @@ Walker_match(Walker *self, PyObject *const *args, Py_ssize_t nargs)
     }
     {
         PyObject *fold_args[6] = {visible, entry_lists, words, prefixes, hitting, self->features};
-        found = TokenCodes_fold((TokenCodes *)self->scan, fold_args, self->features ? 6 : 5);
+        Py_BEGIN_CRITICAL_SECTION(self->scan);
+        found = fold_logged((TokenCodes *)self->scan, fold_args, self->features ? 6 : 5, &log);
+        Py_END_CRITICAL_SECTION();
         if (found == NULL)
             goto done;
         if (self->features != NULL) {
@@ -8970,12 +9104,14 @@ Walker_match(Walker *self, PyObject *const *args, Py_ssize_t nargs)
             hits[a] = best[ranks[a]];
         /* every entry is held by entry_lists until the walk ends */
         Walk w = {self, text, visible, args[1], NULL, words, prefixes, hitting, corrected, ids,
-                  NULL, -1, NULL, NULL, 0, NULL, NULL, 0.0, Py_None, NULL, 0, NULL, NULL, NULL};
+                  NULL, -1, NULL, NULL, 0, NULL, NULL, 0.0, Py_None, NULL, 0, NULL, NULL, NULL,
+                  &log, 0};
         out = walker_run(self, &w, hits, nbest);
         if (hits != small)
             PyMem_Free(hits);
     }
 done:
+    hit_log_free(&log);
     PyMem_Free(best);
     PyMem_Free(ranks);
     Py_XDECREF(found);
