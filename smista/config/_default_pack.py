@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'd833f2ea2085b0372a9257d171db2c3eba3c5071'
+DIGEST = 'f56071bddfd79fb85b3d99b9a5dd32d6bdfdadf4'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
