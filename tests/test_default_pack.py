@@ -305,7 +305,7 @@ def test_review_with_a_diff_is_high_confidence() -> None:
             "reviewing the auth module",
             TaskIntent.REVIEW,
             marks=pytest.mark.xfail(
-                strict=True, reason="v20: the refitted model's edit at 0.53 decides first"
+                strict=True, reason="v20: the refitted model's edit at 0.53 decides first (v27: 0.77)"
             ),
         ),
         ("refactoring the parser", TaskIntent.EDIT),
@@ -394,7 +394,7 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
             TaskIntent.PLAN,
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="v19: the model's edit at 0.67 decides (edits from 0.5; v21: 0.66)",
+                reason="v19: the model's edit at 0.67 decides (edits from 0.5; v21: 0.66, v27: 0.58)",
             ),
         ),
         ("你帮我构思一下这个项目应该怎么做", TaskIntent.PLAN),
@@ -416,7 +416,7 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
             TaskIntent.EDIT,
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="v24: no rule decides it (v21's catch-all edit did); the model's guess is chat at 0.56",
+                reason="v24: no rule decides it (v21's catch-all edit did); the model's guess is chat at 0.56 (v27: 0.59, rule 213)",
             ),
         ),
         ("AIチャットがSomething went wrong! Cannot read properties of undefined", TaskIntent.EDIT),
@@ -468,7 +468,7 @@ def test_v13_readings(text: str, intent: TaskIntent) -> None:
             TaskIntent.SKILL,
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="v17: the text model reads an edit at 0.75 (the fix first; v21: 0.80)",
+                reason="v17: the text model reads an edit at 0.75 (the fix first; v21: 0.80, v27: 0.88)",
             ),
         ),
         # S5: "just tell me"
@@ -482,7 +482,7 @@ def test_v13_readings(text: str, intent: TaskIntent) -> None:
             TaskIntent.EDIT,
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="v24: no rule decides it (v21's catch-all edit did); the model's guess is chat at 0.42",
+                reason="v24: no rule decides it (v21's catch-all edit did); the model's guess is chat at 0.42 (v27: 0.57, rule 213)",
             ),
         ),
         # rule 95: test cases designed are written
@@ -550,7 +550,7 @@ def test_v15_readings(text: str, intent: TaskIntent) -> None:
             "说明每个目录的作用，不要执行命令",
             TaskIntent.CHAT,
             marks=pytest.mark.xfail(
-                strict=True, reason="v20: the refitted model's edit at 0.55 decides (v21: 0.57)"
+                strict=True, reason="v20: the refitted model's edit at 0.55 decides (v21: 0.57, v27: 0.75)"
             ),
         ),
     ],

@@ -79,7 +79,7 @@ ORDER = (
 )
 SHIPPED_THROUGH = "fresh27"
 """The last set the shipped model (pack v27) is fitted on (v21 to v26: fresh15). v27 is the first
-refit shipped: over the twelve folds fresh16 to fresh27 (``--against-fixed fresh15 --bars
+refit shipped since v21: over the twelve folds fresh16 to fresh27 (``--against-fixed fresh15 --bars
 edit=0.5``, 3,999 prompts) models refitted through the set before each fold read 78.7 % as the
 pack reads them, the model fitted through fresh15 78.2 % (86 prompts only the refits read right,
 66 only the fixed model, sign test p = 0.12; +1.3 to +1.9 points on each of fresh22 to fresh26),

@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = 'f56071bddfd79fb85b3d99b9a5dd32d6bdfdadf4'
+DIGEST = '78bb6d231dc61104f3b9d89f7fd69163d707c52d'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
