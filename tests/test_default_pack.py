@@ -305,7 +305,8 @@ def test_review_with_a_diff_is_high_confidence() -> None:
             "reviewing the auth module",
             TaskIntent.REVIEW,
             marks=pytest.mark.xfail(
-                strict=True, reason="v20: the refitted model's edit at 0.53 decides first (v27: 0.77)"
+                strict=True,
+                reason="v20: the refitted model's edit at 0.53 decides first (v27: 0.77)",
             ),
         ),
         ("refactoring the parser", TaskIntent.EDIT),
@@ -550,7 +551,8 @@ def test_v15_readings(text: str, intent: TaskIntent) -> None:
             "说明每个目录的作用，不要执行命令",
             TaskIntent.CHAT,
             marks=pytest.mark.xfail(
-                strict=True, reason="v20: the refitted model's edit at 0.55 decides (v21: 0.57, v27: 0.75)"
+                strict=True,
+                reason="v20: the refitted model's edit at 0.55 decides (v21: 0.57, v27: 0.75)",
             ),
         ),
     ],
