@@ -4694,6 +4694,9 @@ static PyType_Spec MarkerTable_spec = {
 /* memchr passes at most over an ASCII text for its anchors (a lowercase letter read
  * lowercased takes two: itself and its capital); more, and the pair scan reads it. */
 #define SUB_ANCHOR_PASSES 8
+/* Most entries one anchor character may hold (each is compared wherever it occurs); more,
+ * and the pair scan reads the text. */
+#define SUB_ANCHOR_GROUP 16
 
 typedef struct {
     PyObject_HEAD
@@ -4719,7 +4722,6 @@ typedef struct {
     uint32_t anchor_start[SUB_ANCHOR_PASSES + 1]; /* group g: anchor_ids[start[g]..start[g+1]] */
     uint32_t *anchor_ids;       /* entry ids */
     Py_ssize_t *anchor_offset;  /* where in its entry each one's anchor sits */
-    Py_ssize_t ascii_longer;    /* how many ASCII entries of two characters or more */
 } SubstringSet;
 
 /* Most one-character entries below U+0100 that sub_scan() looks for with memchr in a
@@ -4784,12 +4786,14 @@ sub_rarity(uint32_t c)
 
 /* The anchor plan of the set's ASCII entries of two characters or more (fields
  * anchor_*): each by its rarest character, the earliest of equals, grouped by that
- * character. `anchors` stays 0 when there are none, or their anchors would take more
- * than SUB_ANCHOR_PASSES memchr passes of a text read lowercased. */
+ * character. `anchors` stays 0 when there are none, when their anchors would take more
+ * than SUB_ANCHOR_PASSES memchr passes of a text read lowercased, or when one anchor
+ * holds more than SUB_ANCHOR_GROUP entries. */
 static int
 sub_plan_anchors(SubstringSet *self)
 {
     unsigned char chosen_char[SUB_ANCHOR_PASSES];
+    Py_ssize_t group_size[SUB_ANCHOR_PASSES] = {0};
     int distinct = 0, passes = 0;
     Py_ssize_t longer = 0;
     for (Py_ssize_t k = 0; k < self->count; k++) {
@@ -4816,8 +4820,9 @@ sub_plan_anchors(SubstringSet *self)
                 return 0; /* the pair scan, as for any other text */
             chosen_char[distinct++] = c;
         }
+        if (++group_size[g] > SUB_ANCHOR_GROUP)
+            return 0;
     }
-    self->ascii_longer = longer;
     if (longer == 0)
         return 0;
     self->anchor_ids = PyMem_Calloc((size_t)longer, sizeof(uint32_t));

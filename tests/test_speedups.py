@@ -1713,8 +1713,9 @@ def test_substring_set_anchor_search_of_an_ascii_text(
 
 @compiled
 def test_substring_set_anchor_examples() -> None:
-    """The anchor search at a text's edges, the same anchor in several entries, and a
-    set whose anchors take more than eight passes (the pair scan reads it)."""
+    """The anchor search at a text's edges, the same anchor in several entries, and sets
+    the pair scan reads instead: one whose anchors take more than eight passes, and one
+    with more than sixteen entries on one anchor."""
     from smista.core._speedups import SubstringSet
 
     shipped = [".clinerules", "agents.md", "claude.md", "git status", "terima kasih"]
@@ -1724,6 +1725,8 @@ def test_substring_set_anchor_examples() -> None:
     assert found.find_lower(".clinerules") == [".clinerules"]
     assert found.find_lower("Terima Kasih!") == ["terima kasih"]
     assert found.find("Git Status") == []
+    shared = [f"a{i}-b" for i in range(40)]  # one anchor ('-') for forty: the pair scan
+    assert SubstringSet(shared).find_lower("A3-B, a39-b and a4-c") == ["a3-b", "a39-b"]
     many = [f"{c}e" for c in "qzjxk"]  # five rare letters: ten passes read lowercased
     assert SubstringSet(many).find_lower("QE je Xe") == ["qe", "je", "xe"]
     assert SubstringSet(many).find("QE je Xe") == ["je"]

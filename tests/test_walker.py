@@ -347,6 +347,28 @@ def test_walking_leaves_no_references_behind() -> None:
     assert sys.getallocatedblocks() - before < 200
 
 
+def test_the_hit_log_releases_the_hits_it_holds() -> None:
+    """Walker.match logs each known hitting token with its hit (the scan's own objects,
+    which a leak would not show as new blocks): after many walks their reference counts
+    are what they were (the shipped pack, warm; words hit, phrases and leading words read)."""
+    rules = Classifier(default_config()).rules
+    texts = [*_labelled_texts()[:200], "please fix the bug, then review the plan", "why?"]
+    for text in texts:
+        rules._match_view(text, ("git_diff",))
+    scan = rules._scan
+    assert scan is not None
+    held: dict[str, tuple[tuple[str, bool], ...]] = {}
+    for text in texts:
+        scan.fold(text, [], set(), set(), held)
+    assert len(held) > 100
+    counts = [(sys.getrefcount(token), sys.getrefcount(hit)) for token, hit in held.items()]
+    for _ in range(5):
+        for text in texts:
+            rules._match_view(text, ("git_diff",))
+    gc.collect()
+    assert [(sys.getrefcount(token), sys.getrefcount(hit)) for token, hit in held.items()] == counts
+
+
 def test_a_rule_set_with_a_compiled_walk_is_freed_by_reference_counting() -> None:
     """The walker reaches the engine's resolver through a weak reference: no cycle keeps
     a dropped rule set (and its scan table) alive until a garbage collection."""
