@@ -4,12 +4,14 @@ A benchmark, not a test: it prints figures and asserts nothing. A prediction
 equal to a prompt's ``alt`` counts as correct. Each real-prompt part is scored
 per intent and per language:
 
-* the **held-out set**: tests/data/real-prompts-fresh28.jsonl, gathered in stop 46 by
-  people who never tuned the pack and never ran it on it, and kept outside the repository,
-  unread, until pack v27 (v26's rules, its text model refitted through fresh27, chosen and
-  committed before the score) was scored on it once in the same stop (v26, v25.1, v25, v24
-  and v21 too). It is the figure that estimates accuracy on new prompts;
-* the **earlier held-out sets**: tests/data/real-prompts-fresh27.jsonl (v26's third blind
+* the **held-out set**: tests/data/real-prompts-fresh29.jsonl, gathered late in stop 46,
+  after pack v27 shipped, by people who never tuned the pack and never ran it on it, and
+  kept outside the repository, unread, until v27 was scored on it once (v26, v25.1, v25,
+  v24 and v21 too). It is the figure that estimates accuracy on new prompts;
+* the **earlier held-out sets**: tests/data/real-prompts-fresh28.jsonl (v27's first blind
+  set, scored once by v27, v26, v25.1, v25, v24 and v21 in stop 46: v27, v26's rules with
+  the text model refitted through fresh27, was chosen and committed before the score),
+  -fresh27.jsonl (v26's third blind
   set, scored once by v26, v25.1, v25, v24 and v21 in stop 45), -fresh26.jsonl and
   -fresh25.jsonl (v26's first two, scored once in stop 44), and the ones held out from
   the packs before v26, whose five dropped rules were chosen on every set below, these
@@ -26,8 +28,8 @@ per intent and per language:
   fresh16) and -fresh16.jsonl, which no pack before v26 was tuned or fitted on, but read
   by tools/train_model.py's validation protocol when v24's catch-all was chosen.
 
-  v27's text model is fitted on every set above but the held-out one (fresh16 to fresh27
-  included): their figures are blind only for the packs that had not seen them;
+  v27's text model is fitted on every set above but fresh28 and the held-out one (fresh16
+  to fresh27 included): their figures are blind only for the packs that had not seen them;
 * the sets the pack was **tuned on**: the dev set (tests/data/real-prompts-dev.jsonl,
   294), the second sets (tests/data/real-prompts-extra-*.jsonl, 600), and the first
   eleven fresh sets (tests/data/real-prompts-fresh.jsonl, 314; -fresh2, 301; -fresh3,
@@ -49,7 +51,7 @@ per intent and per language:
     python -m benchmarks.accuracy --misses        # what to work on (implies --tuning-only)
     python -m benchmarks.accuracy --v3-parts      # pack v3's held-out parts too
     python -m benchmarks.accuracy --json
-    python -m benchmarks.accuracy --as-turns      # fresh28, fresh27 and fresh26 read as turns too
+    python -m benchmarks.accuracy --as-turns      # fresh29, fresh28 and fresh27 read as turns too
 
 ``--as-turns`` reads each held-out prompt also as a host that sends the message list
 would hand it over: a turn whose earlier user turns are the prompts before it from the same
@@ -92,7 +94,8 @@ FRESH12 = DATA / "real-prompts-fresh12.jsonl"
 FRESH13 = DATA / "real-prompts-fresh13.jsonl"
 FRESH14 = DATA / "real-prompts-fresh14.jsonl"
 FRESH15 = DATA / "real-prompts-fresh15.jsonl"
-HELD_OUT = DATA / "real-prompts-fresh28.jsonl"
+HELD_OUT = DATA / "real-prompts-fresh29.jsonl"
+FRESH28 = DATA / "real-prompts-fresh28.jsonl"
 FRESH27 = DATA / "real-prompts-fresh27.jsonl"
 FRESH26 = DATA / "real-prompts-fresh26.jsonl"
 FRESH25 = DATA / "real-prompts-fresh25.jsonl"
@@ -106,6 +109,7 @@ FRESH18 = DATA / "real-prompts-fresh18.jsonl"
 FRESH17 = DATA / "real-prompts-fresh17.jsonl"
 FRESH16 = DATA / "real-prompts-fresh16.jsonl"
 EARLIER_SETS = (
+    ("earlier held out: fresh28 set", FRESH28),  # v27's first blind set, in stop 46
     # v26's blind sets (each scored once by v21, v24, v25, v25.1 and v26); v27's model is
     # fitted on them
     ("earlier held out: fresh27 set", FRESH27),  # v26's third blind set, in stop 45
@@ -183,7 +187,7 @@ def second_sets() -> list[AnnotatedCase]:
 
 
 def held_out_prompts() -> list[AnnotatedCase]:
-    """The held-out set (tests/data/real-prompts-fresh28.jsonl), never tuned on."""
+    """The held-out set (tests/data/real-prompts-fresh29.jsonl), never tuned on."""
     return _read(HELD_OUT)
 
 
@@ -257,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
-        "--as-turns", action="store_true", help="also read fresh28, fresh27 and fresh26 as turns"
+        "--as-turns", action="store_true", help="also read fresh29, fresh28 and fresh27 as turns"
     )
     args = parser.parse_args(argv)
 
@@ -285,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Evaluation] = {}
     if not (args.tuning_only or args.misses):
         held = held_out_prompts()
-        results["real prompts, held out: fresh28 set"] = evaluate_cases(classifier, held)
+        results["real prompts, held out: fresh29 set"] = evaluate_cases(classifier, held)
         for label, path in EARLIER_SETS:
             results[f"real prompts, {label}"] = evaluate_cases(classifier, _read(path))
     tuned = {
@@ -323,9 +327,9 @@ def main(argv: list[str] | None = None) -> int:
 
     turns: dict[str, tuple[int, int, int]] = {}
     if args.as_turns and not (args.tuning_only or args.misses):
-        for path in (HELD_OUT, FRESH27, FRESH26):
+        for path in (HELD_OUT, FRESH28, FRESH27):
             turns[path.stem] = _as_turns(classifier, path)
-        turns["fresh28, fresh27 and fresh26"] = (
+        turns["fresh29, fresh28 and fresh27"] = (
             sum(t[0] for t in turns.values()),
             sum(t[1] for t in turns.values()),
             sum(t[2] for t in turns.values()),

@@ -151,6 +151,12 @@ FRESH_FLOORS = {
     # least as well as v26: v27 78.2% (248/317), v21 76.7% (243/317), v26, v25.1, v25 and v24
     # 75.7% (240/317). A floor so no engine change loses an answer silently.
     "real-prompts-fresh28.jsonl": (317, 0.78),
+    # v27's second blind set: gathered later in stop 46, after v27 shipped (no pack change
+    # on its account), kept outside the repository unread until v27 was scored on it once,
+    # with v26, v25.1, v25, v24 and v21: v27 77.7% (174/224), v26 78.1% (175/224), v25.1,
+    # v25 and v24 77.2% (173/224), v21 75.9% (170/224). A floor so no engine change loses an
+    # answer silently.
+    "real-prompts-fresh29.jsonl": (224, 0.77),
 }
 
 
