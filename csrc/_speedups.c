@@ -1098,6 +1098,26 @@ TokenCodes_dealloc(TokenCodes *self)
     Py_DECREF(type); /* a heap type: each instance holds a reference to it */
 }
 
+/* Double the room of an array of `size`-byte items that starts in `small`, a buffer inside
+ * its owner, holding `*cap` items: on the first growth it moves to the heap (its items
+ * copied), later it is reallocated. 0, or -1 with MemoryError set (the array unchanged). */
+static int
+grow_small(void **items, const void *small, Py_ssize_t *cap, size_t size)
+{
+    const Py_ssize_t bigger = *cap * 2;
+    void *a = *items == small ? PyMem_Malloc((size_t)bigger * size)
+                              : PyMem_Realloc(*items, (size_t)bigger * size);
+    if (a == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (*items == small)
+        memcpy(a, small, (size_t)*cap * size);
+    *items = a;
+    *cap = bigger;
+    return 0;
+}
+
 /* -- the scan ---------------------------------------------------------------------- */
 
 #define SCAN_BATCH 16 /* tokens whose slots are prefetched before any is probed */
@@ -1114,9 +1134,9 @@ typedef struct {
 #define FOLD_SEEN 64 /* ASCII hitting tokens a fold() call remembers having put in `hitting` */
 
 /* The hitting tokens of a Walker.match() fold, logged instead of put in `hitting` (a
- * match reads one or two of them; a dict of all cost about 8 % of a cold prompt's time):
- * each token with its hit. walk_hits_of() reads it; walk_hitting() puts it all in the
- * dict when a view needs that, or after WALK_LOG_LOOKUPS lookups. */
+ * match reads one or two of them, and a dict of them all was a good share of a cold
+ * prompt's time): each token with its hit. walk_hits_of() reads it; walk_hitting() puts
+ * it all in the dict when a view needs that, or after WALK_LOG_LOOKUPS lookups. */
 #define HIT_LOG_SMALL 96
 typedef struct {
     PyObject *token; /* owned str */
@@ -1154,18 +1174,12 @@ static int
 hit_log_add(HitLog *log, PyObject *token, PyObject *hit)
 {
     if (log->n == log->cap) {
-        const Py_ssize_t cap = log->cap * 2;
-        HitRecord *a = log->a == log->small ? PyMem_Malloc((size_t)cap * sizeof(HitRecord))
-                                            : PyMem_Realloc(log->a, (size_t)cap * sizeof(HitRecord));
-        if (a == NULL) {
+        void *items = log->a;
+        if (grow_small(&items, log->small, &log->cap, sizeof(HitRecord)) < 0) {
             Py_DECREF(token);
-            PyErr_NoMemory();
             return -1;
         }
-        if (log->a == log->small)
-            memcpy(a, log->small, sizeof(log->small));
-        log->a = a;
-        log->cap = cap;
+        log->a = items;
     }
     HitRecord *r = &log->a[log->n++];
     r->token = token;
@@ -1292,17 +1306,10 @@ ids_add(IdList *list, Py_ssize_t id)
         return 0;
     *word |= bit;
     if (list->count == list->cap) {
-        const Py_ssize_t cap = list->cap * 2;
-        uint32_t *bigger = PyMem_Malloc((size_t)cap * sizeof(uint32_t));
-        if (bigger == NULL) {
-            PyErr_NoMemory();
+        void *items = list->ids;
+        if (grow_small(&items, list->small, &list->cap, sizeof(uint32_t)) < 0)
             return -1;
-        }
-        memcpy(bigger, list->ids, (size_t)list->count * sizeof(uint32_t));
-        if (list->ids != list->small)
-            PyMem_Free(list->ids);
-        list->ids = bigger;
-        list->cap = cap;
+        list->ids = items;
     }
     list->ids[list->count++] = (uint32_t)id;
     return 0;
@@ -7543,17 +7550,10 @@ static int
 wheap_push(WHeap *h, Py_ssize_t v)
 {
     if (h->n == h->cap) {
-        const Py_ssize_t cap = h->cap * 2;
-        Py_ssize_t *a = h->a == h->small ? PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t))
-                                         : PyMem_Realloc(h->a, (size_t)cap * sizeof(Py_ssize_t));
-        if (a == NULL) {
-            PyErr_NoMemory();
+        void *items = h->a;
+        if (grow_small(&items, h->small, &h->cap, sizeof(Py_ssize_t)) < 0)
             return -1;
-        }
-        if (h->a == h->small)
-            memcpy(a, h->small, sizeof(h->small));
-        h->a = a;
-        h->cap = cap;
+        h->a = items;
     }
     Py_ssize_t i = h->n++;
     while (i > 0) {
