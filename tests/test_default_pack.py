@@ -157,6 +157,14 @@ FRESH_FLOORS = {
     # v25 and v24 77.2% (173/224), v21 75.9% (170/224). A floor so no engine change loses an
     # answer silently.
     "real-prompts-fresh29.jsonl": (224, 0.775),
+    # v27's third blind set: gathered in stop 47, kept outside the repository unread until
+    # v27 was scored on it once, with v28 (v27's rules, its text model refitted through
+    # fresh29, committed before the score), v26, v25.1, v25, v24 and v21, under the rule
+    # written before the score that v28 ships only if it reads the set at least as well as
+    # v27: v27 82.8% (279/337), v28 and v26 81.9% (276/337), v25.1, v25 and v24 81.0%
+    # (273/337), v21 80.1% (270/337); v28 was not shipped. A floor so no engine change loses
+    # an answer silently.
+    "real-prompts-fresh30.jsonl": (337, 0.825),
 }
 
 
