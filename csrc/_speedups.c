@@ -6178,6 +6178,62 @@ softmax_pick(const double *scores, Py_ssize_t lanes, double *exps, double *parti
     return best;
 }
 
+/* `p` in hundredths as Python's f"{p:.2f}" rounds it (correctly, ties to even), for p in
+ * [0, 1]; -1 for any other p (NaN and -0.0 too). A reason shows a probability this way: dtoa and
+ * a format string for it were a good share of a cold prompt's instruction-cache misses.
+ * k = floor(fl(100 p)) leaves the answer k or k + 1 (fl is monotonic and k + 1 is
+ * exact), so the exact 200 p (fma gives the product's rounding error exactly) against
+ * 2k + 1 decides; it equals 2k + 1 only for 0.125, 0.375, 0.625 and 0.875. */
+static int
+hundredths(double p)
+{
+    if (!(p >= 0.0 && p <= 1.0) || signbit(p)) /* (-0.0 shows as "-0.00") */
+        return -1;
+    const int k = (int)(p * 100.0);
+    if (k >= 100)
+        return 100;
+    const double mid = (double)(2 * k + 1), hi = p * 200.0, lo = fma(p, 200.0, -hi);
+    const int above = hi > mid || (hi == mid && lo > 0.0);
+    const int tie = hi == mid && lo == 0.0;
+    return above || (tie && (k & 1)) ? k + 1 : k;
+}
+
+/* " 0.xx" for `h` hundredths (0..100): a new reference. */
+static PyObject *
+hundredths_text(int h)
+{
+    char text[8] = {' ', (char)('0' + h / 100), '.', (char)('0' + h / 10 % 10),
+                    (char)('0' + h % 10), 0};
+    return PyUnicode_FromStringAndSize(text, 5);
+}
+
+PyDoc_STRVAR(two_decimals_doc,
+"two_decimals(p, /) -> str\n--\n\n"
+"``f\"{p:.2f}\"`` as the walk writes a probability into a reason (for tests).");
+
+static PyObject *
+two_decimals(PyObject *Py_UNUSED(module), PyObject *arg)
+{
+    const double p = PyFloat_AsDouble(arg);
+    if (p == -1.0 && PyErr_Occurred())
+        return NULL;
+    const int h = hundredths(p);
+    if (h < 0) {
+        char *number = PyOS_double_to_string(p, 'f', 2, 0, NULL);
+        if (number == NULL)
+            return NULL;
+        PyObject *out = PyUnicode_FromString(number);
+        PyMem_Free(number);
+        return out;
+    }
+    PyObject *spaced = hundredths_text(h);
+    if (spaced == NULL)
+        return NULL;
+    PyObject *out = PyUnicode_Substring(spaced, 1, 5);
+    Py_DECREF(spaced);
+    return out;
+}
+
 PyDoc_STRVAR(softmax_top_doc,
 "softmax_top(bias, scale, sums, /) -> tuple[int, float] | None\n--\n\n"
 "The most probable label of a text model (its place, the first on a tie) and its\n"
@@ -7044,6 +7100,7 @@ typedef struct {
     PyObject_HEAD
     PyObject *held; /* the constructor's arguments: every borrowed pointer below is in it */
     PyObject *names[WN_COUNT];
+    PyObject *hundredths[101]; /* " 0.00" .. " 1.00", each made when first shown */
     PyObject *empty; /* () */
     Py_ssize_t nplan;
     Py_ssize_t *plan_rank, *plan_index;
@@ -7109,6 +7166,8 @@ Walker_clear(Walker *self)
     Py_CLEAR(self->empty);
     for (int k = 0; k < WN_COUNT; k++)
         Py_CLEAR(self->names[k]);
+    for (int k = 0; k <= 100; k++)
+        Py_CLEAR(self->hundredths[k]);
     return 0;
 }
 
@@ -8290,6 +8349,26 @@ walk_evidence(Walk *s, PyObject *key, PyObject *shown)
     return walk_evidence_of(s, key, shown, 0);
 }
 
+/* "LABEL 0.xx", the model's reading as its evidence shows it (f"{label} {p:.2f}" in
+ * PredictedKind and LikeliestKind): a new reference, NULL on an exception. */
+static PyObject *
+walk_shown(Walk *s, PyObject *label)
+{
+    const int h = hundredths(s->probability);
+    if (h < 0) {
+        char *number = PyOS_double_to_string(s->probability, 'f', 2, 0, NULL);
+        if (number == NULL)
+            return NULL;
+        PyObject *shown = PyUnicode_FromFormat("%U %s", label, number);
+        PyMem_Free(number);
+        return shown;
+    }
+    PyObject **cached = &s->w->hundredths[h];
+    if (*cached == NULL && (*cached = hundredths_text(h)) == NULL)
+        return NULL;
+    return PyUnicode_Concat(label, *cached);
+}
+
 /* Whether `name` is in `names` or the wildcard is (1, 0; -1: an exception). */
 static int
 walk_named(Walk *s, PyObject *names, PyObject *name)
@@ -8321,12 +8400,7 @@ walk_op(Walk *s, const WOp *op)
         const int in = PySet_Contains(a[0], label);
         if (in <= 0)
             return in < 0 ? NULL : Py_NewRef(Py_None);
-        char *number = PyOS_double_to_string(s->probability, 'f', 2, 0, NULL);
-        if (number == NULL)
-            return NULL;
-        PyObject *shown = PyUnicode_FromFormat("%U %s", label, number);
-        PyMem_Free(number);
-        return walk_evidence(s, a[2], shown);
+        return walk_evidence(s, a[2], walk_shown(s, label));
     }
     case WOP_COMMAND: { /* CommandsKind.match */
         PyObject *command = walk_command(s);
@@ -9179,6 +9253,7 @@ static PyMethodDef module_methods[] = {
     {"lower", (PyCFunction)lower_text, METH_O, lower_doc_module},
     {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
     {"softmax_top", (PyCFunction)(void (*)(void))softmax_top, METH_FASTCALL, softmax_top_doc},
+    {"two_decimals", (PyCFunction)two_decimals, METH_O, two_decimals_doc},
     {"blank_code_spans", (PyCFunction)blank_code_spans, METH_O, blank_code_spans_doc},
     {"non_ascii", (PyCFunction)non_ascii, METH_O, non_ascii_doc},
     {"code_signs", (PyCFunction)code_signs, METH_O, code_signs_doc},

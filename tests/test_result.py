@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from smista.core.intent import Confidence, IntentSource, TaskIntent
-from smista.core.result import FIELDS, Classification
+from smista.core.result import FIELDS, Classification, trusted
 from smista.core.resultmodel import ClassificationModel
 
 fields = st.fixed_dictionaries(
@@ -226,3 +226,34 @@ def test_field_errors_and_schema_are_the_models() -> None:
             ClassificationModel.model_json_schema(mode=mode)
         )
     assert Classification.model_json_schema() == ClassificationModel.model_json_schema()
+
+
+@given(
+    intent=st.sampled_from(TaskIntent),
+    source=st.sampled_from(IntentSource),
+    reason=st.text(max_size=20),
+    rule=st.one_of(st.none(), st.integers(0, 10**6)),
+    confidence=st.one_of(st.none(), st.sampled_from(Confidence)),
+)
+def test_trusted_is_the_checked_constructor_for_engine_fields(
+    intent: TaskIntent, source: IntentSource, reason: str, rule: int | None, confidence: Any
+) -> None:
+    """The classify path's constructor of a new outcome builds what Classification() does."""
+    made = trusted(intent, source, reason, rule, confidence)
+    checked = Classification(
+        intent=intent, source=source, reason=reason, matched_rule=rule, confidence=confidence
+    )
+    assert type(made) is Classification
+    assert made == checked
+    assert made.model_dump() == checked.model_dump()
+
+
+def test_trusted_checks_what_it_does_not_trust() -> None:
+    """A rule index or a reason of another shape goes through the checked constructor."""
+    edit, inferred, low = TaskIntent.EDIT, IntentSource.INFERRED, Confidence.LOW
+    with pytest.raises(ValidationError):
+        trusted(edit, inferred, "fine", -1, low)
+    with pytest.raises(ValidationError):
+        trusted(edit, inferred, None, 3, low)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        trusted(edit, inferred, "fine", True, low)

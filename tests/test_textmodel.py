@@ -37,11 +37,12 @@ from tests import reference
 try:  # (SMISTA_IMPLEMENTATION=python hides it, as from the engine)
     from smista.core._speedups import FeatureTable as _FeatureTable
     from smista.core._speedups import TokenCodes as _TokenCodes
-    from smista.core._speedups import softmax_top
+    from smista.core._speedups import softmax_top, two_decimals
 except ImportError:
     _FeatureTable = None  # type: ignore[assignment,misc]
     _TokenCodes = None  # type: ignore[assignment,misc]
     softmax_top = None  # type: ignore[assignment]
+    two_decimals = None  # type: ignore[assignment]
 
 LABELS = ("chat", "plan", "edit", "review", "summarize", "prompt", "skill")
 
@@ -923,6 +924,36 @@ def test_softmax_top_edge_cases() -> None:
         softmax_top((0.0,), 1.0, (10**400, 0))
     with pytest.raises(OverflowError):
         softmax_top((0.0,), 1.0, (1, 10**400))
+
+
+@compiled
+@settings(max_examples=2000, deadline=None)
+@given(
+    p=st.one_of(
+        st.floats(0.0, 1.0),
+        st.integers(0, 200).map(lambda k: k / 200),  # the midpoints, 0.125 and its kin exact
+        st.floats(allow_nan=True, allow_infinity=True),
+    ),
+    step=st.sampled_from([-1, 0, 1]),
+)
+def test_two_decimals_writes_a_probability_as_python_does(p: float, step: int) -> None:
+    """The walk shows the model's probability in a reason without dtoa: the same two
+    decimals as f"{p:.2f}" (correctly rounded, ties to even), next to every midpoint too."""
+    if step and not math.isnan(p):
+        p = math.nextafter(p, math.copysign(math.inf, step))
+    assert two_decimals(p) == f"{p:.2f}"
+
+
+@compiled
+def test_two_decimals_edge_cases() -> None:
+    for p in (0.125, 0.375, 0.625, 0.875, 0.005, 0.015, 0.995, 0.0, 1.0, -0.0, 5e-324):
+        for q in (math.nextafter(p, -1.0), p, math.nextafter(p, 2.0)):
+            assert two_decimals(q) == f"{q:.2f}"
+    assert [two_decimals(k / 100) for k in range(101)] == [f"{k / 100:.2f}" for k in range(101)]
+    assert two_decimals(math.nan) == "nan"
+    assert two_decimals(1.5) == "1.50"
+    with pytest.raises(TypeError):
+        two_decimals("0.5")  # type: ignore[arg-type]
 
 
 @settings(max_examples=500, deadline=None)

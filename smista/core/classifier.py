@@ -19,7 +19,7 @@ from smista.core.conditions.compile import plan_options, rule_spec
 from smista.core.conditions.view import visible_text
 from smista.core.engine import OUTCOMES_LIMIT, CompiledRules, RuleMatch, reason_and_confidence
 from smista.core.intent import Confidence, IntentSource, TaskIntent
-from smista.core.result import Classification
+from smista.core.result import Classification, trusted
 from smista.core.tokenizer import tokenize
 from smista.core.wire import explicit_reason
 
@@ -190,7 +190,7 @@ class Classifier:
             if match_code is None:  # (extension kinds: see _init)
                 match = self._match_text(text, ())
                 cached = self._results.get(match)
-                return cached if cached is not None else self.result(match)
+                return cached if cached is not None else self._remember(match)
             code = match_code(text)
             found = self._by_code.get(code)
             if found is None:
@@ -208,19 +208,22 @@ class Classifier:
             kinds = _contexts(contexts, workspace)
         match = self._match_text(text, kinds)
         cached = self._results.get(match)
-        return cached if cached is not None else self.result(match)
+        return cached if cached is not None else self._remember(match)
 
     def result(self, match: RuleMatch) -> Classification:
         """The (shared, immutable) :class:`Classification` for a matcher outcome. At most
         :data:`~smista.core.engine.OUTCOMES_LIMIT` are kept: then they are forgotten, and
         made again when met (an outcome can quote the prompt: a wildcard slash command)."""
+        cached = self._results.get(match)
+        return cached if cached is not None else self._remember(match)
+
+    def _remember(self, match: RuleMatch) -> Classification:
+        """:meth:`result` of an outcome not kept yet: made, and kept."""
         results = self._results
-        cached = results.get(match)
-        if cached is None:
-            if len(results) >= OUTCOMES_LIMIT:
-                results.clear()
-            cached = results[match] = inferred(match)
-        return cached
+        if len(results) >= OUTCOMES_LIMIT:
+            results.clear()
+        made = results[match] = inferred(match)
+        return made
 
     def explain(
         self,
@@ -272,12 +275,12 @@ class Classifier:
 def inferred(match: RuleMatch) -> Classification:
     """The result of a matcher outcome: its intent, reason, rule and confidence."""
     reason, level = reason_and_confidence(match)
-    return Classification(
-        intent=_INTENTS.get(match.label) or TaskIntent(match.label),
-        source=IntentSource.INFERRED,
-        reason=reason,
-        matched_rule=match.rule,
-        confidence=_CONFIDENCES.get(level) or Confidence(level),
+    return trusted(
+        _INTENTS.get(match.label) or TaskIntent(match.label),
+        IntentSource.INFERRED,
+        reason,
+        match.rule,
+        _CONFIDENCES.get(level) or Confidence(level),
     )
 
 

@@ -192,19 +192,7 @@ def reason_of(match: RuleMatch) -> str:
     The parts each condition kind words, in reason order, joined by "and":
     for the original's kinds exactly the original's reasons.
     """
-    if match.rule is None:
-        return f"no rule matched; default intent '{match.label}'"
-    return _reason(match, _evidence(match))
-
-
-def _reason(match: RuleMatch, evidence: list[Evidence]) -> str:
-    """:func:`reason_of` a match of some rule, given its :func:`_evidence`."""
-    parts = [p for e in evidence if (p := BY_KEY[e.kind].describe(e)) is not None]
-    if parts:
-        return f"{' and '.join(parts)} matched rule {match.rule}"
-    if match.extra:
-        return f"rule {match.rule} matched: none of its exclusions occur"
-    return f"catch-all rule {match.rule} matched"
+    return reason_and_confidence(match)[0]
 
 
 def confidence_of(match: RuleMatch) -> str:
@@ -215,37 +203,56 @@ def confidence_of(match: RuleMatch) -> str:
     ``medium``, two or more ``high`` unless one was a typo (``medium``). For
     the original's kinds this is exactly the original's table.
     """
-    if match.rule is None:
-        return "low"
-    return _confidence(_evidence(match))
+    return reason_and_confidence(match)[1]
 
 
-def _confidence(evidence: list[Evidence]) -> str:
-    """:func:`confidence_of` a match of some rule, given its :func:`_evidence`."""
-    signals = 0
-    fuzzy = False
-    for e in evidence:
-        if BY_KEY[e.kind].counts(e):
-            signals += 1
-            fuzzy = fuzzy or e.fuzzy
-    if signals >= 2:
-        return "medium" if fuzzy else "high"
-    return "medium" if signals else "low"
+_PARTS: dict[Evidence, tuple[str | None, bool]] = {}
+"""Each evidence met: its kind's ``describe`` and ``counts`` of it (both pure functions of
+the evidence, so a new outcome made of evidence met before calls no kind's method)."""
+_PARTS_LIMIT = 4096
+"""Evidence :data:`_PARTS` keeps; past it, new evidence is worded each time it is met."""
+
+
+def _part(e: Evidence) -> tuple[str | None, bool]:
+    """``(describe(e), counts(e))`` by ``e``'s kind, remembered (:data:`_PARTS`)."""
+    found = _PARTS.get(e)
+    if found is None:
+        kind = BY_KEY[e.kind]
+        found = (kind.describe(e), kind.counts(e))
+        if len(_PARTS) < _PARTS_LIMIT:
+            _PARTS[e] = found
+    return found
 
 
 def reason_and_confidence(match: RuleMatch) -> tuple[str, str]:
-    """``(reason_of(match), confidence_of(match))``, the evidence gathered once."""
+    """``(reason_of(match), confidence_of(match))``, in one pass over the evidence."""
     if match.rule is None:
-        return reason_of(match), "low"
-    evidence = _evidence(match)
-    return _reason(match, evidence), _confidence(evidence)
+        return f"no rule matched; default intent '{match.label}'", "low"
+    parts: list[str] = []
+    signals = 0
+    fuzzy = False
+    for e in _evidence(match):
+        part, counts = _PARTS.get(e) or _part(e)
+        if part is not None:
+            parts.append(part)
+        if counts:
+            signals += 1
+            fuzzy = fuzzy or e.fuzzy
+    if parts:
+        reason = f"{' and '.join(parts)} matched rule {match.rule}"
+    elif match.extra:
+        reason = f"rule {match.rule} matched: none of its exclusions occur"
+    else:
+        reason = f"catch-all rule {match.rule} matched"
+    if signals >= 2:
+        return reason, "medium" if fuzzy else "high"
+    return reason, "medium" if signals else "low"
 
 
 def wire_of(match: RuleMatch) -> dict[str, object]:
     """The wire JSON object of an inferred result (see :mod:`smista.core.wire`)."""
-    return _wire_classification(
-        match.label, "inferred", reason_of(match), match.rule, confidence_of(match)
-    )
+    reason, confidence = reason_and_confidence(match)
+    return _wire_classification(match.label, "inferred", reason, match.rule, confidence)
 
 
 _BAND_AFTER = 256

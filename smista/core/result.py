@@ -236,6 +236,39 @@ def _utf8(text: str) -> bool:
     return True
 
 
+_SLOTS = tuple(getattr(Classification, name).__set__ for name in FIELDS)
+
+
+def trusted(
+    intent: TaskIntent,
+    source: IntentSource,
+    reason: str,
+    matched_rule: int | None,
+    confidence: Confidence | None,
+) -> Classification:
+    """``Classification(...)`` of these fields, for a new outcome on the classify path: the
+    enum members the caller looked up are trusted, and only the reason and the rule index
+    are checked here (anything else is built, and validated, the usual way)."""
+    if type(reason) is not str or not (
+        matched_rule is None or (type(matched_rule) is int and matched_rule >= 0)
+    ):
+        return Classification(
+            intent=intent,
+            source=source,
+            reason=reason,
+            matched_rule=matched_rule,
+            confidence=confidence,
+        )
+    self = object.__new__(Classification)
+    set_intent, set_source, set_reason, set_rule, set_confidence = _SLOTS
+    set_intent(self, intent)
+    set_source(self, source)
+    set_reason(self, reason)
+    set_rule(self, matched_rule)
+    set_confidence(self, confidence)
+    return self
+
+
 def _restore(
     intent: TaskIntent,
     source: IntentSource,
