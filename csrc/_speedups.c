@@ -1131,6 +1131,7 @@ typedef struct {
     unsigned char key[BATCH_KEY];
 } Pending;
 
+#define MATCH_STACK_RULES 512 /* Walker.match keeps its per-rule arrays on the stack up to here */
 #define FOLD_SEEN 64 /* ASCII hitting tokens a fold() call remembers having put in `hitting` */
 
 /* The hitting tokens of a Walker.match() fold, logged instead of put in `hitting` (a
@@ -7933,19 +7934,23 @@ walk_content(Walk *s, Py_ssize_t n)
 
 #define WALK_LOG_LOOKUPS 8 /* tokens looked up in the hit log before it is made a dict */
 
+/* Whether the str `a` and `b` are equal (both exact str: equal str have one kind, PEP
+ * 393's canonical form, so length, kind and bytes decide). */
+static inline int
+same_str(PyObject *a, PyObject *b)
+{
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    const int kind = PyUnicode_KIND(a);
+    return a == b || (PyUnicode_GET_LENGTH(b) == n && PyUnicode_KIND(b) == kind &&
+                      memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0);
+}
+
 /* The hit logged for str `token` (borrowed), or None. */
 static PyObject *
 hit_log_find(const HitLog *log, PyObject *token)
 {
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(token);
-    const int kind = PyUnicode_KIND(token);
-    const void *data = PyUnicode_DATA(token);
     for (Py_ssize_t k = 0; k < log->n; k++) {
-        PyObject *held = log->a[k].token;
-        /* (equal str have one kind: PEP 393's canonical form) */
-        if (held == token ||
-            (PyUnicode_GET_LENGTH(held) == n && PyUnicode_KIND(held) == kind &&
-             memcmp(PyUnicode_DATA(held), data, (size_t)n * (size_t)kind) == 0))
+        if (same_str(log->a[k].token, token))
             return log->a[k].hit;
     }
     return Py_None;
@@ -8085,11 +8090,15 @@ walk_word_hit(Walk *s, PyObject *word, PyObject *token)
             PyErr_SetString(PyExc_TypeError, "walk(): a hit is (word, fuzzy)");
             return -2;
         }
-        const int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(pair, 0), word, Py_EQ);
+        PyObject *held = PyTuple_GET_ITEM(pair, 0);
+        const int eq = PyUnicode_CheckExact(held) && PyUnicode_CheckExact(word)
+                           ? same_str(held, word)
+                           : PyObject_RichCompareBool(held, word, Py_EQ);
         if (eq < 0)
             return -2;
         if (eq) {
-            const int fuzzy = PyObject_IsTrue(PyTuple_GET_ITEM(pair, 1));
+            PyObject *flag = PyTuple_GET_ITEM(pair, 1);
+            const int fuzzy = flag == Py_False ? 0 : flag == Py_True ? 1 : PyObject_IsTrue(flag);
             return fuzzy < 0 ? -2 : fuzzy;
         }
     }
@@ -9076,8 +9085,18 @@ Walker_match(Walker *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *entry_lists = PyList_New(0);
     PyObject *words = PySet_New(NULL), *prefixes = PySet_New(NULL), *hitting = PyDict_New();
     PyObject *corrected = self->gather_corrected ? PySet_New(NULL) : Py_NewRef(Py_None);
-    PyObject **best = PyMem_Calloc((size_t)self->nrules + 1, sizeof(PyObject *));
-    Py_ssize_t *ranks = PyMem_Malloc(((size_t)self->nrules + 1) * sizeof(Py_ssize_t));
+    /* per rule rank: its best entry, and the ranks that have one; on the stack for a pack
+     * of up to MATCH_STACK_RULES rules (a calloc a prompt was a good share of its
+     * instruction-cache misses) */
+    PyObject *best_small[MATCH_STACK_RULES + 1];
+    Py_ssize_t ranks_small[MATCH_STACK_RULES + 1];
+    const int on_stack = self->nrules <= MATCH_STACK_RULES;
+    PyObject **best = on_stack ? best_small
+                               : PyMem_Calloc((size_t)self->nrules + 1, sizeof(PyObject *));
+    Py_ssize_t *ranks =
+        on_stack ? ranks_small : PyMem_Malloc(((size_t)self->nrules + 1) * sizeof(Py_ssize_t));
+    if (on_stack)
+        memset(best_small, 0, ((size_t)self->nrules + 1) * sizeof(PyObject *));
     Py_ssize_t nbest = 0;
     if (entry_lists == NULL || words == NULL || prefixes == NULL || hitting == NULL ||
         corrected == NULL || best == NULL || ranks == NULL) {
@@ -9190,8 +9209,10 @@ Walker_match(Walker *self, PyObject *const *args, Py_ssize_t nargs)
     }
 done:
     hit_log_free(&log);
-    PyMem_Free(best);
-    PyMem_Free(ranks);
+    if (!on_stack) {
+        PyMem_Free(best);
+        PyMem_Free(ranks);
+    }
     Py_XDECREF(found);
     Py_XDECREF(entry_lists);
     Py_XDECREF(words);
