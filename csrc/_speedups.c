@@ -6199,13 +6199,15 @@ hundredths(double p)
     return above || (tie && (k & 1)) ? k + 1 : k;
 }
 
-/* " 0.xx" for `h` hundredths (0..100): a new reference. */
-static PyObject *
-hundredths_text(int h)
+/* " 0.xx" for `h` hundredths (0..100), in `text` (5 characters). */
+static void
+hundredths_text(int h, char text[5])
 {
-    char text[8] = {' ', (char)('0' + h / 100), '.', (char)('0' + h / 10 % 10),
-                    (char)('0' + h % 10), 0};
-    return PyUnicode_FromStringAndSize(text, 5);
+    text[0] = ' ';
+    text[1] = (char)('0' + h / 100);
+    text[2] = '.';
+    text[3] = (char)('0' + h / 10 % 10);
+    text[4] = (char)('0' + h % 10);
 }
 
 PyDoc_STRVAR(two_decimals_doc,
@@ -6227,12 +6229,9 @@ two_decimals(PyObject *Py_UNUSED(module), PyObject *arg)
         PyMem_Free(number);
         return out;
     }
-    PyObject *spaced = hundredths_text(h);
-    if (spaced == NULL)
-        return NULL;
-    PyObject *out = PyUnicode_Substring(spaced, 1, 5);
-    Py_DECREF(spaced);
-    return out;
+    char text[5];
+    hundredths_text(h, text);
+    return PyUnicode_FromStringAndSize(text + 1, 4);
 }
 
 PyDoc_STRVAR(softmax_top_doc,
@@ -7101,7 +7100,6 @@ typedef struct {
     PyObject_HEAD
     PyObject *held; /* the constructor's arguments: every borrowed pointer below is in it */
     PyObject *names[WN_COUNT];
-    PyObject *hundredths[101]; /* " 0.00" .. " 1.00", each made when first shown */
     PyObject *empty; /* () */
     Py_ssize_t nplan;
     Py_ssize_t *plan_rank, *plan_index;
@@ -7167,8 +7165,6 @@ Walker_clear(Walker *self)
     Py_CLEAR(self->empty);
     for (int k = 0; k < WN_COUNT; k++)
         Py_CLEAR(self->names[k]);
-    for (int k = 0; k <= 100; k++)
-        Py_CLEAR(self->hundredths[k]);
     return 0;
 }
 
@@ -8359,7 +8355,9 @@ walk_evidence(Walk *s, PyObject *key, PyObject *shown)
 }
 
 /* "LABEL 0.xx", the model's reading as its evidence shows it (f"{label} {p:.2f}" in
- * PredictedKind and LikeliestKind): a new reference, NULL on an exception. */
+ * PredictedKind and LikeliestKind): a new reference, NULL on an exception. Written
+ * straight into a new str of the label's kind (the ASCII tail never widens it), so the
+ * walk keeps nothing in the walker: a walker is shared by threads that walk at once. */
 static PyObject *
 walk_shown(Walk *s, PyObject *label)
 {
@@ -8372,10 +8370,18 @@ walk_shown(Walk *s, PyObject *label)
         PyMem_Free(number);
         return shown;
     }
-    PyObject **cached = &s->w->hundredths[h];
-    if (*cached == NULL && (*cached = hundredths_text(h)) == NULL)
+    char text[5];
+    hundredths_text(h, text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(label);
+    PyObject *shown = PyUnicode_New(n + 5, PyUnicode_MAX_CHAR_VALUE(label));
+    if (shown == NULL)
         return NULL;
-    return PyUnicode_Concat(label, *cached);
+    const int kind = PyUnicode_KIND(shown);
+    void *data = PyUnicode_DATA(shown);
+    memcpy(data, PyUnicode_DATA(label), (size_t)n * (size_t)kind); /* (one kind: see above) */
+    for (int k = 0; k < 5; k++)
+        PyUnicode_WRITE(kind, data, n + k, (Py_UCS4)(unsigned char)text[k]);
+    return shown;
 }
 
 /* Whether `name` is in `names` or the wildcard is (1, 0; -1: an exception). */

@@ -25,6 +25,10 @@ from smista import (
 )
 from smista.authoring.testing import typo_of
 from smista.config.load import parse_config
+from smista.core import engine
+from smista.core.conditions.base import Evidence
+from smista.core.conditions.signals import KEEP_CHARS
+from smista.core.engine import RuleMatch
 from tests import reference
 from tests.conftest import ROOT
 
@@ -476,6 +480,38 @@ def test_classifier_is_thread_safe() -> None:
     for t in threads:
         t.join()
     assert all(r == expected for r in results)
+
+
+def test_reasons_remember_no_long_quote_of_a_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process-wide table of worded evidence never holds a long command quoted from a
+    prompt (its classifier's outcomes go with the classifier; this table would not)."""
+    monkeypatch.setattr(engine, "_PARTS", {})
+    classifier = make([{"intent": "skill", "commands": ["*"]}])
+    name = "a" * (4 * KEEP_CHARS)
+    got = classifier.classify(f"/{name} please")
+    assert got.reason == f"command '/{name}' matched rule 0"
+    assert classifier.classify(f"/{name} please") is got
+    assert classifier.classify("/short please").reason == "command '/short' matched rule 0"
+    assert [e.shown for e in engine._PARTS] == ["/short"]
+    assert engine.reason_and_confidence(
+        RuleMatch(0, "skill", extra=(Evidence("commands", "/" + name),))
+    ) == (
+        f"command '/{name}' matched rule 0",
+        "medium",
+    )
+    assert [e.shown for e in engine._PARTS] == ["/short"]
+
+
+def test_worded_evidence_starts_over_past_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past :data:`engine._PARTS_LIMIT` the table starts over, as the outcomes do: the first
+    evidence met (one-off commands) do not keep it full for good."""
+    monkeypatch.setattr(engine, "_PARTS", {})
+    monkeypatch.setattr(engine, "_PARTS_LIMIT", 3)
+    for n in range(7):
+        match = RuleMatch(0, "skill", extra=(Evidence("commands", f"/c{n}"),))
+        assert engine.reason_and_confidence(match) == (f"command '/c{n}' matched rule 0", "medium")
+        assert Evidence("commands", f"/c{n}") in engine._PARTS
+        assert len(engine._PARTS) <= 3
 
 
 # Properties

@@ -257,3 +257,33 @@ def test_trusted_checks_what_it_does_not_trust() -> None:
         trusted(edit, inferred, None, 3, low)  # type: ignore[arg-type]
     with pytest.raises(ValidationError):
         trusted(edit, inferred, "fine", True, low)
+
+
+def _built(make: Any) -> tuple[str, Any]:
+    """What ``make()`` gives: the result's fields and their types, or its error's type."""
+    try:
+        made = make()
+    except ValidationError:
+        return "invalid", None
+    return "made", (made, [(type(v), v) for v in made._values()])
+
+
+@given(
+    intent=st.one_of(st.sampled_from(TaskIntent), st.sampled_from([i.value for i in TaskIntent])),
+    source=st.one_of(st.sampled_from(IntentSource), st.sampled_from(["inferred", "dunno"])),
+    reason=st.one_of(st.text(max_size=8), st.none(), st.integers(-1, 3)),
+    rule=st.one_of(st.none(), st.integers(-2, 10**6), st.booleans(), st.just("3")),
+    confidence=st.one_of(st.none(), st.sampled_from(Confidence), st.sampled_from(["high", "x"])),
+)
+def test_trusted_is_the_checked_constructor_for_any_fields(
+    intent: Any, source: Any, reason: Any, rule: Any, confidence: Any
+) -> None:
+    """Fields of another shape (an enum's value for its member, an index as a str ...) are
+    validated, coerced or refused, as Classification() does: trusted() never keeps them."""
+    got = _built(lambda: trusted(intent, source, reason, rule, confidence))
+    want = _built(
+        lambda: Classification(
+            intent=intent, source=source, reason=reason, matched_rule=rule, confidence=confidence
+        )
+    )
+    assert got == want

@@ -10,9 +10,11 @@ takes from the kinds, what it hands a view, and that it refuses malformed plans.
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import re
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +30,10 @@ from smista.core.conditions.base import Condition, Evidence
 from smista.core.conditions.leading import LeadingKind
 from smista.core.conditions.question import QuestionKind
 from smista.core.conditions.registry import BY_KEY
-from smista.core.conditions.view import PromptView
-from smista.core.engine import CompiledRules, RuleMatch
+from smista.core.conditions.view import PlanOptions, PromptView
+from smista.core.engine import CompiledRules, RuleMatch, RuleSpec
 from smista.core.rules import ClassificationConfig
+from smista.core.textmodel import TextModel
 from tests.test_conditions_differential import EXT_CONFIGS, prompts
 
 pytestmark = pytest.mark.skipif(walk.Walker is None, reason="the walker is the C extension's")
@@ -510,3 +513,54 @@ def test_the_engine_walks_in_python_without_the_extension(
     for text in ("fix the login bug", "why is it slow?", "$deep-interview go"):
         assert rules._match_view(text, ()) == loop._match_view(text, ())
     assert rules._walker is None  # (no walker: the second prompt found none, and no warning)
+
+
+def _model_rules() -> CompiledRules:
+    """Rules reading a text model whose labels are of every str width (ASCII, Latin-1, BMP,
+    astral): the walk writes "label 0.xx" into the label's own kind."""
+    labels = ("ask", "édit", "план", "𝔭lan")
+    weights = {"why": (600, 0, 0, 0), "fix": (0, 900, 0, 0), "plan": (0, 0, 700, 0)}
+    model = TextModel(labels, (0.0, 0.0, 0.1, -0.1), 1024.0, {**weights, "think": (0, 0, 0, 800)})
+    specs = [RuleSpec("edit", 0, (), (), (Condition("predicted", (label,)),)) for label in labels]
+    specs += [RuleSpec("plan", 1, (), (), (Condition("likeliest", (label,)),)) for label in labels]
+    return CompiledRules(specs, "chat", options=PlanOptions(model=model, model_min=0.4))
+
+
+MODEL_TEXTS = [
+    " ".join(words)
+    for n in range(1, 4)
+    for words in itertools.product(["why", "fix", "plan", "think", "it"], repeat=n)
+]
+
+
+def test_the_walk_shows_the_models_reading_in_every_label_width() -> None:
+    rules, loop = _model_rules(), _loop(_model_rules())
+    rules._match_view("", ())
+    shown: set[str] = set()
+    for text in MODEL_TEXTS:
+        got = rules._match_view(text, ())
+        _same(got, loop._match_view(text, ()))
+        shown.update(str(e.shown) for e in got.extra)
+    assert rules._walker not in (None, False, True)
+    assert {s.rsplit(" ", 1)[0] for s in shown} == {"ask", "édit", "план", "𝔭lan"}
+    assert len(shown) > 10
+
+
+def test_threads_walking_one_walker_at_once_answer_as_the_loop() -> None:
+    """A walker is immutable once built (the module's free-threading claim): threads that
+    walk it at once, the model's reading shown in each reason, answer as one thread."""
+    rules, loop = _model_rules(), _loop(_model_rules())
+    rules._match_view("", ())
+    want = [loop._match_view(text, ()) for text in MODEL_TEXTS]
+    got: list[list[RuleMatch]] = []
+
+    def work() -> None:
+        for _ in range(4):
+            got.append([rules._match_view(text, ()) for text in MODEL_TEXTS])
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got == [want] * 16

@@ -210,16 +210,21 @@ _PARTS: dict[Evidence, tuple[str | None, bool]] = {}
 """Each evidence met: its kind's ``describe`` and ``counts`` of it (both pure functions of
 the evidence, so a new outcome made of evidence met before calls no kind's method)."""
 _PARTS_LIMIT = 4096
-"""Evidence :data:`_PARTS` keeps; past it, new evidence is worded each time it is met."""
+"""Evidence :data:`_PARTS` keeps; past it, the table starts over (as the outcomes do)."""
 
 
 def _part(e: Evidence) -> tuple[str | None, bool]:
-    """``(describe(e), counts(e))`` by ``e``'s kind, remembered (:data:`_PARTS`)."""
+    """``(describe(e), counts(e))`` by ``e``'s kind, remembered (:data:`_PARTS`) when what
+    it shows is at most :data:`KEEP_CHARS` long: evidence can quote the prompt (a wildcard
+    ``commands`` condition's command, of any length), and this table is the process's, not
+    a classifier's, so it never holds a long quote."""
     found = _PARTS.get(e)
     if found is None:
         kind = BY_KEY[e.kind]
         found = (kind.describe(e), kind.counts(e))
-        if len(_PARTS) < _PARTS_LIMIT:
+        if e.shown is None or len(e.shown) <= KEEP_CHARS:
+            if len(_PARTS) >= _PARTS_LIMIT:
+                _PARTS.clear()
             _PARTS[e] = found
     return found
 

@@ -246,11 +246,16 @@ def trusted(
     matched_rule: int | None,
     confidence: Confidence | None,
 ) -> Classification:
-    """``Classification(...)`` of these fields, for a new outcome on the classify path: the
-    enum members the caller looked up are trusted, and only the reason and the rule index
-    are checked here (anything else is built, and validated, the usual way)."""
-    if type(reason) is not str or not (
-        matched_rule is None or (type(matched_rule) is int and matched_rule >= 0)
+    """``Classification(...)`` of these fields, for a new outcome on the classify path,
+    without the keyword arguments: fields of the shapes the model accepts unchanged (exact
+    enum members, a ``str``, a non-negative ``int``: what the classify path gives) are set
+    as they are; anything else is built, and validated, the usual way."""
+    if not (
+        type(intent) is TaskIntent
+        and type(source) is IntentSource
+        and type(reason) is str
+        and (matched_rule is None or (type(matched_rule) is int and matched_rule >= 0))
+        and (confidence is None or type(confidence) is Confidence)
     ):
         return Classification(
             intent=intent,
