@@ -18,11 +18,12 @@ is a fresh process under ``valgrind --tool=callgrind`` (which must be installed:
 * ``start``: ``import smista; smista.classify("fix the login bug")``, the whole
   process, against ``import rapidfuzz``;
 * ``cache``: the ``cold`` prompts again, under ``valgrind --tool=cachegrind`` with its
-  cache and branch simulation: per prompt, instructions, first-level data-cache misses,
-  last-level data-cache misses and mispredicted branches, for classify and for the stream
-  benchmark's regex baseline (``re.findall`` + a dict lookup per token, the pack's keywords
-  as the dict) on the same prompts. Wall-clock time is not instructions: this says where a
-  cold prompt's time goes that the instruction count does not show.
+  cache and branch simulation: per prompt, instructions, first-level instruction-cache
+  misses, first-level data-cache misses, last-level data-cache misses and mispredicted
+  branches, for classify and for the stream benchmark's regex baseline (``re.findall`` + a
+  dict lookup per token, the pack's keywords as the dict) on the same prompts. Wall-clock
+  time is not instructions: this says where a cold prompt's time goes that the instruction
+  count does not show.
 
     python -m benchmarks.instructions             # 3,000 prompts, both figures
     python -m benchmarks.instructions --prompts 500 --only cold
@@ -94,6 +95,7 @@ os._exit(0)
 _COLLECTED = re.compile(r"Collected : (\d+)")
 _CACHEGRIND = {
     "instructions": re.compile(r"I\s+refs:\s+([\d,]+)"),
+    "L1 instruction misses": re.compile(r"I1\s+misses:\s+([\d,]+)"),
     "L1 data misses": re.compile(r"D1\s+misses:\s+([\d,]+)"),
     "last-level data misses": re.compile(r"LLd misses:\s+([\d,]+)"),
     "mispredicted branches": re.compile(r"Mispredicts:\s+([\d,]+)"),
