@@ -77,13 +77,8 @@ class Classification:
             reason = data.get("reason")
             rule = data.get("matched_rule")
             confidence = data.get("confidence")
-            if (
-                type(intent) is TaskIntent
-                and type(source) is IntentSource
-                and type(reason) is str
-                and (rule is None or (type(rule) is int and rule >= 0))
-                and (confidence is None or type(confidence) is Confidence)
-                and len(data) == 3 + ("matched_rule" in data) + ("confidence" in data)
+            if len(data) == 3 + ("matched_rule" in data) + ("confidence" in data) and _as_given(
+                intent, source, reason, rule, confidence
             ):
                 _set(self, "intent", intent)
                 _set(self, "source", source)
@@ -239,6 +234,20 @@ def _utf8(text: str) -> bool:
 _SLOTS = tuple(getattr(Classification, name).__set__ for name in FIELDS)
 
 
+def _as_given(
+    intent: object, source: object, reason: object, rule: object, confidence: object
+) -> bool:
+    """Whether the fields are of the shapes the model accepts unchanged (exact enum members,
+    a ``str``, no rule or a non-negative ``int``): then they are set as they are."""
+    return (
+        type(intent) is TaskIntent
+        and type(source) is IntentSource
+        and type(reason) is str
+        and (rule is None or (type(rule) is int and rule >= 0))
+        and (confidence is None or type(confidence) is Confidence)
+    )
+
+
 def trusted(
     intent: TaskIntent,
     source: IntentSource,
@@ -250,13 +259,7 @@ def trusted(
     without the keyword arguments: fields of the shapes the model accepts unchanged (exact
     enum members, a ``str``, a non-negative ``int``: what the classify path gives) are set
     as they are; anything else is built, and validated, the usual way."""
-    if not (
-        type(intent) is TaskIntent
-        and type(source) is IntentSource
-        and type(reason) is str
-        and (matched_rule is None or (type(matched_rule) is int and matched_rule >= 0))
-        and (confidence is None or type(confidence) is Confidence)
-    ):
+    if not _as_given(intent, source, reason, matched_rule, confidence):
         return Classification(
             intent=intent,
             source=source,
@@ -274,17 +277,7 @@ def trusted(
     return self
 
 
-def _restore(
-    intent: TaskIntent,
-    source: IntentSource,
-    reason: str,
-    matched_rule: int | None,
-    confidence: Confidence | None,
-) -> Classification:
-    return Classification(
-        intent=intent,
-        source=source,
-        reason=reason,
-        matched_rule=matched_rule,
-        confidence=confidence,
-    )
+def _restore(*fields: Any) -> Classification:
+    """What a pickled :class:`Classification` is rebuilt with: its ``__reduce__`` names this
+    function, as every version has, so pickles load across versions."""
+    return trusted(*fields)
