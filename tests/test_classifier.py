@@ -24,6 +24,7 @@ from smista import (
     context_kinds,
 )
 from smista.authoring.testing import typo_of
+from smista.config.defaults import default_config
 from smista.config.load import parse_config
 from smista.core import engine
 from smista.core.conditions.base import Evidence
@@ -756,3 +757,24 @@ def test_long_new_tokens_starting_a_stem_are_not_remembered() -> None:
     for _ in range(2):
         assert worded.classify(f"the {word} please").intent is TaskIntent.PLAN
     assert worded.rules._scan is None or len(worded.rules._scan) == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["fix the login bug", "what does this function do?", "hello", "/review the diff", "ok do it"],
+)
+def test_reason_of_and_confidence_of_read_the_one_statement(text: str) -> None:
+    """reason_of and confidence_of are reason_and_confidence's two halves, and a result's."""
+    classifier = Classifier(default_config())
+    match = classifier._match_text(text, ())
+    assert (engine.reason_of(match), engine.confidence_of(match)) == (
+        engine.reason_and_confidence(match)
+    )
+    result = classifier.classify(text)
+    assert (result.reason, result.confidence) == (
+        engine.reason_of(match),
+        engine.confidence_of(match),
+    )
+    default = RuleMatch(None, "chat")
+    assert engine.confidence_of(default) == "low"
+    assert engine.reason_of(default) == "no rule matched; default intent 'chat'"
