@@ -6210,28 +6210,52 @@ hundredths_text(int h, char text[5])
     text[4] = (char)('0' + h % 10);
 }
 
-PyDoc_STRVAR(two_decimals_doc,
-"two_decimals(p, /) -> str\n--\n\n"
-"``f\"{p:.2f}\"`` as the walk writes a probability into a reason (for tests).");
-
+/* "LABEL 0.xx", the model's reading as its evidence shows it (f"{label} {p:.2f}" in
+ * PredictedKind and LikeliestKind) for the str `label`: a new reference, NULL on an
+ * exception. Written straight into a new str of the label's kind (the ASCII tail never
+ * widens it); dtoa only for a p outside [0, 1]. */
 static PyObject *
-two_decimals(PyObject *Py_UNUSED(module), PyObject *arg)
+shown_probability(PyObject *label, double p)
 {
-    const double p = PyFloat_AsDouble(arg);
-    if (p == -1.0 && PyErr_Occurred())
-        return NULL;
     const int h = hundredths(p);
     if (h < 0) {
         char *number = PyOS_double_to_string(p, 'f', 2, 0, NULL);
         if (number == NULL)
             return NULL;
-        PyObject *out = PyUnicode_FromString(number);
+        PyObject *shown = PyUnicode_FromFormat("%U %s", label, number);
         PyMem_Free(number);
-        return out;
+        return shown;
     }
     char text[5];
     hundredths_text(h, text);
-    return PyUnicode_FromStringAndSize(text + 1, 4);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(label);
+    PyObject *shown = PyUnicode_New(n + 5, PyUnicode_MAX_CHAR_VALUE(label));
+    if (shown == NULL)
+        return NULL;
+    const int kind = PyUnicode_KIND(shown);
+    void *data = PyUnicode_DATA(shown);
+    memcpy(data, PyUnicode_DATA(label), (size_t)n * (size_t)kind); /* (one kind: see above) */
+    for (int k = 0; k < 5; k++)
+        PyUnicode_WRITE(kind, data, n + k, (Py_UCS4)(unsigned char)text[k]);
+    return shown;
+}
+
+PyDoc_STRVAR(shown_probability_doc,
+"shown_probability(label, p, /) -> str\n--\n\n"
+"``f\"{label} {p:.2f}\"`` as the walk writes a text model's reading into a reason (for\n"
+"tests).");
+
+static PyObject *
+shown_probability_py(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "shown_probability() takes a str and a float");
+        return NULL;
+    }
+    const double p = PyFloat_AsDouble(args[1]);
+    if (p == -1.0 && PyErr_Occurred())
+        return NULL;
+    return shown_probability(args[0], p);
 }
 
 PyDoc_STRVAR(softmax_top_doc,
@@ -8354,36 +8378,6 @@ walk_evidence(Walk *s, PyObject *key, PyObject *shown)
     return walk_evidence_of(s, key, shown, 0);
 }
 
-/* "LABEL 0.xx", the model's reading as its evidence shows it (f"{label} {p:.2f}" in
- * PredictedKind and LikeliestKind): a new reference, NULL on an exception. Written
- * straight into a new str of the label's kind (the ASCII tail never widens it), so the
- * walk keeps nothing in the walker: a walker is shared by threads that walk at once. */
-static PyObject *
-walk_shown(Walk *s, PyObject *label)
-{
-    const int h = hundredths(s->probability);
-    if (h < 0) {
-        char *number = PyOS_double_to_string(s->probability, 'f', 2, 0, NULL);
-        if (number == NULL)
-            return NULL;
-        PyObject *shown = PyUnicode_FromFormat("%U %s", label, number);
-        PyMem_Free(number);
-        return shown;
-    }
-    char text[5];
-    hundredths_text(h, text);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(label);
-    PyObject *shown = PyUnicode_New(n + 5, PyUnicode_MAX_CHAR_VALUE(label));
-    if (shown == NULL)
-        return NULL;
-    const int kind = PyUnicode_KIND(shown);
-    void *data = PyUnicode_DATA(shown);
-    memcpy(data, PyUnicode_DATA(label), (size_t)n * (size_t)kind); /* (one kind: see above) */
-    for (int k = 0; k < 5; k++)
-        PyUnicode_WRITE(kind, data, n + k, (Py_UCS4)(unsigned char)text[k]);
-    return shown;
-}
-
 /* Whether `name` is in `names` or the wildcard is (1, 0; -1: an exception). */
 static int
 walk_named(Walk *s, PyObject *names, PyObject *name)
@@ -8415,7 +8409,7 @@ walk_op(Walk *s, const WOp *op)
         const int in = PySet_Contains(a[0], label);
         if (in <= 0)
             return in < 0 ? NULL : Py_NewRef(Py_None);
-        return walk_evidence(s, a[2], walk_shown(s, label));
+        return walk_evidence(s, a[2], shown_probability(label, s->probability));
     }
     case WOP_COMMAND: { /* CommandsKind.match */
         PyObject *command = walk_command(s);
@@ -9280,7 +9274,8 @@ static PyMethodDef module_methods[] = {
     {"lower", (PyCFunction)lower_text, METH_O, lower_doc_module},
     {"count_newlines", (PyCFunction)count_newlines, METH_O, count_newlines_doc},
     {"softmax_top", (PyCFunction)(void (*)(void))softmax_top, METH_FASTCALL, softmax_top_doc},
-    {"two_decimals", (PyCFunction)two_decimals, METH_O, two_decimals_doc},
+    {"shown_probability", (PyCFunction)(void (*)(void))shown_probability_py, METH_FASTCALL,
+     shown_probability_doc},
     {"blank_code_spans", (PyCFunction)blank_code_spans, METH_O, blank_code_spans_doc},
     {"non_ascii", (PyCFunction)non_ascii, METH_O, non_ascii_doc},
     {"code_signs", (PyCFunction)code_signs, METH_O, code_signs_doc},

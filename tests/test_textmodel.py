@@ -37,12 +37,12 @@ from tests import reference
 try:  # (SMISTA_IMPLEMENTATION=python hides it, as from the engine)
     from smista.core._speedups import FeatureTable as _FeatureTable
     from smista.core._speedups import TokenCodes as _TokenCodes
-    from smista.core._speedups import softmax_top, two_decimals
+    from smista.core._speedups import shown_probability, softmax_top
 except ImportError:
     _FeatureTable = None  # type: ignore[assignment,misc]
     _TokenCodes = None  # type: ignore[assignment,misc]
     softmax_top = None  # type: ignore[assignment]
-    two_decimals = None  # type: ignore[assignment]
+    shown_probability = None  # type: ignore[assignment]
 
 LABELS = ("chat", "plan", "edit", "review", "summarize", "prompt", "skill")
 
@@ -929,6 +929,7 @@ def test_softmax_top_edge_cases() -> None:
 @compiled
 @settings(max_examples=2000, deadline=None)
 @given(
+    label=st.one_of(st.sampled_from(["edit", "édit", "план", "𝔭lan", ""]), st.text(max_size=8)),
     p=st.one_of(
         st.floats(0.0, 1.0),
         st.integers(0, 200).map(lambda k: k / 200),  # the midpoints, 0.125 and its kin exact
@@ -936,24 +937,29 @@ def test_softmax_top_edge_cases() -> None:
     ),
     step=st.sampled_from([-1, 0, 1]),
 )
-def test_two_decimals_writes_a_probability_as_python_does(p: float, step: int) -> None:
-    """The walk shows the model's probability in a reason without dtoa: the same two
-    decimals as f"{p:.2f}" (correctly rounded, ties to even), next to every midpoint too."""
+def test_the_walk_shows_a_probability_as_python_does(label: str, p: float, step: int) -> None:
+    """The walk writes the model's reading into a reason without dtoa: the label in its own
+    width and the same two decimals as f"{p:.2f}" (correctly rounded, ties to even), next to
+    every midpoint too."""
     if step and not math.isnan(p):
         p = math.nextafter(p, math.copysign(math.inf, step))
-    assert two_decimals(p) == f"{p:.2f}"
+    assert shown_probability(label, p) == f"{label} {p:.2f}"
 
 
 @compiled
-def test_two_decimals_edge_cases() -> None:
+def test_shown_probability_edge_cases() -> None:
     for p in (0.125, 0.375, 0.625, 0.875, 0.005, 0.015, 0.995, 0.0, 1.0, -0.0, 5e-324):
         for q in (math.nextafter(p, -1.0), p, math.nextafter(p, 2.0)):
-            assert two_decimals(q) == f"{q:.2f}"
-    assert [two_decimals(k / 100) for k in range(101)] == [f"{k / 100:.2f}" for k in range(101)]
-    assert two_decimals(math.nan) == "nan"
-    assert two_decimals(1.5) == "1.50"
+            assert shown_probability("edit", q) == f"edit {q:.2f}"
+    assert [shown_probability("x", k / 100) for k in range(101)] == [
+        f"x {k / 100:.2f}" for k in range(101)
+    ]
+    assert shown_probability("план", math.nan) == "план nan"
+    assert shown_probability("edit", 1.5) == "edit 1.50"
     with pytest.raises(TypeError):
-        two_decimals("0.5")  # type: ignore[arg-type]
+        shown_probability("edit", "0.5")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        shown_probability(b"edit", 0.5)  # type: ignore[arg-type]
 
 
 @settings(max_examples=500, deadline=None)
