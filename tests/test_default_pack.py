@@ -403,15 +403,15 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
     [
         # a proposal asked for first, and design, specification and approach requests
         ("Suggest a minimal data model for the orders service", TaskIntent.PLAN),
-        ("OCP/SRP를 만족하는 Python 패키지 구조를 제안하고, PRD를 매핑해줘.", TaskIntent.PLAN),
         pytest.param(
-            "在庫管理アプリの仕様を提案してください",
+            "OCP/SRP를 만족하는 Python 패키지 구조를 제안하고, PRD를 매핑해줘.",
             TaskIntent.PLAN,
             marks=pytest.mark.xfail(
-                strict=True,
-                reason="v19: the model's edit at 0.67 decides (edits from 0.5; v21: 0.66, v27: 0.58)",
+                strict=True, reason="v29: the refitted model's edit at 0.60 decides (rule 208)"
             ),
         ),
+        # (v19 to v28: the model's edit at 0.58 to 0.67 decided; v29: rule 165's substring)
+        ("在庫管理アプリの仕様を提案してください", TaskIntent.PLAN),
         ("你帮我构思一下这个项目应该怎么做", TaskIntent.PLAN),
         # the bare 設計/设计 names a look to build or a design asked about
         ("垂直时间线，参考图二的设计", TaskIntent.EDIT),
@@ -477,7 +477,14 @@ def test_v13_readings(text: str, intent: TaskIntent) -> None:
             ),
         ),
         ("개발 서버 재시작", TaskIntent.SKILL),
-        ("vamos versionar esta etapa", TaskIntent.SKILL),  # (v19 read an edit; v20 does not)
+        pytest.param(
+            "vamos versionar esta etapa",
+            TaskIntent.SKILL,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="v29: the refitted model's edit at 0.52 decides (v19 read an edit; v20 to v28 not)",
+            ),
+        ),
         pytest.param(
             "修正したらブラウザで動作確認してください",
             TaskIntent.SKILL,
@@ -518,13 +525,7 @@ def test_v14_readings(text: str, intent: TaskIntent) -> None:
     [
         # rule 41 (section F): "add" as 增加
         ("在Player类中增加一个血量字段", TaskIntent.EDIT),
-        pytest.param(
-            "给这个接口增加参数校验",
-            TaskIntent.EDIT,
-            marks=pytest.mark.xfail(
-                strict=True, reason="v27: the refitted model reads chat at 0.77 (rule 206)"
-            ),
-        ),
+        ("给这个接口增加参数校验", TaskIntent.EDIT),  # (v27 read chat at 0.77; v29 an edit again)
         # v25's rule 45 (dropped in v26): a committee, something made runnable, the work already run, told of
         ("文化祭実行委員会のお知らせページを作って", TaskIntent.EDIT),
         ("このスクリプトをMacでも実行できるようにしてください", TaskIntent.EDIT),

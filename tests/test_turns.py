@@ -273,15 +273,17 @@ def test_a_turn_with_no_signal_follows_and_says_so() -> None:
 
 def test_the_text_models_guess_is_a_signal_of_the_turns_own() -> None:
     # A likeliest rule's answer is low, and still the text's own reading: it stands.
-    own = CLASSIFIER.classify("then the second one")
+    own = CLASSIFIER.classify("the second one from the list above")
     assert own.confidence is smista.Confidence.LOW
     assert own.matched_rule is not None
     assert CLASSIFIER.rules.reads_model(own.matched_rule)
-    result = CLASSIFIER.classify_turn(convo("fix the retry loop", "then the second one"))
+    result = CLASSIFIER.classify_turn(
+        convo("fix the retry loop", "the second one from the list above")
+    )
     assert not result.follow_up
     assert result.classification == own
     # ... and an earlier turn's guess is a signal to follow.
-    result = CLASSIFIER.classify_turn(convo("then the second one", "wait"))
+    result = CLASSIFIER.classify_turn(convo("the second one from the list above", "wait"))
     assert result.follow is not None
     assert result.follow.previous == own
 
@@ -648,7 +650,11 @@ def test_compiled_rules_classifier_answers_as_the_classifier(command: str | None
 
 
 @pytest.mark.parametrize(
-    "turns", [("fix the retry loop", "then the second one"), ("then the second one", "wait")]
+    "turns",
+    [
+        ("fix the retry loop", "the second one from the list above"),
+        ("the second one from the list above", "wait"),
+    ],
 )
 def test_every_turn_path_reads_a_model_guess_alike(turns: tuple[str, ...]) -> None:
     """batch's classifier, Classifier and explain_turn agree where the guess decides."""

@@ -78,7 +78,7 @@ ORDER = (
     "fresh",
     *(f"fresh{i}" for i in range(2, 31)),
 )
-SHIPPED_THROUGH = "fresh27"
+SHIPPED_THROUGH = "fresh30"
 """The last set the shipped model (pack v27) is fitted on (v21 to v26: fresh15). v27 is the first
 refit shipped since v21: over the twelve folds fresh16 to fresh27 (``--against-fixed fresh15 --bars
 edit=0.5``, 3,999 prompts) models refitted through the set before each fold read 78.7 % as the
