@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '78bb6d231dc61104f3b9d89f7fd69163d707c52d'
+DIGEST = '5477c846ab547b856d284330259a47b26f35ddf9'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
