@@ -35,7 +35,7 @@ per intent and per language:
   by tools/train_model.py's validation protocol when v24's catch-all was chosen.
 
   v29's text model is fitted on every set above but the held-out one (fresh16 to fresh30
-  included), v27's on every one but fresh28 to fresh30: their figures are blind only for
+  included), v27's on every one but fresh28 to fresh31: their figures are blind only for
   the packs that had not seen them;
 * the sets the pack was **tuned on**: the dev set (tests/data/real-prompts-dev.jsonl,
   294), the second sets (tests/data/real-prompts-extra-*.jsonl, 600), and the first

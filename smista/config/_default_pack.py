@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '5477c846ab547b856d284330259a47b26f35ddf9'
+DIGEST = '5c3bac18f1b79ad0ff02ef6be0bd91532287e0ad'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
