@@ -173,6 +173,15 @@ FRESH_FLOORS = {
     # and v24 76.7% (230/300), v21 76.0% (228/300); v29 shipped. A floor so no engine change
     # loses an answer silently.
     "real-prompts-fresh31.jsonl": (300, 0.795),
+    # v29's second blind set: gathered later in stop 48 (128 prompts: the gatherers' look-up
+    # tools ran out of budget), kept outside the repository unread until v29 was scored on
+    # it once, with v30 (v29's rules, its text model refitted through fresh31, committed
+    # before the score), v28, v27, v26, v25.1, v25, v24 and v21, under the rule written
+    # before the score that v30 ships only if it reads the set at least as well as v29: v29
+    # 88.3% (113/128), v28 87.5% (112/128), v27 86.7% (111/128), v30 and v21 85.9%
+    # (110/128), v26, v25.1, v25 and v24 85.2% (109/128); v30 was not shipped. A floor so no
+    # engine change loses an answer silently.
+    "real-prompts-fresh32.jsonl": (128, 0.88),
 }
 
 
