@@ -80,7 +80,7 @@ ORDER = (
     "fresh",
     *(f"fresh{i}" for i in range(2, 33)),
 )
-SHIPPED_THROUGH = "fresh30"
+SHIPPED_THROUGH = "fresh32"
 """The last set the shipped model (pack v29) is fitted on (v27: fresh27; v21 to v26: fresh15). v27
 is the first refit shipped since v21: over the twelve folds fresh16 to fresh27 (``--against-fixed
 fresh15 --bars edit=0.5``, 3,999 prompts) models refitted through the set before each fold read
