@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '5c3bac18f1b79ad0ff02ef6be0bd91532287e0ad'
+DIGEST = '92110172b94796ebfd07a8108c124afaf8cee909'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
