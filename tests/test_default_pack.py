@@ -433,7 +433,8 @@ def test_v12_unclaimed_prompts_are_edits_unless_they_ask_or_say_nothing(
             "OCP/SRP를 만족하는 Python 패키지 구조를 제안하고, PRD를 매핑해줘.",
             TaskIntent.PLAN,
             marks=pytest.mark.xfail(
-                strict=True, reason="v29: the refitted model's edit at 0.60 decides (rule 208)"
+                strict=True,
+                reason="v29: the refitted model's edit at 0.60 decides (rule 208; v31: 0.57)",
             ),
         ),
         pytest.param(

@@ -83,14 +83,13 @@ ORDER = (
 )
 SHIPPED_THROUGH = "fresh32"
 """The last set the shipped model (pack v31) is fitted on (v29: fresh30; v27: fresh27; v21 to v26:
-fresh15). v27
-is the first refit shipped since v21: over the twelve folds fresh16 to fresh27 (``--against-fixed
-fresh15 --bars edit=0.5``, 3,999 prompts) models refitted through the set before each fold read
-78.7 % as the pack reads them, the model fitted through fresh15 78.2 % (86 prompts only the refits
-read right, 66 only the fixed model, sign test p = 0.12; +1.3 to +1.9 points on each of fresh22 to
-fresh26), and the refit through fresh27, chosen and committed before fresh28 was scored, read
-fresh28 78.2 % against v26's 75.7 % (248 and 240 of 317). It costs the dev set four answers
-(93.5 %).
+fresh15). v27 is the first refit shipped since v21: over the twelve folds fresh16 to fresh27
+(``--against-fixed fresh15 --bars edit=0.5``, 3,999 prompts) models refitted through the set before
+each fold read 78.7 % as the pack reads them, the model fitted through fresh15 78.2 % (86 prompts
+only the refits read right, 66 only the fixed model, sign test p = 0.12; +1.3 to +1.9 points on
+each of fresh22 to fresh26), and the refit through fresh27, chosen and committed before fresh28 was
+scored, read fresh28 78.2 % against v26's 75.7 % (248 and 240 of 317). It costs the dev set four
+answers (93.5 %).
 
 A refit through fresh29 (v28, the same settings, committed at a7849fb on the branch
 v28-candidate before fresh30 was read) kept every floor, and read fresh30 81.9 % against v27's

@@ -8,7 +8,7 @@ disk still has that digest.
 
 from __future__ import annotations
 
-DIGEST = '92110172b94796ebfd07a8108c124afaf8cee909'
+DIGEST = '27a935fceb733b4a4efa7c3795f313436597586d'
 
 DATA: tuple[object, ...] = (4, 'chat',
  (('edit', 10, (), (),
