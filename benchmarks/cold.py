@@ -10,6 +10,10 @@ a process that has seen none of the prompts). Rows:
   token, and against flashtext ``extract_keywords`` (exact matches only) on the
   same keywords, interleaved per prompt; cold p99 per call; non-ASCII cost per
   word against ASCII, warm; a known prompt with one new token against it;
+* ``tail``    the stream's cold pass, classify and the regex baseline only, in two
+  fresh processes: each one's p99, how much of one's slowest 1 % is in the other's, and
+  the p99 of each prompt's faster reading (the part of a p99 that is the prompts, not
+  the moment they were read);
 * ``pair_regex``, ``pair_flashtext``  the same cold pass with classify and one
   baseline alone, interleaved per prompt, each pair in a fresh process: what the
   stream rows' four-way interleaving costs classify, whose tables the other
@@ -56,7 +60,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-SECTIONS = ("stream", "pair_regex", "pair_flashtext", "rules", "compile", "start", "http", "batch")
+SECTIONS = (
+    *("stream", "tail", "pair_regex", "pair_flashtext", "rules", "compile", "start", "http"),
+    "batch",
+)
 
 # (section, key, label, target) in table order
 ROWS: tuple[tuple[str, str, str, str], ...] = (
@@ -69,6 +76,17 @@ ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("stream", "cold_over_flashtext", "cold classify ÷ flashtext extract_keywords", "≤ 0.5×"),
     ("stream", "cold_p99_us", "cold p99 per call (µs)", "≤ 60"),
     ("stream", "regex_cold_p99_us", "p99 of re.findall + dict lookup, same prompts (µs)", ""),
+    ("stream", "tail_cold_median_us", "…the slowest 1 % of cold calls: their median (µs)", ""),
+    ("stream", "tail_regex_median_us", "…re.findall + dict on them, cold: median (µs)", ""),
+    ("stream", "tail_chars_median", "…their median length (characters)", ""),
+    ("stream", "all_chars_median", "…every prompt's median length (characters)", ""),
+    ("stream", "tail_non_ascii_share", "…the share of them with non-ASCII text", ""),
+    ("tail", "classify_p99_us_runs", "cold p99 in two fresh processes, classify (µs)", ""),
+    ("tail", "classify_top1_overlap", "…share of one's slowest 1 % also in the other's", ""),
+    ("tail", "classify_p99_of_min_us", "…p99 of each prompt's faster reading (µs)", ""),
+    ("tail", "regex_p99_us_runs", "cold p99 in two fresh processes, re.findall + dict (µs)", ""),
+    ("tail", "regex_top1_overlap", "…share of one's slowest 1 % also in the other's", ""),
+    ("tail", "regex_p99_of_min_us", "…p99 of each prompt's faster reading (µs)", ""),
     ("stream", "cold_mean_us", "cold mean per call (µs)", ""),
     ("stream", "pack_extended", "default pack uses extension conditions (verifying path)", ""),
     ("stream", "kw_cold_over_regex", "…its keywords/contexts only, cold ÷ re.findall + dict", ""),
@@ -264,6 +282,16 @@ def section_stream(quick: bool) -> dict[str, Any]:
     other_ns = sum(t for t, p in zip(warm[0], prompts, strict=True) if not p.isascii())
     other_words = sum(w for w, p in zip(words, prompts, strict=True) if not p.isascii())
     out["non_ascii_per_word_warm_30k"] = (other_ns / other_words) / (ascii_ns / ascii_words)
+    # the slowest 1 % of cold calls (at or above the cold p99): what they are, and what the
+    # regex baseline took on the same prompts (the `tail` section asks how much of that 1 %
+    # is the prompts and how much the moment they were read)
+    cut = _p(cold[0], 0.99)
+    tail = [i for i, t in enumerate(cold[0]) if t >= cut]
+    out["tail_cold_median_us"] = statistics.median(cold[0][i] for i in tail) / 1000
+    out["tail_regex_median_us"] = statistics.median(cold[1][i] for i in tail) / 1000
+    out["tail_chars_median"] = statistics.median(len(prompts[i]) for i in tail)
+    out["all_chars_median"] = statistics.median(len(p) for p in prompts)
+    out["tail_non_ascii_share"] = sum(not prompts[i].isascii() for i in tail) / len(tail)
     # truly warm: a few thousand prompts the memo holds entirely, timed again and again
     few = prompts[:3000]
     few_words = words[:3000]
@@ -287,6 +315,52 @@ def section_stream(quick: bool) -> dict[str, Any]:
     fresh = [f"{p} zq{i}x{i * 7919}" for i, p in enumerate(sample)]
     new = _per_call([classify], fresh)[0]
     out["one_new_token"] = sum(new) / sum(known)
+    return out
+
+
+def _cold_times(quick: bool) -> dict[str, Any]:
+    """Each prompt's cold time (ns), classify and the regex baseline interleaved, in this
+    fresh process (internal: what :func:`section_tail` runs twice)."""
+    from smista.config.defaults import default_classifier
+
+    keywords, prompts, _ = _corpus(quick)
+    classify = default_classifier().classify
+    regex = _regex_lookup(keywords)
+    for func in (classify, regex):
+        func("warm up the imports")
+    gc.collect()
+    gc.disable()
+    cold = _per_call([classify, regex], prompts)
+    gc.enable()
+    return {"classify": cold[0], "regex": cold[1]}
+
+
+def section_tail(quick: bool) -> dict[str, Any]:
+    """The same cold pass (classify and the regex baseline, interleaved) in two fresh
+    processes: each one's p99, how much of one's slowest 1 % is in the other's, and the p99
+    of each prompt's faster reading. On a shared machine a call is sometimes slow because of
+    the moment it ran (another process, an interrupt) or the process it ran in (its hash
+    seeds), not because of the prompt: that part of the p99 does not come back in the
+    other process."""
+    runs = []
+    for _ in range(2):
+        cmd = [sys.executable, "-m", "benchmarks.cold", "--section", "cold_times"]
+        if quick:
+            cmd.append("--quick")
+        res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=True)
+        runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    out: dict[str, Any] = {}
+    for name in ("classify", "regex"):
+        first, second = runs[0][name], runs[1][name]
+        cuts = (_p(first, 0.99), _p(second, 0.99))
+        slow = [
+            {i for i, t in enumerate(run) if t >= cut}
+            for run, cut in zip((first, second), cuts, strict=True)
+        ]
+        out[f"{name}_p99_us_runs"] = " / ".join(f"{cut / 1000:.1f}" for cut in cuts)
+        out[f"{name}_top1_overlap"] = len(slow[0] & slow[1]) / len(slow[0])
+        faster = [min(a, b) for a, b in zip(first, second, strict=True)]
+        out[f"{name}_p99_of_min_us"] = _p(faster, 0.99) / 1000
     return out
 
 
@@ -709,6 +783,7 @@ def section_batch(quick: bool) -> dict[str, Any]:
 
 RUNNERS: dict[str, Callable[[bool], dict[str, Any]]] = {
     "stream": section_stream,
+    "tail": section_tail,
     "pair_regex": section_pair_regex,
     "pair_flashtext": section_pair_flashtext,
     "rules": section_rules,
@@ -743,7 +818,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--section", help=argparse.SUPPRESS)  # internal: one section, here
     args = parser.parse_args(argv)
     if args.section:
-        print(json.dumps(RUNNERS[args.section](args.quick)))
+        run = _cold_times if args.section == "cold_times" else RUNNERS[args.section]
+        print(json.dumps(run(args.quick)))
         return 0
     wanted = [s for s in args.only.split(",") if s]
     unknown = [s for s in wanted if s not in RUNNERS]
