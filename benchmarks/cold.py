@@ -322,17 +322,9 @@ def section_stream(quick: bool) -> dict[str, Any]:
 def _cold_times(quick: bool) -> dict[str, Any]:
     """Each prompt's cold time (ns), classify and the regex baseline interleaved, in this
     fresh process (internal: what :func:`section_twice` runs twice)."""
-    from smista.config.defaults import default_classifier
-
-    keywords, prompts, _ = _corpus(quick)
-    classify = default_classifier().classify
-    regex = _regex_lookup(keywords)
-    for func in (classify, regex):
-        func("warm up the imports")
-    gc.collect()
-    gc.disable()
-    cold = _per_call([classify, regex], prompts)
-    gc.enable()
+    timed = _pair_times(quick, "regex")
+    assert timed is not None  # (the regex baseline needs nothing installed)
+    cold = timed[2]
     return {"classify": cold[0], "regex": cold[1]}
 
 
@@ -376,14 +368,16 @@ def _corpus(quick: bool) -> tuple[list[str], list[str], list[int]]:
     return keywords, prompts, [len(tokenize(p)) for p in prompts]
 
 
-def _pair(quick: bool, baseline: str) -> dict[str, Any]:
-    """The stream section's cold pass with classify and one baseline only."""
+def _pair_times(quick: bool, baseline: str) -> tuple[list[str], list[int], list[list[int]]] | None:
+    """The stream section's cold pass with classify and one baseline only, interleaved:
+    the prompts, their token counts and each function's ns per prompt (``None`` when the
+    baseline is not installed)."""
     from smista.config.defaults import default_classifier
 
     keywords, prompts, words = _corpus(quick)
     other = _flashtext(keywords) if baseline == "flashtext" else _regex_lookup(keywords)
     if other is None:
-        return {"skipped": "flashtext is not installed"}
+        return None
     classify = default_classifier().classify  # a fresh process: it has learned nothing yet
     funcs: list[Callable[[str], object]] = [classify, other]
     for func in funcs:
@@ -392,6 +386,15 @@ def _pair(quick: bool, baseline: str) -> dict[str, Any]:
     gc.disable()
     cold = _per_call(funcs, prompts)
     gc.enable()
+    return prompts, words, cold
+
+
+def _pair(quick: bool, baseline: str) -> dict[str, Any]:
+    """The stream section's cold pass with classify and one baseline only."""
+    timed = _pair_times(quick, baseline)
+    if timed is None:
+        return {"skipped": "flashtext is not installed"}
+    prompts, words, cold = timed
     key = "flashtext" if baseline == "flashtext" else "regex"
     return {
         "prompts": len(prompts),
